@@ -1,0 +1,149 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
+import { isGatewayPath } from '../../shared/http/edge-routes.js';
+import { toApiGatewayEvent, localLambdaContext } from './api-gateway-event.js';
+import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
+import { installLambdaShim, isStreamingHandler, type StreamingHandler } from './lambda-shim.js';
+import { PreludeSplittingStream, type StreamPrelude } from './response-stream.js';
+
+export interface LocalServerOptions {
+  port?: number;
+  host?: string;
+  /** Where the embedded store persists; `:memory:` keeps everything in memory. */
+  dataDir?: string;
+  /** Extra environment for the handlers (applied before settings are read). */
+  env?: Record<string, string>;
+  /** GW_BOOTSTRAP_API_KEY: the admin key to make sure exists. */
+  bootstrapApiKey?: string;
+}
+
+export interface LocalServer {
+  url: string;
+  port: number;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+type BufferedHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The local runtime: one node:http server that turns each request into the API Gateway event the Lambda
+ * receives and calls the exported Lambda handlers in-process, streamed responses included.
+ */
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  installLambdaShim();
+  const store = await startEmbeddedStore(options.dataDir ?? '.data');
+  applyLocalEnvironment(store, options.env ?? {});
+
+  // Settings are read on first use, so everything that reads them is loaded only now.
+  const { settings } = await import('../../shared/settings.js');
+  const current = settings();
+  const { TABLES, tableName } = await import('../../shared/store/table-definitions.js');
+  await ensureTables(store.endpoint, current.AWS_REGION, TABLES.map((definition) => ({ definition, name: tableName(current, definition) })));
+  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
+  const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey);
+
+  const gateway = (await import('../../functions/gateway/handler.js')).handler as unknown;
+  const controlPlane = (await import('../../functions/control-plane/handler.js')).handler as unknown as BufferedHandler;
+  if (!isStreamingHandler(gateway)) throw new Error('the gateway handler is not a streaming handler');
+
+  const maxBody = current.GW_MAX_BODY_BYTES;
+  const server = createServer((request, response) => {
+    void serve(request, response, { gateway, controlPlane, maxBody }).catch((error: unknown) => failResponse(response, error));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    bootstrap,
+    close: () => closeAll(server, store),
+  };
+}
+
+function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, string>): void {
+  const defaults: Record<string, string> = {
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+    // Locally the providers people run (ollama, vLLM, mock servers) live on loopback.
+    GW_ALLOW_LOOPBACK_HOSTS: 'ON',
+    POWERTOOLS_SERVICE_NAME: 'gw-local',
+  };
+  for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
+  Object.assign(process.env, extra);
+  process.env.GW_DYNAMODB_ENDPOINT = store.endpoint;
+}
+
+interface Handlers {
+  gateway: StreamingHandler;
+  controlPlane: BufferedHandler;
+  maxBody: number;
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, handlers: Handlers): Promise<void> {
+  const body = await readBody(request, handlers.maxBody + 1);
+  const event = toApiGatewayEvent(request, body);
+  if (isGatewayPath(event.path)) return serveStreaming(event, response, handlers.gateway);
+  const result = await handlers.controlPlane(event, localLambdaContext('gw-control-plane'));
+  response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), ...(result.multiValueHeaders as Record<string, string[]> | undefined) });
+  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+async function serveStreaming(event: APIGatewayProxyEvent, response: ServerResponse, handler: StreamingHandler): Promise<void> {
+  const stream = new PreludeSplittingStream(
+    (prelude: StreamPrelude) => response.writeHead(prelude.statusCode ?? 200, { ...prelude.headers, ...prelude.multiValueHeaders }),
+    (chunk, done) => {
+      if (response.write(chunk)) done();
+      else response.once('drain', () => done());
+    },
+    () => response.end(),
+  );
+  // A client that goes away destroys the stream; the handler's pipeline then stops reading the upstream.
+  response.once('close', () => {
+    if (!response.writableFinished) stream.destroy(new Error('client closed the connection'));
+  });
+  try {
+    await handler(event, stream, localLambdaContext('gw-gateway'));
+  } catch (error) {
+    if (response.destroyed) return;
+    throw error;
+  }
+}
+
+/** Reads the body, keeping at most `limit` bytes (the handlers turn an over-long body into a 413). */
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    if (size >= limit) continue;
+    const part = chunk.subarray(0, limit - size);
+    parts.push(part);
+    size += part.length;
+  }
+  return Buffer.concat(parts, size);
+}
+
+function failResponse(response: ServerResponse, error: unknown): void {
+  console.error('gw local runtime: request failed', error);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(500, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error: { message: 'gw local runtime failed to serve the request', type: 'api_error', code: 'internal_error', param: null }, status: 'failure' }));
+}
+
+async function closeAll(server: Server, store: EmbeddedStore): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await store.close();
+}

@@ -1,0 +1,74 @@
+import { LRUCache } from 'lru-cache';
+import { GatewayError } from '../http/errors.js';
+import { settings } from '../settings.js';
+import { ApiKeyRepository, type ApiKeyRecord } from '../store/api-key-repository.js';
+import { hashApiKey } from './api-key-secrets.js';
+import type { Principal } from './principal.js';
+
+type Lookup = { found: true; record: ApiKeyRecord; principal: Principal } | { found: false };
+
+const MAX_KEY_LENGTH = 256;
+// Unknown keys are remembered briefly so a flood of bad keys costs no table reads, yet a key created a
+// moment after a failed try works almost at once.
+const NEGATIVE_TTL_MS = 2_000;
+
+/**
+ * Authenticates `x-gw-api-key`. Lookups are cached in memory by key hash for GW_AUTH_CACHE_TTL_MS; expiry is
+ * checked on every call against the clock, so an expired key is refused at once even from the cache.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache: LRUCache<string, Lookup>;
+
+  constructor(
+    private readonly repository = new ApiKeyRepository(),
+    private readonly now: () => number = Date.now,
+  ) {
+    const ttl = settings().GW_AUTH_CACHE_TTL_MS;
+    this.cache = new LRUCache<string, Lookup>({ max: 10_000, ttl: Math.max(ttl, 1), ttlAutopurge: false });
+  }
+
+  async authenticate(rawKey: string | undefined): Promise<Principal> {
+    if (!rawKey) {
+      throw new GatewayError(401, 'api_key_missing', 'Missing x-gw-api-key header: every request needs a gw API key');
+    }
+    if (rawKey.length > MAX_KEY_LENGTH) throw invalidKey();
+    const keyHash = hashApiKey(rawKey);
+    let lookup = this.cache.get(keyHash);
+    if (!lookup) {
+      const record = await this.repository.findByHash(keyHash);
+      lookup = record ? { found: true, record, principal: toPrincipal(record) } : { found: false };
+      const ttl = settings().GW_AUTH_CACHE_TTL_MS;
+      if (ttl > 0) this.cache.set(keyHash, lookup, { ttl: lookup.found ? ttl : Math.min(ttl, NEGATIVE_TTL_MS) });
+    }
+    if (!lookup.found) throw invalidKey();
+    const { record, principal } = lookup;
+    if (record.status === 'revoked') {
+      throw new GatewayError(401, 'api_key_revoked', 'The API key has been revoked');
+    }
+    if (record.status === 'expired' || (record.expires_at !== undefined && Date.parse(record.expires_at) <= this.now())) {
+      throw new GatewayError(401, 'api_key_expired', 'The API key has expired');
+    }
+    return principal;
+  }
+
+  /** Drops a cached lookup, e.g. right after this process revoked or changed the key. */
+  forget(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+}
+
+function invalidKey(): GatewayError {
+  return new GatewayError(401, 'api_key_invalid', 'Invalid API key');
+}
+
+function toPrincipal(record: ApiKeyRecord): Principal {
+  return {
+    keyId: record.id,
+    kind: record.kind,
+    organisationId: record.organisation_id,
+    workspaceId: record.workspace_id,
+    userId: record.user_id,
+    scopes: new Set(record.scopes),
+    expiresAt: record.expires_at,
+  };
+}

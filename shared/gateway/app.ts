@@ -1,0 +1,50 @@
+import { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import { errorResponse, toGatewayError } from '../http/errors.js';
+import { Router } from '../http/router.js';
+import type { NeutralRequest, NeutralResponse } from '../http/types.js';
+import { logger } from '../observability/logger.js';
+import type { Endpoint } from '../providers/types.js';
+import { buildGatewayContext, forwardInference } from './inference.js';
+import { readTraceId } from './request-options.js';
+import { gatewayHeaders } from './response-headers.js';
+import { randomUUID } from 'node:crypto';
+
+export type GatewayApp = (request: NeutralRequest) => Promise<NeutralResponse>;
+
+const INFERENCE_ROUTES: ReadonlyArray<[string, Endpoint]> = [
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', 'completions'],
+  ['/v1/embeddings', 'embeddings'],
+];
+
+/** The gateway core: a function from a neutral request to a neutral response. Both edges call this. */
+export function createGatewayApp(authenticator = new ApiKeyAuthenticator()): GatewayApp {
+  const router = new Router();
+  for (const [path, endpoint] of INFERENCE_ROUTES) {
+    router.on('POST', path, async (request) => {
+      const traceId = request.headers['x-gw-trace-id'] ?? '';
+      const context = await buildGatewayContext(request, endpoint, traceId, authenticator);
+      return forwardInference(context);
+    });
+  }
+
+  return async (request) => {
+    let traceId: string;
+    try {
+      traceId = readTraceId(request.headers['x-gw-trace-id']);
+    } catch (error) {
+      return errorResponse(toGatewayError(error), gatewayHeaders({ traceId: randomUUID() }));
+    }
+    request.headers['x-gw-trace-id'] = traceId;
+    try {
+      const { handler, params } = router.match(request.method, request.path);
+      return await handler(request, params);
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      if (error.status >= 500 && error.code === 'internal_error') {
+        logger.error('unhandled error in gateway', { trace_id: traceId, error: thrown as Error });
+      }
+      return errorResponse(error, { ...gatewayHeaders({ traceId }), ...error.headers });
+    }
+  };
+}

@@ -1,0 +1,140 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent, errors as undiciErrors, request } from 'undici';
+import { GatewayError } from '../http/errors.js';
+import type { UpstreamCall } from '../providers/types.js';
+import { settings } from '../settings.js';
+import { addressRefusal, type HostRules } from './custom-host.js';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
+}
+
+export interface UpstreamCallOptions {
+  /** Connect + first byte (response headers). */
+  timeoutMs: number;
+  /** Longest gap between two body chunks. */
+  idleTimeoutMs: number;
+  /** The client went away. */
+  signal?: AbortSignal;
+}
+
+class RefusedAddressError extends Error {}
+
+let agent: Agent | undefined;
+
+/**
+ * One keep-alive agent per process: undici keeps a pool per upstream origin inside it, reused across requests
+ * and warm Lambda invocations. Every connection resolves its host through the custom-host address rules, so a
+ * hostname that resolves to a metadata or (where refused) private address is never connected to.
+ */
+function upstreamAgent(): Agent {
+  if (agent) return agent;
+  const rules: HostRules = { allowLoopback: settings().GW_ALLOW_LOOPBACK_HOSTS, allowPrivate: settings().GW_ALLOW_PRIVATE_HOSTS };
+  agent = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connections: 256,
+    // gw applies its own timeouts (see sendUpstream); undici's 300 s defaults would cut slow reasoning models.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: {
+      timeout: 10_000,
+      lookup: (hostname, options, callback) => {
+        dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+          if (error) return callback(error, '', 0);
+          const list = addresses as unknown as LookupAddress[];
+          const refused = list.map((entry) => addressRefusal(entry.address, rules)).find(Boolean);
+          if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a refused address: ${refused}`), '', 0);
+          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+          callback(null, list[0].address, list[0].family);
+        });
+      },
+    },
+  });
+  return agent;
+}
+
+/** Makes one upstream call and returns once response headers arrived. The body is left to the caller. */
+export async function sendUpstream(call: UpstreamCall, options: UpstreamCallOptions): Promise<UpstreamResponse> {
+  const controller = new AbortController();
+  let reason: 'timeout' | 'client' | 'ceiling' | undefined;
+  const abort = (why: typeof reason) => {
+    reason ??= why;
+    controller.abort();
+  };
+  const onClientAbort = () => abort('client');
+  if (options.signal?.aborted) throw clientClosed();
+  options.signal?.addEventListener('abort', onClientAbort, { once: true });
+  const firstByteTimer = setTimeout(() => abort('timeout'), options.timeoutMs);
+  const ceilingTimer = setTimeout(() => abort('ceiling'), settings().GW_UPSTREAM_MAX_DURATION_MS);
+  ceilingTimer.unref();
+  const release = () => {
+    clearTimeout(ceilingTimer);
+    options.signal?.removeEventListener('abort', onClientAbort);
+  };
+  try {
+    const response = await request(call.url, {
+      method: call.method ?? 'POST',
+      headers: call.headers,
+      body: call.body,
+      dispatcher: upstreamAgent(),
+      signal: controller.signal,
+      bodyTimeout: options.idleTimeoutMs,
+      headersTimeout: 0,
+    });
+    clearTimeout(firstByteTimer);
+    response.body.once('close', release);
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  } catch (error) {
+    clearTimeout(firstByteTimer);
+    release();
+    throw translateUpstreamError(error, reason, options.timeoutMs);
+  }
+}
+
+function translateUpstreamError(error: unknown, reason: string | undefined, timeoutMs: number): GatewayError {
+  if (reason === 'client') return clientClosed();
+  if (reason === 'timeout' || reason === 'ceiling') {
+    return new GatewayError(408, 'request_timeout', `The provider did not answer within ${timeoutMs} ms (x-gw-request-timeout)`, { cause: error });
+  }
+  const cause = findCause(error);
+  if (cause instanceof RefusedAddressError) {
+    return new GatewayError(400, 'custom_host_not_allowed', `x-gw-custom-host is not allowed: ${cause.message}`, { param: 'x-gw-custom-host', cause: error });
+  }
+  const code = (cause as { code?: string } | undefined)?.code;
+  const detail = code ? ` (${code})` : '';
+  return new GatewayError(502, 'upstream_unreachable', `Could not reach the provider${detail}`, { type: 'upstream_error', cause: error });
+}
+
+function findCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof RefusedAddressError) return current;
+    if (!(current instanceof undiciErrors.UndiciError) && (current as { code?: string }).code) return current;
+    if (!current.cause) return current;
+    current = current.cause;
+  }
+  return current;
+}
+
+export function clientClosed(): GatewayError {
+  return new GatewayError(499, 'client_closed_request', 'The client closed the request');
+}
+
+export function isIdleTimeout(error: unknown): boolean {
+  return error instanceof undiciErrors.BodyTimeoutError;
+}
+
+/** Reads a whole (non-streamed) upstream body, refusing bodies larger than the limit. */
+export async function readUpstreamBody(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of body) {
+    size += part.length;
+    if (size > maxBytes) throw new GatewayError(502, 'upstream_response_too_large', `The provider's response exceeded ${maxBytes} bytes`, { type: 'upstream_error' });
+    parts.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+  }
+  return Buffer.concat(parts, size);
+}

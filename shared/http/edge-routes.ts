@@ -1,0 +1,18 @@
+/**
+ * Which Lambda serves which path. The CDK stack wires API Gateway from this list and the local runtime routes
+ * with it, so both edges agree. Paths use `{name}` for one segment; everything else under /v1 is the
+ * control plane's.
+ */
+export const GATEWAY_PATHS: readonly string[] = [
+  '/v1/chat/completions',
+  '/v1/completions',
+  '/v1/embeddings',
+];
+
+export function isGatewayPath(path: string): boolean {
+  const segments = path.split('/').filter(Boolean);
+  return GATEWAY_PATHS.some((pattern) => {
+    const expected = pattern.split('/').filter(Boolean);
+    return expected.length === segments.length && expected.every((part, i) => part.startsWith('{') || part === segments[i]);
+  });
+}

@@ -1,0 +1,89 @@
+import { jsonResponse, type NeutralResponse } from './types.js';
+
+/** OpenAI-compatible error `type` values, so SDKs classify gw's errors like the provider's own. */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'budget_exceeded_error'
+  | 'timeout_error'
+  | 'upstream_error'
+  | 'api_error';
+
+export interface GatewayErrorOptions {
+  type?: ErrorType;
+  param?: string | null;
+  headers?: Record<string, string>;
+  /** The provider's original error body, kept verbatim under `error.provider_error`. */
+  providerError?: unknown;
+  cause?: unknown;
+}
+
+const DEFAULT_TYPE_BY_STATUS: Record<number, ErrorType> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  408: 'timeout_error',
+  409: 'invalid_request_error',
+  412: 'budget_exceeded_error',
+  413: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/**
+ * The one error type of gw. Anything thrown that is not a GatewayError is a bug and becomes a generic 500,
+ * so internals never reach a client.
+ */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  readonly headers: Record<string, string>;
+  readonly providerError: unknown;
+
+  constructor(status: number, code: string, message: string, options: GatewayErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.status = status;
+    this.code = code;
+    this.type = options.type ?? DEFAULT_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+    this.param = options.param ?? null;
+    this.headers = options.headers ?? {};
+    this.providerError = options.providerError;
+  }
+}
+
+export interface ErrorBody {
+  error: { message: string; type: string; code: string; param: string | null; provider_error?: unknown };
+  status: 'failure';
+}
+
+export function errorBody(error: GatewayError): ErrorBody {
+  const body: ErrorBody = {
+    error: { message: error.message, type: error.type, code: error.code, param: error.param },
+    status: 'failure',
+  };
+  if (error.providerError !== undefined) body.error.provider_error = error.providerError;
+  return body;
+}
+
+/** Turns anything thrown into the single error shape; unknown errors say nothing about internals. */
+export function toGatewayError(thrown: unknown): GatewayError {
+  if (thrown instanceof GatewayError) return thrown;
+  return new GatewayError(500, 'internal_error', 'gw hit an internal error; quote the x-gw-trace-id header when reporting it', {
+    type: 'api_error',
+    cause: thrown,
+  });
+}
+
+export function errorResponse(error: GatewayError, headers: Record<string, string> = {}): NeutralResponse {
+  return jsonResponse(error.status, errorBody(error), { ...error.headers, ...headers });
+}
+
+export const badRequest = (code: string, message: string, param: string | null = null) =>
+  new GatewayError(400, code, message, { param });

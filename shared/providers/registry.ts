@@ -1,0 +1,24 @@
+import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
+import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
+import type { ProviderAdapter } from './types.js';
+
+/**
+ * The single list of providers. Header validation, config validation and lookup all read this list, so a
+ * slug is valid exactly when an adapter exists for it.
+ */
+const ADAPTERS: readonly ProviderAdapter[] = [...OPENAI_COMPATIBLE_PROVIDERS.map(openAICompatibleAdapter)];
+
+const BY_SLUG = new Map<string, ProviderAdapter>();
+for (const adapter of ADAPTERS) {
+  for (const name of [adapter.slug, ...adapter.aliases]) {
+    if (BY_SLUG.has(name)) throw new Error(`Provider slug '${name}' is registered twice`);
+    BY_SLUG.set(name, adapter);
+  }
+}
+
+export function findProvider(slugOrAlias: string): ProviderAdapter | undefined {
+  return BY_SLUG.get(slugOrAlias.trim().toLowerCase());
+}
+
+/** Canonical slugs, for error messages and docs. */
+export const PROVIDER_SLUGS: readonly string[] = ADAPTERS.map((adapter) => adapter.slug);

@@ -1,0 +1,79 @@
+/**
+ * The contract between the gateway pipeline and a provider. A provider is pure translation plus the shape
+ * of one HTTP call: it knows nothing of stores, policies or edges. The pipeline makes the call.
+ */
+export type Endpoint = 'chat' | 'completions' | 'embeddings';
+
+export const ENDPOINT_PATHS: Record<Endpoint, string> = {
+  chat: '/chat/completions',
+  completions: '/completions',
+  embeddings: '/embeddings',
+};
+
+/** Provider settings resolved for one target, whichever of the four auth methods supplied them. */
+export interface TargetSettings {
+  /** Canonical provider slug (aliases already resolved). */
+  provider: string;
+  /** The provider credential (from `Authorization: Bearer`, a virtual key or a config). Never logged. */
+  apiKey?: string;
+  /** Base URL that replaces the provider's own. */
+  customHost?: string;
+  azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
+  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
+  aws?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
+  anthropicBeta?: string;
+  anthropicVersion?: string;
+}
+
+export type OpenAIBody = Record<string, unknown>;
+
+export interface AdapterInput {
+  endpoint: Endpoint;
+  /** The OpenAI-format body, after gw's own edits (override params, `user` from metadata). */
+  body: OpenAIBody;
+  stream: boolean;
+  target: TargetSettings;
+  /** Headers the caller asked gw to pass on unprocessed (already filtered). */
+  forwardHeaders: Record<string, string>;
+}
+
+/** The HTTP call a provider wants made. */
+export interface UpstreamCall {
+  url: string;
+  method?: 'POST';
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+}
+
+export interface ProviderErrorSummary {
+  message: string;
+  type?: string;
+  code?: string;
+  param?: string | null;
+}
+
+/** OpenAI-format stream output. `raw` lets a pass-through provider skip re-serialising an unchanged chunk. */
+export type StreamEvent =
+  | { type: 'chunk'; chunk: Record<string, unknown>; raw?: string }
+  | { type: 'error'; status?: number; error: ProviderErrorSummary; providerError?: unknown }
+  | { type: 'done' };
+
+/** Translates one upstream stream, fed byte chunks as they arrive (split anywhere). */
+export interface StreamTranslator {
+  push(bytes: Uint8Array): StreamEvent[];
+  /** The upstream body ended; flush whatever is left. */
+  end(): StreamEvent[];
+}
+
+export interface ProviderAdapter {
+  readonly slug: string;
+  readonly aliases: readonly string[];
+  readonly endpoints: readonly Endpoint[];
+  /** Builds the upstream call; throws a 400 GatewayError for a parameter the provider cannot honour. */
+  buildCall(input: AdapterInput): Promise<UpstreamCall> | UpstreamCall;
+  /** Provider 2xx JSON → OpenAI JSON. Absent for pass-through providers, whose bytes go out unchanged. */
+  toOpenAIResponse?(input: AdapterInput, providerBody: unknown): Record<string, unknown>;
+  /** Provider error body (parsed JSON, or the text when it is not JSON) → the parts of gw's error shape. */
+  toOpenAIError(status: number, providerBody: unknown): ProviderErrorSummary;
+  createStreamTranslator(input: AdapterInput): StreamTranslator;
+}

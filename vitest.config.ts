@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Each file runs in its own worker: settings are parsed once per process, so a file that needs
+    // different settings gets a clean process.
+    pool: 'forks',
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_DEV: 'false',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+    },
+  },
+});
