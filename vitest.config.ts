@@ -14,6 +14,7 @@ export default defineConfig({
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   },
 });

@@ -22,7 +22,12 @@ export async function startEmbeddedStore(dataDir: string): Promise<EmbeddedStore
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets of the SDK client would otherwise hold the close open for seconds.
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -75,6 +75,8 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
     // Locally the providers people run (ollama, vLLM, mock servers) live on loopback.
     GW_ALLOW_LOOPBACK_HOSTS: 'ON',
     POWERTOOLS_SERVICE_NAME: 'gw-local',
+    // Node 20 is supported here; Lambda runs Node 22. The SDK's reminder would only be noise.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
   Object.assign(process.env, extra);
@@ -145,5 +147,8 @@ async function closeAll(server: Server, store: EmbeddedStore): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+  // Request logs still being written need the store: let them land before it goes.
+  const { drainBackgroundWork } = await import('../../shared/observability/background.js');
+  await drainBackgroundWork();
   await store.close();
 }
