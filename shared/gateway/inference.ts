@@ -67,6 +67,7 @@ export async function forwardInference(context: GatewayContext): Promise<Neutral
     stream,
     target,
     forwardHeaders: options.forwardHeaders,
+    dropUnsupportedParams: options.dropUnsupportedParams,
   };
   const outcome: InferenceOutcome = { status: 0, provider: adapter.slug, model: typeof context.body.model === 'string' ? context.body.model : undefined };
   const headers = gatewayHeaders({ traceId: context.traceId, provider: adapter.slug });

@@ -17,6 +17,7 @@ export interface RequestOptions {
   cacheNamespace?: string;
   requestTimeoutMs?: number;
   forwardHeaders: Record<string, string>;
+  dropUnsupportedParams: boolean;
   azure: NonNullable<TargetSettings['azure']>;
   vertex: NonNullable<TargetSettings['vertex']>;
   aws: NonNullable<TargetSettings['aws']>;
@@ -65,6 +66,7 @@ export function readRequestOptions(headers: Record<string, string>): RequestOpti
     cacheNamespace: nonEmpty(headers['x-gw-cache-namespace']),
     requestTimeoutMs: readTimeout(headers['x-gw-request-timeout']),
     forwardHeaders: parseForwardHeaders(headers['x-gw-forward-headers'], headers),
+    dropUnsupportedParams: readBoolean(headers['x-gw-drop-unsupported-params'], 'x-gw-drop-unsupported-params') ?? false,
     azure: cloud.azure,
     vertex: cloud.vertex,
     aws: cloud.aws,

@@ -35,6 +35,8 @@ export interface AdapterInput {
   target: TargetSettings;
   /** Headers the caller asked gw to pass on unprocessed (already filtered). */
   forwardHeaders: Record<string, string>;
+  /** `x-gw-drop-unsupported-params: true`: drop parameters the provider cannot honour instead of a 400. */
+  dropUnsupportedParams?: boolean;
 }
 
 /** The HTTP call a provider wants made. */

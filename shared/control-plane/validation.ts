@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+import { badRequest } from '../http/errors.js';
+import type { NeutralRequest } from '../http/types.js';
+
+const MAX_CONTROL_PLANE_BODY_BYTES = 1024 * 1024;
+
+/** Parses and validates a JSON body with a zod schema; the first issue becomes a 400 naming its path. */
+export function parseJsonBody<Schema extends z.ZodType>(request: NeutralRequest, schema: Schema): z.infer<Schema> {
+  if (request.body.length > MAX_CONTROL_PLANE_BODY_BYTES) {
+    throw badRequest('body_too_large', `The request body must be at most ${MAX_CONTROL_PLANE_BODY_BYTES} bytes`);
+  }
+  let raw: unknown;
+  try {
+    raw = request.body.length === 0 ? {} : JSON.parse(request.body.toString('utf8'));
+  } catch (error) {
+    throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  return validate(schema, raw);
+}
+
+export function validate<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
+  throw badRequest('invalid_request', path ? `${path}: ${issue.message}` : issue.message, path || null);
+}
