@@ -56,8 +56,8 @@ export function addressRefusal(address: string, rules: HostRules): string | unde
 type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'unspecified';
 
 function classifyAddress(address: string): AddressKind {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return classifyIPv4(mapped[1]);
+  const embedded = embeddedIPv4(address);
+  if (embedded) return classifyIPv4(embedded);
   if (isIP(address) === 4) return classifyIPv4(address);
   const lower = address.toLowerCase();
   if (lower === '::1') return 'loopback';
@@ -76,4 +76,15 @@ function classifyIPv4(address: string): AddressKind {
   if (a === 0) return 'unspecified';
   if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return 'private';
   return 'public';
+}
+
+/** The IPv4 address inside an IPv4-mapped (or IPv4-compatible) IPv6 address, dotted or hex (`::ffff:a00:1`). */
+function embeddedIPv4(address: string): string | undefined {
+  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1];
+  const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return undefined;
+  const high = parseInt(hex[1], 16);
+  const low = parseInt(hex[2], 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }

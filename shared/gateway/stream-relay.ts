@@ -28,6 +28,8 @@ export async function openStreamRelay(
   const pending: Uint8Array[] = [];
   let committed = false;
   let finished = false;
+  // Set when an error event follows content within the first read: relayed, then the stream ends.
+  let errorAfterCommit: string | undefined;
 
   // Read up to the first content chunk (or a clean end) before committing the response.
   while (!committed) {
@@ -41,16 +43,20 @@ export async function openStreamRelay(
     const events = next.done ? translator.end() : translator.push(next.value);
     for (const event of events) {
       if (event.type === 'error') {
-        upstream.body.destroy();
-        throw new GatewayError(event.status ?? 502, event.error.code ?? 'upstream_stream_error', event.error.message, {
-          type: 'upstream_error',
-          providerError: event.providerError,
-        });
+        if (!committed) {
+          upstream.body.destroy();
+          throw new GatewayError(event.status ?? 502, event.error.code ?? 'upstream_stream_error', event.error.message, {
+            type: 'upstream_error',
+            providerError: event.providerError,
+          });
+        }
+        errorAfterCommit = event.error.code ?? 'upstream_stream_error';
+        break;
       }
       if (event.type === 'done') finished = true;
       else committed = true;
     }
-    pending.push(encodeEvents(events, options));
+    pending.push(encodeEvents(errorAfterCommit ? events.slice(0, events.findIndex((event) => event.type === 'error') + 1) : events, options));
     if (next.done || finished) {
       if (!finished && !committed) throw new GatewayError(502, 'upstream_stream_empty', 'The provider ended the stream without sending anything', { type: 'upstream_error' });
       committed = true;
@@ -63,6 +69,10 @@ export async function openStreamRelay(
     let outcome: { ok: boolean; errorCode?: string } = { ok: false, errorCode: 'client_closed_request' };
     try {
       for (const bytes of pending) if (bytes.length > 0) yield bytes;
+      if (errorAfterCommit) {
+        outcome = { ok: false, errorCode: errorAfterCommit };
+        return;
+      }
       while (!finished) {
         let next: IteratorResult<Uint8Array>;
         try {

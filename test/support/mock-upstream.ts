@@ -24,6 +24,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Never answer at all. */
   hang?: boolean;
+  /** After `count` chunks, wait for `until` before sending the rest (to prove the relay does not buffer). */
+  holdAfter?: { count: number; until: Promise<void> };
   /** After the chunks: keep the connection open without ending it. */
   hangAfterChunks?: boolean;
   /** After the chunks: destroy the socket (a connection reset mid-body). */
@@ -74,13 +76,16 @@ export async function startMockUpstream(initial: MockHandler): Promise<MockUpstr
     if (script.chunks) {
       response.writeHead(script.status ?? 200, { 'content-type': 'text/event-stream', ...script.headers });
       response.flushHeaders();
-      for (const chunk of script.chunks) {
+      for (const [index, chunk] of script.chunks.entries()) {
+        if (script.holdAfter && index === script.holdAfter.count) await script.holdAfter.until;
         if (script.chunkDelayMs) await sleep(script.chunkDelayMs);
         if (response.destroyed) return;
         response.write(chunk);
       }
       if (script.hangAfterChunks) return;
       if (script.resetAfterChunks) {
+        // Give the client time to read what was sent: a reset can discard unread data.
+        await sleep(script.chunkDelayMs ?? 20);
         response.socket?.destroy();
         return;
       }
