@@ -1,3 +1,4 @@
+import { azureOpenAIAdapter } from './azure-openai/adapter.js';
 import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
 import type { ProviderAdapter } from './types.js';
@@ -6,7 +7,10 @@ import type { ProviderAdapter } from './types.js';
  * The single list of providers. Header validation, config validation and lookup all read this list, so a
  * slug is valid exactly when an adapter exists for it.
  */
-const ADAPTERS: readonly ProviderAdapter[] = [...OPENAI_COMPATIBLE_PROVIDERS.map(openAICompatibleAdapter)];
+const ADAPTERS: readonly ProviderAdapter[] = [
+  ...OPENAI_COMPATIBLE_PROVIDERS.map(openAICompatibleAdapter),
+  azureOpenAIAdapter,
+];
 
 const BY_SLUG = new Map<string, ProviderAdapter>();
 for (const adapter of ADAPTERS) {
