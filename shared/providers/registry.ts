@@ -1,7 +1,11 @@
+import { anthropicAdapter } from './anthropic/adapter.js';
 import { azureOpenAIAdapter } from './azure-openai/adapter.js';
+import { bedrockAdapter } from './bedrock/adapter.js';
+import { googleAdapter } from './google/adapter.js';
 import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
 import type { ProviderAdapter } from './types.js';
+import { vertexAIAdapter } from './vertex-ai/adapter.js';
 
 /**
  * The single list of providers. Header validation, config validation and lookup all read this list, so a
@@ -9,7 +13,11 @@ import type { ProviderAdapter } from './types.js';
  */
 const ADAPTERS: readonly ProviderAdapter[] = [
   ...OPENAI_COMPATIBLE_PROVIDERS.map(openAICompatibleAdapter),
+  anthropicAdapter,
   azureOpenAIAdapter,
+  bedrockAdapter,
+  googleAdapter,
+  vertexAIAdapter,
 ];
 
 const BY_SLUG = new Map<string, ProviderAdapter>();

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { bedrockAdapter } from '../../../../shared/providers/bedrock/adapter.js';
+import { bedrockInput, converseBody, expectBuildError } from './helpers.js';
+
+const TITAN = 'amazon.titan-embed-text-v2:0';
+const COHERE = 'cohere.embed-english-v3';
+const embeddings = { endpoint: 'embeddings' as const };
+const translate = (body: Record<string, unknown>, providerBody: unknown) => bedrockAdapter.toOpenAIResponse!(bedrockInput(body, embeddings), providerBody);
+
+describe('Bedrock embeddings requests', () => {
+  it('sends Titan one inputText, with dimensions', async () => {
+    expect(await converseBody({ model: TITAN, input: 'hello world', dimensions: 256 }, embeddings)).toEqual({ inputText: 'hello world', dimensions: 256 });
+    expect(await converseBody({ model: TITAN, input: ['only one'] }, embeddings)).toEqual({ inputText: 'only one' });
+  });
+
+  it('refuses several inputs for Titan, which embeds one text per call', async () => {
+    await expectBuildError(bedrockInput({ model: TITAN, input: ['a', 'b'] }, embeddings), {
+      code: 'unsupported_input',
+      param: 'input',
+      message: 'one text per call; `input` holds 2',
+    });
+  });
+
+  it('sends Cohere all texts with input_type search_document unless the caller picks another', async () => {
+    expect(await converseBody({ model: COHERE, input: ['a', 'b'] }, embeddings)).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
+    expect(await converseBody({ model: `us.${COHERE}`, input: 'q', input_type: 'search_query', truncate: 'END' }, embeddings)).toEqual({
+      texts: ['q'],
+      input_type: 'search_query',
+      truncate: 'END',
+    });
+  });
+
+  it('refuses dimensions for Cohere v3, which has a fixed size', async () => {
+    await expectBuildError(bedrockInput({ model: COHERE, input: 'a', dimensions: 256 }, embeddings), {
+      code: 'unsupported_parameter',
+      param: 'dimensions',
+      message: 'does not support `dimensions`',
+    });
+  });
+
+  it('refuses token arrays and models of other families', async () => {
+    await expectBuildError(bedrockInput({ model: TITAN, input: [1, 2, 3] }, embeddings), { code: 'invalid_input', param: 'input', message: 'token arrays are not supported' });
+    await expectBuildError(bedrockInput({ model: 'amazon.nova-2-multimodal-embeddings-v1:0', input: 'a' }, embeddings), {
+      code: 'unsupported_model',
+      param: 'model',
+      message: 'amazon.titan-embed-* and cohere.embed-*',
+    });
+  });
+
+  it('refuses an encoding_format other than float and base64', async () => {
+    await expectBuildError(bedrockInput({ model: TITAN, input: 'a', encoding_format: 'int8' }, embeddings), {
+      code: 'invalid_parameter',
+      param: 'encoding_format',
+      message: '"float" or "base64"',
+    });
+  });
+});
+
+describe('Bedrock embeddings answers', () => {
+  it('turns a Titan answer into an OpenAI list with the token count as usage', () => {
+    const answer = { embedding: [0.5, -0.25, 0.125], inputTextTokenCount: 4, embeddingsByType: { float: [0.5, -0.25, 0.125] } };
+    expect(translate({ model: TITAN, input: 'hello' }, answer)).toEqual({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25, 0.125] }],
+      model: TITAN,
+      usage: { prompt_tokens: 4, total_tokens: 4 },
+    });
+  });
+
+  it('turns a Cohere answer (plain or by type) into one entry per text', () => {
+    const plain = { id: 'a1b2', response_type: 'embeddings_floats', texts: ['a', 'b'], embeddings: [[0.5], [0.25]] };
+    const byType = { id: 'a1b2', response_type: 'embeddings_by_type', texts: ['a', 'b'], embeddings: { float: [[0.5], [0.25]] } };
+    for (const answer of [plain, byType]) {
+      expect(translate({ model: COHERE, input: ['a', 'b'] }, answer)).toEqual({
+        object: 'list',
+        data: [
+          { object: 'embedding', index: 0, embedding: [0.5] },
+          { object: 'embedding', index: 1, embedding: [0.25] },
+        ],
+        model: COHERE,
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      });
+    }
+  });
+
+  it('encodes vectors as little-endian float32 base64 when asked (the openai SDK default)', () => {
+    const result = translate({ model: TITAN, input: 'a', encoding_format: 'base64' }, { embedding: [0.5, -0.25], inputTextTokenCount: 1 }) as { data: Array<{ embedding: string }> };
+    const bytes = Buffer.from(result.data[0].embedding, 'base64');
+    expect([bytes.readFloatLE(0), bytes.readFloatLE(4)]).toEqual([0.5, -0.25]);
+  });
+});
