@@ -10,6 +10,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'off',
+      // `import { z }` pulls all of zod into every bundle; the namespace import tree-shakes.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z']",
+          message: "use import * as z from 'zod' (it tree-shakes)",
+        },
+      ],
     },
   },
 );

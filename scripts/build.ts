@@ -1,38 +1,81 @@
-import { readdirSync, existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
 
 /**
- * `npm run build`: one minified ESM bundle per Lambda under dist/<function>/index.mjs, with a source map.
- * The AWS SDK is bundled rather than taken from the runtime, so the code that runs is the code that was tested.
+ * `npm run build`: one minified ESM bundle per Lambda under dist/<function>/index.mjs, with a source map, built
+ * with the same options the CDK stack bundles with (infra/cdk/bundle-options.ts). `--analyze` lists what takes
+ * the space in each bundle; `--check-budget` exits non-zero when a bundle is over its budget (the bundle test in
+ * test/infra enforces the budgets in CI).
  */
-export async function buildFunctions(outRoot = 'dist'): Promise<Array<{ name: string; file: string; bytes: number }>> {
-  const names = readdirSync('functions').filter((name) => existsSync(join('functions', name, 'handler.ts')));
+
+export interface BuiltFunction {
+  name: string;
+  file: string;
+  bytes: number;
+  budgetKiB: number;
+  /** Output bytes per npm package (or `(own code)`), largest first. */
+  byPackage: Array<{ source: string; bytes: number }>;
+}
+
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: LAMBDA_BUNDLE.platform,
+    target: LAMBDA_BUNDLE.target,
+    format: LAMBDA_BUNDLE.format,
+    minify: LAMBDA_BUNDLE.minify,
+    sourcemap: LAMBDA_BUNDLE.sourcemap,
+    legalComments: LAMBDA_BUNDLE.legalComments,
+    mainFields: [...LAMBDA_BUNDLE.mainFields],
+    banner: { js: LAMBDA_BUNDLE.banner },
+    external: [...LAMBDA_BUNDLE.external],
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/** Every function folder with a handler.ts. */
+export function functionNames(functionsDir = 'functions'): string[] {
+  return readdirSync(functionsDir).filter((name) => existsSync(join(functionsDir, name, 'handler.ts')));
+}
+
+export async function buildFunctions(outRoot = 'dist', names = functionNames()): Promise<BuiltFunction[]> {
   rmSync(outRoot, { recursive: true, force: true });
-  const results = [];
+  const results: BuiltFunction[] = [];
   for (const name of names) {
-    const file = join(outRoot, name, 'index.mjs');
-    await build({
-      entryPoints: [join('functions', name, 'handler.ts')],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'esm',
-      minify: true,
-      sourcemap: true,
-      legalComments: 'none',
-      mainFields: ['module', 'main'],
-      // Some dependencies are CommonJS and call require(): give the ESM bundle one.
-      banner: { js: "import { createRequire as __gwCreateRequire } from 'node:module'; const require = __gwCreateRequire(import.meta.url);" },
-      logLevel: 'warning',
-    });
-    results.push({ name, file, bytes: statSync(file).size });
+    const file = join(outRoot, name, LAMBDA_BUNDLE.outputFile);
+    const { metafile } = await build(esbuildOptions(join('functions', name, 'handler.ts'), file));
+    results.push({ name, file, bytes: statSync(file).size, budgetKiB: bundleBudgetKiB(name), byPackage: bytesByPackage(metafile, file) });
   }
   return results;
 }
 
+function bytesByPackage(metafile: Metafile | undefined, file: string): BuiltFunction['byPackage'] {
+  const output = Object.entries(metafile?.outputs ?? {}).find(([path]) => path.endsWith(file.replaceAll('\\', '/')))?.[1];
+  const totals = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    const source = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? '(own code)';
+    totals.set(source, (totals.get(source) ?? 0) + bytesInOutput);
+  }
+  return [...totals.entries()].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const analyze = process.argv.includes('--analyze');
+  const checkBudget = process.argv.includes('--check-budget');
   const results = await buildFunctions();
-  for (const { name, file, bytes } of results) console.log(`${name.padEnd(16)} ${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${file}`);
+  let overBudget = false;
+  for (const { name, file, bytes, budgetKiB, byPackage } of results) {
+    const over = bytes > budgetKiB * 1024;
+    overBudget ||= over;
+    console.log(`${name.padEnd(16)} ${kib(bytes).padStart(8)} KiB  (budget ${budgetKiB} KiB${over ? ', OVER' : ''})  ${file}`);
+    if (analyze) for (const { source, bytes: size } of byPackage.slice(0, 12)) console.log(`    ${kib(size).padStart(8)} KiB  ${source}`);
+  }
+  if (overBudget && checkBudget) process.exitCode = 1;
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Feature flags of the spec are on unless set to `OFF` (any case). */
 const onUnlessOff = z
@@ -26,6 +26,15 @@ const settingsSchema = z.object({
   GW_ALLOW_PRIVATE_HOSTS: offUnlessOn,
 
   GW_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // JWT on control-plane routes (`Authorization: Bearer <jwt>`): verified against a JWKS URL or a shared
+  // HMAC secret (JWKS wins when both are set); issuer and audience are checked when set.
+  GW_JWT_JWKS_URL: z.url().optional(),
+  // Its length is checked by shared/auth/jwt.ts, so a bad value is never echoed in a settings error.
+  GW_JWT_SECRET: z.string().optional(),
+  GW_JWT_ISSUER: z.string().min(1).optional(),
+  GW_JWT_AUDIENCE: z.string().min(1).optional(),
+  // Tolerated clock difference between the token issuer and gw, in seconds.
+  GW_JWT_CLOCK_TOLERANCE_S: z.coerce.number().int().min(0).max(300).default(30),
   GW_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
   // Connect + first byte of an upstream call, when the request gives no x-gw-request-timeout.
   GW_DEFAULT_REQUEST_TIMEOUT_MS: positiveInt(600_000),
@@ -33,6 +42,37 @@ const settingsSchema = z.object({
   GW_STREAM_IDLE_TIMEOUT_MS: positiveInt(300_000),
   // Ceiling for a whole upstream call, kept under the Lambda timeout (15 min) so gw can still answer.
   GW_UPSTREAM_MAX_DURATION_MS: positiveInt(870_000),
+
+  // Where virtual-key credentials live: AWS Secrets Manager (names under gw/virtual-keys/) or, locally, an
+  // AES-256-GCM encrypted file store in GW_LOCAL_SECRET_DIR.
+  GW_SECRET_STORE: z.enum(['secrets-manager', 'local-file']).default('secrets-manager'),
+  // Another Secrets Manager endpoint (a VPC endpoint, LocalStack); AWS's own by default.
+  GW_SECRETS_MANAGER_ENDPOINT: z.url().optional(),
+  // A customer-managed KMS key (id or ARN) new virtual-key secrets are encrypted with; aws/secretsmanager when unset.
+  GW_SECRETS_KMS_KEY_ID: z.string().min(1).optional(),
+  GW_LOCAL_SECRET_DIR: z.string().min(1).default('.data/secrets'),
+  // 32 bytes, base64 or hex. Checked by the local store itself so a bad value is never echoed in an error.
+  GW_LOCAL_SECRET_KEY: z.string().optional(),
+  // How long the gateway keeps a resolved virtual key (credential included) in memory; capped so a rotated or
+  // deleted key stops working soon.
+  GW_VIRTUAL_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
+
+  // Enforcement (docs/policies-enforcement.md). How long a Lambda keeps a workspace's policies and budget in
+  // memory: a policy change is in force everywhere within this time (a refusal is always re-checked first).
+  GW_POLICY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  // ON: a token policy reserves a request's max_tokens before forwarding (tighter bound, see the docs).
+  GW_TOKEN_LIMIT_RESERVATION: offUnlessOn,
+  // Local runtime only: how often the scheduled functions run (EventBridge runs them every 5 minutes); 0 stops them.
+  GW_LOCAL_SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
+
+  // Model pricing and capabilities, read in this order: memory (1 h) → proxy → log store → local files → the
+  // data shipped with @pydantic/genai-prices.
+  MODEL_CONFIGS_PROXY_FETCH_ENABLED: offUnlessOn,
+  MODEL_CONFIGS_PROXY_URL: z.url().optional(),
+  MODEL_CONFIGS_PRICING_LOG_STORE_PATH: z.string().min(1).optional(),
+  MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH: z.string().min(1).optional(),
+  MODEL_CONFIGS_PRICING_LOCAL_PATH: z.string().min(1).optional(),
+  MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: z.string().min(1).optional(),
 
   GW_REQUEST_LOGS: onUnlessOff,
   LOG_RETENTION_DISPLAY: positiveInt(90),
@@ -45,6 +85,11 @@ const settingsSchema = z.object({
   AUDIT_LOGS_ENABLED: onUnlessOff,
   SCIM_ENABLED: onUnlessOff,
   POLICY_ENABLED: onUnlessOff,
+}).superRefine((parsed, context) => {
+  // A switched-on proxy without an address would silently price nothing from it.
+  if (parsed.MODEL_CONFIGS_PROXY_FETCH_ENABLED && !parsed.MODEL_CONFIGS_PROXY_URL) {
+    context.addIssue({ code: 'custom', path: ['MODEL_CONFIGS_PROXY_URL'], message: 'is required when MODEL_CONFIGS_PROXY_FETCH_ENABLED is ON' });
+  }
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

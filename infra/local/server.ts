@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
 import { isGatewayPath } from '../../shared/http/edge-routes.js';
 import { toApiGatewayEvent, localLambdaContext } from './api-gateway-event.js';
@@ -35,7 +39,7 @@ type BufferedHandler = (event: APIGatewayProxyEvent, context: unknown) => Promis
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   installLambdaShim();
   const store = await startEmbeddedStore(options.dataDir ?? '.data');
-  applyLocalEnvironment(store, options.env ?? {});
+  applyLocalEnvironment(store, options.env ?? {}, options.dataDir ?? '.data');
 
   // Settings are read on first use, so everything that reads them is loaded only now.
   const { settings } = await import('../../shared/settings.js');
@@ -48,10 +52,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const gateway = (await import('../../functions/gateway/handler.js')).handler as unknown;
   const controlPlane = (await import('../../functions/control-plane/handler.js')).handler as unknown as BufferedHandler;
   if (!isStreamingHandler(gateway)) throw new Error('the gateway handler is not a streaming handler');
+  const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
+  const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
 
   const maxBody = current.GW_MAX_BODY_BYTES;
   const server = createServer((request, response) => {
-    void serve(request, response, { gateway, controlPlane, maxBody }).catch((error: unknown) => failResponse(response, error));
+    void serve(request, response, { gateway, controlPlane, maxBody, controlPlaneChanged: forgetEnforcementSnapshots }).catch((error: unknown) => failResponse(response, error));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -63,11 +69,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     bootstrap,
-    close: () => closeAll(server, store),
+    close: async () => {
+      await schedules.stop();
+      await closeAll(server, store);
+    },
   };
 }
 
-function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, string>): void {
+function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, string>, dataDir: string): void {
   const defaults: Record<string, string> = {
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
@@ -81,12 +90,75 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
   Object.assign(process.env, extra);
   process.env.GW_DYNAMODB_ENDPOINT = store.endpoint;
+  // Virtual-key credentials: an AES-256-GCM file store beside the embedded store (no AWS account needed).
+  // An in-memory store gets a throwaway directory, removed when the process exits.
+  process.env.GW_SECRET_STORE ??= 'local-file';
+  if (process.env.GW_LOCAL_SECRET_DIR === undefined) {
+    if (dataDir === ':memory:') {
+      const directory = mkdtempSync(join(tmpdir(), 'gw-secrets-'));
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+      process.env.GW_LOCAL_SECRET_DIR = directory;
+    } else {
+      process.env.GW_LOCAL_SECRET_DIR = join(dataDir, 'secrets');
+    }
+  }
 }
 
 interface Handlers {
   gateway: StreamingHandler;
   controlPlane: BufferedHandler;
   maxBody: number;
+  /** Called after a successful policy or workspace change: the gateway in this process enforces it at once. */
+  controlPlaneChanged: () => void;
+}
+
+type ScheduledHandler = (event: ScheduledEvent, context: unknown) => Promise<unknown>;
+
+/**
+ * The scheduled functions, run like EventBridge runs them in AWS: the exported handler, invoked with a
+ * `Scheduled Event` every `intervalMs` (0: never). A run still going when the next is due is not doubled.
+ * Timers are unref'd, so they never keep the process alive; `stop` clears them and waits for a running pass.
+ */
+async function startSchedules(intervalMs: number, region: string): Promise<{ stop(): Promise<void> }> {
+  const functions: Array<[string, ScheduledHandler]> = [
+    ['expire-api-keys', (await import('../../functions/expire-api-keys/handler.js')).handler as unknown as ScheduledHandler],
+    ['restore-budgets', (await import('../../functions/restore-budgets/handler.js')).handler as unknown as ScheduledHandler],
+  ];
+  if (intervalMs <= 0) return { stop: async () => undefined };
+  const running = new Map<string, Promise<void>>();
+  const timers = functions.map(([name, handler]) => {
+    const timer = setInterval(() => {
+      if (running.has(name)) return;
+      const run = handler(scheduledEvent(name, region), localLambdaContext(`gw-${name}`, 120_000))
+        .then(() => undefined)
+        .catch((error: unknown) => console.error(`gw local runtime: scheduled function ${name} failed`, error))
+        .finally(() => running.delete(name));
+      running.set(name, run);
+    }, intervalMs);
+    timer.unref();
+    return timer;
+  });
+  return {
+    stop: async () => {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.allSettled([...running.values()]);
+    },
+  };
+}
+
+/** The event an EventBridge schedule rule delivers. */
+export function scheduledEvent(functionName: string, region: string): ScheduledEvent {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region,
+    resources: [`arn:aws:events:${region}:000000000000:rule/gw-${functionName}`],
+    detail: {},
+  };
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, handlers: Handlers): Promise<void> {
@@ -94,6 +166,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, handler
   const event = toApiGatewayEvent(request, body);
   if (isGatewayPath(event.path)) return serveStreaming(event, response, handlers.gateway);
   const result = await handlers.controlPlane(event, localLambdaContext('gw-control-plane'));
+  if (event.httpMethod !== 'GET' && result.statusCode < 300 && /^\/v1\/(policies|workspaces)(\/|$)/.test(event.path)) handlers.controlPlaneChanged();
   response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), ...(result.multiValueHeaders as Record<string, string[]> | undefined) });
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }

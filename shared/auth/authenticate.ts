@@ -3,6 +3,7 @@ import { GatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
 import { ApiKeyRepository, type ApiKeyRecord } from '../store/api-key-repository.js';
 import { hashApiKey } from './api-key-secrets.js';
+import { AuthenticationError } from './authentication-error.js';
 import type { Principal } from './principal.js';
 
 type Lookup = { found: true; record: ApiKeyRecord; principal: Principal } | { found: false };
@@ -17,6 +18,8 @@ const NEGATIVE_TTL_MS = 2_000;
  * checked on every call against the clock, so an expired key is refused at once even from the cache.
  */
 export class ApiKeyAuthenticator {
+  /** Every authenticator of this process (gateway and control plane share one process locally). */
+  private static readonly instances = new Set<WeakRef<ApiKeyAuthenticator>>();
   private readonly cache: LRUCache<string, Lookup>;
 
   constructor(
@@ -25,11 +28,24 @@ export class ApiKeyAuthenticator {
   ) {
     const ttl = settings().GW_AUTH_CACHE_TTL_MS;
     this.cache = new LRUCache<string, Lookup>({ max: 10_000, ttl: Math.max(ttl, 1), ttlAutopurge: false });
+    ApiKeyAuthenticator.instances.add(new WeakRef(this));
+  }
+
+  /**
+   * Drops a key's cached lookup from every authenticator in this process, right after a change to the key.
+   * Other processes (other Lambda instances) see the change within GW_AUTH_CACHE_TTL_MS.
+   */
+  static forgetEverywhere(keyHash: string): void {
+    for (const reference of ApiKeyAuthenticator.instances) {
+      const authenticator = reference.deref();
+      if (authenticator) authenticator.forget(keyHash);
+      else ApiKeyAuthenticator.instances.delete(reference);
+    }
   }
 
   async authenticate(rawKey: string | undefined): Promise<Principal> {
     if (!rawKey) {
-      throw new GatewayError(401, 'api_key_missing', 'Missing x-gw-api-key header: every request needs a gw API key');
+      throw new AuthenticationError('api_key_missing', 'Missing x-gw-api-key header: every request needs a gw API key', { method: 'api_key' });
     }
     if (rawKey.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(rawKey);
@@ -42,11 +58,12 @@ export class ApiKeyAuthenticator {
     }
     if (!lookup.found) throw invalidKey();
     const { record, principal } = lookup;
+    const caller = { method: 'api_key' as const, organisationId: record.organisation_id, workspaceId: record.workspace_id, actorId: record.id };
     if (record.status === 'revoked') {
-      throw new GatewayError(401, 'api_key_revoked', 'The API key has been revoked');
+      throw new AuthenticationError('api_key_revoked', 'The API key has been revoked', caller);
     }
     if (record.status === 'expired' || (record.expires_at !== undefined && Date.parse(record.expires_at) <= this.now())) {
-      throw new GatewayError(401, 'api_key_expired', 'The API key has expired');
+      throw new AuthenticationError('api_key_expired', 'The API key has expired', caller);
     }
     return principal;
   }
@@ -58,7 +75,7 @@ export class ApiKeyAuthenticator {
 }
 
 function invalidKey(): GatewayError {
-  return new GatewayError(401, 'api_key_invalid', 'Invalid API key');
+  return new AuthenticationError('api_key_invalid', 'Invalid API key', { method: 'api_key' });
 }
 
 function toPrincipal(record: ApiKeyRecord): Principal {
@@ -70,5 +87,6 @@ function toPrincipal(record: ApiKeyRecord): Principal {
     userId: record.user_id,
     scopes: new Set(record.scopes),
     expiresAt: record.expires_at,
+    authMethod: 'api_key',
   };
 }

@@ -1,8 +1,12 @@
 import type { ApiKeyKind } from '../store/api-key-repository.js';
 import type { Scope } from './scopes.js';
 
+/** How the caller proved who it is. */
+export type AuthMethod = 'api_key' | 'jwt';
+
 /** Who is calling, as established by authentication. Everything downstream scopes its work by this. */
 export interface Principal {
+  /** The API key id; for a JWT caller `jwt:<sub>`, so logs and audit events still name someone. */
   keyId: string;
   kind: ApiKeyKind;
   organisationId: string;
@@ -11,8 +15,19 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** ISO time after which the key stops working; checked on every request, cached or not. */
   expiresAt?: string;
+  /** Absent means `api_key` (the gateway only knows API keys). */
+  authMethod?: AuthMethod;
 }
 
+export function isJwtPrincipal(principal: Principal): boolean {
+  return principal.authMethod === 'jwt';
+}
+
+/**
+ * Admin API keys hold every scope. A JWT never does, whatever its role: it only holds the read/list scopes its
+ * `read` and `list` grants were expanded to.
+ */
 export function hasScope(principal: Principal, scope: Scope): boolean {
-  return principal.kind === 'admin' || principal.scopes.has(scope);
+  if (principal.kind === 'admin' && !isJwtPrincipal(principal)) return true;
+  return principal.scopes.has(scope);
 }

@@ -1,28 +1,67 @@
-/** Scopes an API key can carry. Admin keys hold every scope implicitly. */
-export const SCOPES = [
-  'completions:write',
-  'prompts:read',
-  'prompts:write',
-  'prompts:render',
-  'configs:read',
-  'configs:write',
-  'virtual_keys:read',
-  'virtual_keys:write',
-  'policies:read',
-  'policies:write',
-  'workspaces:read',
-  'workspaces:write',
-  'api_keys:read',
-  'api_keys:write',
-  'users:read',
-  'users:write',
-  'audit_logs:read',
-  'logs:read',
-  'deployments:create',
-  'deployments:read',
-  'deployments:update',
-  'deployments:delete',
-  'deployments:list',
-] as const;
+/**
+ * Scopes an API key can carry, each with what it allows (docs/control-plane/identities.md lists them).
+ * Organisation admin keys hold every scope implicitly. List routes accept `<resource>:read` or `<resource>:list`.
+ */
+export const SCOPE_DESCRIPTIONS = {
+  'completions:write': 'Call the gateway: chat completions, completions, embeddings',
+  'prompts:read': 'Read prompts and their versions (includes listing them)',
+  'prompts:list': 'List prompts',
+  'prompts:write': 'Create, update and delete prompts',
+  'prompts:render': 'Render a prompt with variables',
+  'configs:read': 'Read saved configs (includes listing them)',
+  'configs:list': 'List saved configs',
+  'configs:write': 'Create, update and delete saved configs',
+  'virtual_keys:read': 'Read virtual-key metadata (includes listing them; never the credential)',
+  'virtual_keys:list': 'List virtual keys',
+  'virtual_keys:write': 'Create, update and delete virtual keys',
+  'policies:read': 'Read usage and rate-limit policies (includes listing them)',
+  'policies:list': 'List usage and rate-limit policies',
+  'policies:write': 'Create, update and delete usage and rate-limit policies',
+  'workspaces:read': 'Read the workspace(s) the caller may see (includes listing them)',
+  'workspaces:list': 'List the workspace(s) the caller may see',
+  'workspaces:write': 'Update a workspace (creating and deleting workspaces needs an admin key)',
+  'api_keys:read': 'Read API keys of the workspace, masked (includes listing them)',
+  'api_keys:list': 'List API keys of the workspace, masked',
+  'api_keys:write': 'Create, update, rotate and revoke API keys of the workspace',
+  'users:read': 'Read users of the organisation (admin keys only)',
+  'users:list': 'List users of the organisation (admin keys only)',
+  'users:write': 'Invite, update and remove users (admin keys only)',
+  'audit_logs:read': 'Read the audit log (includes listing it)',
+  'audit_logs:list': 'List the audit log',
+  'logs:read': 'Read request logs, traces and spans',
+  'deployments:create': 'Create deployments',
+  'deployments:read': 'Read deployments',
+  'deployments:update': 'Update deployments',
+  'deployments:delete': 'Delete deployments',
+  'deployments:list': 'List deployments',
+} as const;
 
-export type Scope = (typeof SCOPES)[number];
+export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
+
+export const SCOPES = Object.keys(SCOPE_DESCRIPTIONS) as [Scope, ...Scope[]];
+
+/** The only scopes a JWT may carry (spec): `read` and `list`. Anything else in a token is ignored. */
+export const JWT_SCOPES = ['read', 'list'] as const;
+export type JwtScope = (typeof JWT_SCOPES)[number];
+
+/** What a JWT scope grants: `read` every `<resource>:read`, `list` every `<resource>:list`; never a write. */
+export function scopesGrantedByJwt(jwtScopes: Iterable<string>): Set<Scope> {
+  const granted = new Set<Scope>();
+  for (const jwtScope of jwtScopes) {
+    if (!(JWT_SCOPES as readonly string[]).includes(jwtScope)) continue;
+    for (const scope of SCOPES) {
+      if (scope.endsWith(`:${jwtScope}`)) granted.add(scope);
+    }
+  }
+  return granted;
+}
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPE_DESCRIPTIONS, value);
+}
+
+/** The `<resource>:list` scope that goes with a `<resource>:read` scope, when there is one. */
+export function listScopeOf(readScope: Scope): Scope | undefined {
+  const candidate = readScope.replace(/:read$/, ':list');
+  return candidate !== readScope && isScope(candidate) ? candidate : undefined;
+}

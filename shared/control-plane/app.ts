@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../auth/authenticate.js';
-import type { Principal } from '../auth/principal.js';
-import { errorResponse, toGatewayError } from '../http/errors.js';
+import { authenticateControlPlaneCaller } from '../auth/caller.js';
+import { JwtAuthenticator } from '../auth/jwt.js';
+import { isJwtPrincipal, type Principal } from '../auth/principal.js';
+import { errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
+import { actorOf, recordAuditEvent } from './audit.js';
+import { auditAuthenticationFailure } from './audit-logs/authentication-failures.js';
 import { registerResourceRoutes } from './routes.js';
 
 export type ControlPlaneApp = (request: NeutralRequest) => Promise<NeutralResponse>;
@@ -19,11 +23,14 @@ export interface ControlPlaneRequest {
 
 export type ResourceHandler = (call: ControlPlaneRequest) => Promise<NeutralResponse>;
 
+/** What a JWT may do: the spec honours only its `read` and `list` scopes, so it never changes anything. */
+const JWT_METHODS = new Set(['GET', 'HEAD']);
+
 /**
- * The control-plane core. Authentication comes before routing, so an unauthenticated caller learns nothing
- * about which paths exist.
+ * The control-plane core. Authentication (API key, or a Bearer JWT when there is no key) comes before
+ * routing, so an unauthenticated caller learns nothing about which paths exist; every refusal is audited.
  */
-export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator()): ControlPlaneApp {
+export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(), jwtAuthenticator = new JwtAuthenticator()): ControlPlaneApp {
   const router = new Router();
   const principals = new WeakMap<NeutralRequest, Principal>();
   registerResourceRoutes((method, pattern, handler) =>
@@ -36,8 +43,17 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator())
     const traceId = request.headers['x-gw-trace-id'] || randomUUID();
     request.headers['x-gw-trace-id'] = traceId;
     try {
-      principals.set(request, await authenticator.authenticate(request.headers['x-gw-api-key']));
+      let principal: Principal;
+      try {
+        principal = await authenticateControlPlaneCaller(request, authenticator, jwtAuthenticator);
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        if (error.status === 401) await auditAuthenticationFailure(request, error, traceId);
+        throw thrown;
+      }
+      principals.set(request, principal);
       const { handler, params } = router.match(request.method, request.path);
+      if (isJwtPrincipal(principal) && !JWT_METHODS.has(request.method.toUpperCase())) await refuseJwtWrite(request, principal, traceId);
       const response = await handler(request, params);
       return { ...response, headers: { ...response.headers, 'x-gw-trace-id': traceId } };
     } catch (thrown) {
@@ -46,4 +62,19 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator())
       return errorResponse(error, { 'x-gw-trace-id': traceId });
     }
   };
+}
+
+async function refuseJwtWrite(request: NeutralRequest, principal: Principal, traceId: string): Promise<never> {
+  await recordAuditEvent({
+    action: 'authorization.denied',
+    resource_type: 'authentication',
+    outcome: 'failure',
+    organisation_id: principal.organisationId,
+    workspace_id: principal.workspaceId,
+    actor: actorOf(principal),
+    details: { method: 'jwt', code: 'jwt_read_only', http_method: request.method, path: request.path },
+    source_ip: request.sourceIp,
+    trace_id: traceId,
+  });
+  throw new GatewayError(403, 'jwt_read_only', 'A JWT grants only read and list access; use an API key with the right scope to make changes');
 }

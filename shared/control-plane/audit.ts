@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/principal.js';
+import { isJwtPrincipal, type Principal } from '../auth/principal.js';
+import { toGatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
-import { dynamoDocumentClient } from '../store/dynamo-client.js';
-import { MAIN_TABLE, tableName } from '../store/table-definitions.js';
+import { AuditLogRepository, type AuditActorType } from '../store/audit-log-repository.js';
+import type { ControlPlaneRequest } from './app.js';
 
 /** One audit event: who did what to which resource, when, and how it ended. Never a secret. */
 export interface AuditEvent {
@@ -15,36 +15,78 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   organisation_id?: string;
   workspace_id?: string;
-  actor?: { type: 'api_key' | 'jwt' | 'system' | 'anonymous'; id?: string };
+  actor?: { type: AuditActorType; id?: string };
   source_ip?: string;
   trace_id?: string;
 }
 
+let repository: AuditLogRepository | undefined;
+
 /**
  * Writes an audit event (when AUDIT_LOGS_ENABLED). Awaited by mutations so no change goes unrecorded.
- * Events live in the main table under the organisation, newest first by their sort key.
+ * Events live in the main table under the organisation, newest first by their sort key (AuditLogRepository).
  */
 export async function recordAuditEvent(event: AuditEvent): Promise<void> {
   if (!settings().AUDIT_LOGS_ENABLED) return;
-  const id = randomUUID();
-  const at = new Date().toISOString();
-  const organisation = event.organisation_id ?? 'unknown';
-  await dynamoDocumentClient().send(
-    new PutCommand({
-      TableName: tableName(settings(), MAIN_TABLE),
-      Item: {
-        pk: `ORG#${organisation}#AUDIT`,
-        sk: `${at}#${id}`,
-        gsi1pk: event.workspace_id ? `WS#${event.workspace_id}#AUDIT` : undefined,
-        gsi1sk: event.workspace_id ? `${at}#${id}` : undefined,
-        id,
-        at,
-        ...event,
-      },
-    }),
-  );
+  repository ??= new AuditLogRepository();
+  await repository.append({ id: randomUUID(), at: new Date().toISOString(), ...event });
 }
 
 export function actorOf(principal: Principal): AuditEvent['actor'] {
-  return { type: 'api_key', id: principal.keyId };
+  return { type: isJwtPrincipal(principal) ? 'jwt' : 'api_key', id: principal.keyId };
+}
+
+export interface AuditedMutation {
+  action: string;
+  resource_type: string;
+  /** Known before the change (update, delete); a created resource's id comes from `resourceIdOf`. */
+  resource_id?: string;
+  /** The workspace the change concerns; defaults to the caller's. */
+  workspace_id?: string;
+}
+
+export interface MutationResult<T> {
+  value: T;
+  resource_id?: string;
+  workspace_id?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Runs a mutation and records its outcome either way: success with what changed, or failure with the error
+ * code (validation, authorization, conflict …), then rethrows. Details must never hold a secret.
+ */
+export async function audited<T>(call: ControlPlaneRequest, mutation: AuditedMutation, run: () => Promise<MutationResult<T>>): Promise<T> {
+  const base = {
+    action: mutation.action,
+    resource_type: mutation.resource_type,
+    organisation_id: call.principal.organisationId,
+    actor: actorOf(call.principal),
+    source_ip: call.request.sourceIp,
+    trace_id: call.traceId,
+  };
+  let result: MutationResult<T>;
+  try {
+    result = await run();
+  } catch (thrown) {
+    const error = toGatewayError(thrown);
+    // Filed under the caller's workspace: the target was not necessarily one the caller may see.
+    const target = mutation.workspace_id !== undefined && mutation.workspace_id !== call.principal.workspaceId ? { target_workspace_id: mutation.workspace_id } : {};
+    await recordAuditEvent({
+      ...base,
+      resource_id: mutation.resource_id,
+      workspace_id: call.principal.workspaceId,
+      outcome: 'failure',
+      details: { status: error.status, code: error.code, ...target },
+    });
+    throw thrown;
+  }
+  await recordAuditEvent({
+    ...base,
+    resource_id: result.resource_id ?? mutation.resource_id,
+    workspace_id: result.workspace_id ?? mutation.workspace_id ?? call.principal.workspaceId,
+    outcome: 'success',
+    details: result.details,
+  });
+  return result.value;
 }

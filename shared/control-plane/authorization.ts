@@ -1,10 +1,25 @@
-import { hasScope, type Principal } from '../auth/principal.js';
-import type { Scope } from '../auth/scopes.js';
+import { hasScope, isJwtPrincipal, type Principal } from '../auth/principal.js';
+import { listScopeOf, type Scope } from '../auth/scopes.js';
 import { GatewayError } from '../http/errors.js';
 
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!hasScope(principal, scope)) {
-    throw new GatewayError(403, 'missing_scope', `This API key lacks the ${scope} scope`);
+    const what = isJwtPrincipal(principal) ? 'This token (JWTs carry only read and list access)' : 'This API key';
+    throw new GatewayError(403, 'missing_scope', `${what} lacks the ${scope} scope`);
+  }
+}
+
+/** For list routes: `<resource>:read` or its `<resource>:list` companion (what a JWT's `list` grant gives). */
+export function requireListScope(principal: Principal, readScope: Scope): void {
+  const listScope = listScopeOf(readScope);
+  if (listScope && hasScope(principal, listScope)) return;
+  requireScope(principal, readScope);
+}
+
+/** Organisation-level operations (creating workspaces, managing users) need an organisation admin key or token. */
+export function requireOrganisationAdmin(principal: Principal, operation: string): void {
+  if (principal.kind !== 'admin') {
+    throw new GatewayError(403, 'admin_required', `${operation} needs an organisation admin key; this key is confined to its workspace`);
   }
 }
 

@@ -1,8 +1,24 @@
 import type { ResourceHandler } from './app.js';
+import { registerConfigRoutes } from './configs/routes.js';
+import { registerPolicyRoutes } from './policies/routes.js';
+import { registerApiKeyRoutes } from './api-keys/routes.js';
+import { registerAuditLogRoutes } from './audit-logs/routes.js';
+import { registerUserRoutes } from './users/routes.js';
+import { registerWorkspaceRoutes } from './workspaces/routes.js';
+import { registerPromptRoutes } from './prompts/routes.js';
+import { registerVirtualKeyRoutes } from './virtual-keys/routes.js';
 
 export type RouteRegistrar = (method: string, pattern: string, handler: ResourceHandler) => void;
 
 /** The control-plane resources. Each resource module adds its routes here. */
-export function registerResourceRoutes(_register: RouteRegistrar): void {
+export function registerResourceRoutes(register: RouteRegistrar): void {
   // Resources (workspaces, API keys, virtual keys, configs, prompts, policies, audit logs) register here.
+  registerPolicyRoutes(register);
+  registerWorkspaceRoutes(register);
+  registerApiKeyRoutes(register);
+  registerUserRoutes(register);
+  registerAuditLogRoutes(register);
+  registerConfigRoutes(register);
+  registerVirtualKeyRoutes(register);
+  registerPromptRoutes(register);
 }

@@ -4,7 +4,10 @@ import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
 import type { Endpoint } from '../providers/types.js';
-import { buildGatewayContext, forwardInference } from './inference.js';
+import { savedConfigSource } from '../store/config-repository.js';
+import { ConfigResolver } from './config/resolve-config.js';
+import { buildGatewayContext, forwardInference, type InferenceDependencies } from './inference.js';
+import { promptCompletionsHandler } from './prompt-completions.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
 import { randomUUID } from 'node:crypto';
@@ -18,15 +21,21 @@ const INFERENCE_ROUTES: ReadonlyArray<[string, Endpoint]> = [
 ];
 
 /** The gateway core: a function from a neutral request to a neutral response. Both edges call this. */
-export function createGatewayApp(authenticator = new ApiKeyAuthenticator()): GatewayApp {
+export function createGatewayApp(
+  authenticator = new ApiKeyAuthenticator(),
+  deps: Partial<Omit<InferenceDependencies, 'authenticator'>> = {},
+): GatewayApp {
+  const inference: InferenceDependencies = { authenticator, configs: deps.configs ?? new ConfigResolver(savedConfigSource()), clock: deps.clock };
   const router = new Router();
   for (const [path, endpoint] of INFERENCE_ROUTES) {
     router.on('POST', path, async (request) => {
       const traceId = request.headers['x-gw-trace-id'] ?? '';
-      const context = await buildGatewayContext(request, endpoint, traceId, authenticator);
-      return forwardInference(context);
+      const context = await buildGatewayContext(request, endpoint, traceId, inference);
+      return forwardInference(context, inference.clock);
     });
   }
+  // Prompt completions render a stored prompt, then run it through the very chat-completions route above.
+  router.on('POST', '/v1/prompts/{promptId}/completions', promptCompletionsHandler(authenticator, router.match('POST', '/v1/chat/completions').handler));
 
   return async (request) => {
     let traceId: string;

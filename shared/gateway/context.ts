@@ -2,6 +2,8 @@ import type { Principal } from '../auth/principal.js';
 import type { NeutralRequest } from '../http/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
+import type { AttemptRecord } from './attempt.js';
+import type { RouteNode } from './config/target-tree.js';
 import type { RequestOptions } from './request-options.js';
 
 /** The one typed context a gateway request carries through the pipeline; each stage reads and extends it. */
@@ -10,9 +12,17 @@ export interface GatewayContext {
   requestId: string;
   traceId: string;
   startedAt: number;
+  /** Epoch ms after which no retry wait may start. */
+  deadline: number;
   endpoint: Endpoint;
   principal: Principal;
   options: RequestOptions;
   body: OpenAIBody;
+  /** The targets to route over: the config's tree, or one leaf made of the request headers. */
+  routeTree: RouteNode;
+  /** True when a config (inline or saved) shaped the route. */
+  configured: boolean;
+  /** Every upstream try, in order. */
+  attempts: AttemptRecord[];
   log: RequestLogger;
 }

@@ -6,151 +6,123 @@ import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
 import { requestLogger } from '../observability/logger.js';
 import { writeRequestLog } from '../observability/request-log.js';
-import type { AdapterInput, Endpoint } from '../providers/types.js';
+import type { Endpoint } from '../providers/types.js';
 import { settings } from '../settings.js';
+import { attemptLeaf, type UsageReport } from './attempt.js';
+import type { ConfigResolver } from './config/resolve-config.js';
+import { buildRouteTree } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
-import { applyMetadataUser, parseInferenceBody, validateInferenceBody } from './request-body.js';
+import { admitRequest, type Admission } from './enforcement/admission.js';
+import { releaseAdmission, settleUsage } from './enforcement/settlement.js';
+import { parseInferenceBody, validateInferenceBody } from './request-body.js';
 import { readRequestOptions } from './request-options.js';
-import { resolveHeaderTarget } from './resolve-target.js';
+import { leafFromHeaders } from './resolve-target.js';
 import { gatewayHeaders } from './response-headers.js';
-import { openStreamRelay } from './stream-relay.js';
-import { providerErrorFrom } from './upstream-errors.js';
-import { readUpstreamBody, sendUpstream } from './upstream-client.js';
+import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
+import { routeRequest, RouteFailure } from './routing/route.js';
 
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-export interface InferenceOutcome {
-  status: number;
-  provider?: string;
-  model?: string;
-  usage?: Record<string, unknown>;
-  /** A pass-through body, read for usage only after the response went out. */
-  usageSource?: Buffer;
-  errorCode?: string;
+export interface InferenceDependencies {
+  authenticator: ApiKeyAuthenticator;
+  configs: ConfigResolver;
+  clock?: RetryClock;
 }
 
-/** Authenticates, reads the options and the body, and builds the pipeline context. */
-export async function buildGatewayContext(
-  request: NeutralRequest,
-  endpoint: Endpoint,
-  traceId: string,
-  authenticator: ApiKeyAuthenticator,
-): Promise<GatewayContext> {
-  const principal = await authenticator.authenticate(request.headers['x-gw-api-key']);
+/** Authenticates, reads the options, the body and the config, and builds the pipeline context. */
+export async function buildGatewayContext(request: NeutralRequest, endpoint: Endpoint, traceId: string, deps: InferenceDependencies): Promise<GatewayContext> {
+  const principal = await deps.authenticator.authenticate(request.headers['x-gw-api-key']);
   if (!hasScope(principal, 'completions:write')) {
     throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
   }
   const options = readRequestOptions(request.headers);
   const body = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
-  validateInferenceBody(endpoint, body);
+  const config = await deps.configs.resolve(options.config, principal.workspaceId);
+  // With a config, a target's override_params may supply the model: each leaf checks it before its call.
+  validateInferenceBody(endpoint, body, config !== undefined);
+  const routeTree = buildRouteTree(config, leafFromHeaders(options));
+  const now = Date.now();
   return {
     request,
     requestId: randomUUID(),
     traceId,
     startedAt: performance.now(),
+    deadline: now + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
     endpoint,
     principal,
     options,
     body,
+    routeTree,
+    configured: config !== undefined,
+    attempts: [],
     log: requestLogger(traceId),
   };
 }
 
-/** Forwards one inference call to the resolved provider and shapes the answer as OpenAI's. */
-export async function forwardInference(context: GatewayContext): Promise<NeutralResponse> {
-  const { options, endpoint } = context;
-  const { adapter, target } = resolveHeaderTarget(options, endpoint);
-  const stream = context.body.stream === true;
-  const input: AdapterInput = {
-    endpoint,
-    body: applyMetadataUser(context.body, options.metadata),
-    stream,
-    target,
-    forwardHeaders: options.forwardHeaders,
-    dropUnsupportedParams: options.dropUnsupportedParams,
-  };
-  const outcome: InferenceOutcome = { status: 0, provider: adapter.slug, model: typeof context.body.model === 'string' ? context.body.model : undefined };
-  const headers = gatewayHeaders({ traceId: context.traceId, provider: adapter.slug });
+/** Routes the call over the target tree (retries, fallback, load balancing) and answers as OpenAI would. */
+export async function forwardInference(context: GatewayContext, clock: RetryClock = systemClock): Promise<NeutralResponse> {
+  let admission: Admission | undefined;
   try {
-    const call = await adapter.buildCall(input);
-    const upstream = await sendUpstream(call, {
-      timeoutMs: options.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS,
-      idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS,
-      signal: context.request.signal,
+    // Policies and budgets, before anything is forwarded: a refusal (429, 412) has consumed nothing.
+    admission = await admitRequest(context);
+    const { value, leaf, retries } = await routeRequest(context.routeTree, {
+      conditionInput: { metadata: context.options.metadata, params: context.body },
+      random: clock.random,
+      attemptLeaf: (node) =>
+        withRetries(node.settings.retry, context.deadline, (retry) => attemptLeaf(context, node.path, node.settings, retry, (report) => settle(report)), clock),
     });
-    if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
-    const requestId = upstream.headers['x-request-id'];
-    if (typeof requestId === 'string') headers['x-request-id'] = requestId;
+    const headers: Record<string, string> = {
+      ...value.headers,
+      ...gatewayHeaders({
+        traceId: context.traceId,
+        provider: value.provider,
+        retryAttemptCount: retries,
+        cacheStatus: value.cacheStatus,
+        lastUsedOptionIndex: context.configured ? leaf.path : undefined,
+      }),
+      'content-type': value.contentType,
+    };
+    if (value.contentType.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
+    return { status: 200, headers, body: value.body };
+  } catch (thrown) {
+    const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
+    if (!(failure instanceof GatewayError)) throw thrown;
+    const last = context.attempts.at(-1);
+    const held = admission;
+    if (held) runInBackground('policy release', () => releaseAdmission(held, failure.upstream, context.log));
+    recordOutcome(context, { status: failure.status, errorCode: failure.code });
+    throw failure.withHeaders(
+      gatewayHeaders({ traceId: context.traceId, provider: last?.provider, retryAttemptCount: thrown instanceof RouteFailure ? thrown.retries : 0 }),
+    );
+  }
 
-    if (stream) {
-      const clientWantsUsage = (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-      const body = await openStreamRelay(upstream, adapter.createStreamTranslator(input), {
-        clientWantsUsage,
-        onUsage: (usage) => (outcome.usage = usage),
-        onEnd: ({ ok, errorCode }) => {
-          outcome.status = 200;
-          outcome.errorCode = ok ? undefined : errorCode;
-          recordOutcome(context, outcome);
-        },
-      });
-      return {
-        status: 200,
-        headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-        body,
-      };
-    }
-
-    const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
-    let payload: Uint8Array | string = raw;
-    if (adapter.toOpenAIResponse) {
-      const translated = adapter.toOpenAIResponse(input, JSON.parse(raw.toString('utf8')));
-      outcome.usage = translated.usage as Record<string, unknown> | undefined;
-      payload = JSON.stringify(translated);
-    } else {
-      // Pass-through bytes go out untouched; usage is read from them after the response is sent.
-      outcome.usageSource = raw;
-    }
-    outcome.status = 200;
-    recordOutcome(context, outcome);
-    return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: payload };
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      outcome.status = error.status;
-      outcome.errorCode = error.code;
-      recordOutcome(context, outcome);
-      throw new GatewayError(error.status, error.code, error.message, {
-        type: error.type,
-        param: error.param,
-        providerError: error.providerError,
-        headers: { ...headers, ...error.headers },
-        cause: error,
-      });
-    }
-    throw error;
+  function settle(report: UsageReport): void {
+    recordOutcome(context, { status: 200, errorCode: report.streamErrorCode, usage: report.usage, usageSource: report.usageSource, cacheHit: report.cacheHit === true }, admission);
   }
 }
 
-function readUsage(raw: Buffer): Record<string, unknown> | undefined {
-  try {
-    const parsed = JSON.parse(raw.toString('utf8')) as { usage?: Record<string, unknown> };
-    return parsed.usage;
-  } catch {
-    return undefined;
-  }
+interface Outcome {
+  status: number;
+  errorCode?: string;
+  usage?: Record<string, unknown>;
+  usageSource?: Buffer;
+  cacheHit?: boolean;
 }
 
-/** After the response: one log line and one request-log record. Never delays or fails the request. */
-function recordOutcome(context: GatewayContext, outcome: InferenceOutcome): void {
+/** After the response: one log line and one request-log record with every attempt. Never delays the client. */
+function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Admission): void {
   const latencyMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+  const answered = context.attempts.at(-1);
   runInBackground('request log', async () => {
-    if (outcome.usageSource) outcome.usage = readUsage(outcome.usageSource);
+    const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
+    // Prices the response and charges its real usage to the policies and budget it was admitted under.
+    const cost = outcome.status === 200 ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log) : undefined;
     context.log.info('request completed', {
       endpoint: context.endpoint,
-      provider: outcome.provider,
-      model: outcome.model,
+      provider: answered?.provider,
+      model: answered?.model,
       status: outcome.status,
       error_code: outcome.errorCode,
       latency_ms: latencyMs,
+      attempts: context.attempts.length,
     });
     await writeRequestLog({
       trace_id: context.traceId,
@@ -159,16 +131,26 @@ function recordOutcome(context: GatewayContext, outcome: InferenceOutcome): void
       workspace_id: context.principal.workspaceId,
       api_key_id: context.principal.keyId,
       endpoint: context.endpoint,
-      provider: outcome.provider,
-      model: outcome.model,
+      provider: answered?.provider,
+      model: answered?.model,
       stream: context.body.stream === true,
       status: outcome.status,
       outcome: outcome.errorCode ? 'error' : 'success',
       error_code: outcome.errorCode,
       latency_ms: latencyMs,
-      usage: outcome.usage,
+      usage,
+      cost,
+      attempts: context.attempts,
       metadata: context.options.metadata,
       created_at: new Date().toISOString(),
     });
   });
+}
+
+function readUsage(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    return (JSON.parse(raw.toString('utf8')) as { usage?: Record<string, unknown> }).usage;
+  } catch {
+    return undefined;
+  }
 }

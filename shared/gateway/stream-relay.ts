@@ -6,6 +6,8 @@ import { isIdleTimeout, type UpstreamResponse } from './upstream-client.js';
 export interface StreamRelayOptions {
   /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
   clientWantsUsage: boolean;
+  /** Sees every OpenAI chunk as it passes (the cache's tee), before usage is stripped. */
+  onChunk?: (chunk: Record<string, unknown>) => void;
   /** Called with the usage object whenever the provider reports one. */
   onUsage?: (usage: Record<string, unknown>) => void;
   /** Called once when the relay is over: `ok` is true only when the stream ended cleanly. */
@@ -48,6 +50,7 @@ export async function openStreamRelay(
           throw new GatewayError(event.status ?? 502, event.error.code ?? 'upstream_stream_error', event.error.message, {
             type: 'upstream_error',
             providerError: event.providerError,
+            upstream: true,
           });
         }
         errorAfterCommit = event.error.code ?? 'upstream_stream_error';
@@ -58,7 +61,9 @@ export async function openStreamRelay(
     }
     pending.push(encodeEvents(errorAfterCommit ? events.slice(0, events.findIndex((event) => event.type === 'error') + 1) : events, options));
     if (next.done || finished) {
-      if (!finished && !committed) throw new GatewayError(502, 'upstream_stream_empty', 'The provider ended the stream without sending anything', { type: 'upstream_error' });
+      if (!finished && !committed) {
+        throw new GatewayError(502, 'upstream_stream_empty', 'The provider ended the stream without sending anything', { type: 'upstream_error', upstream: true });
+      }
       committed = true;
     }
   }
@@ -124,6 +129,7 @@ function encodeEvents(events: StreamEvent[], options: StreamRelayOptions): Uint8
 }
 
 function withoutUnrequestedUsage(event: Extract<StreamEvent, { type: 'chunk' }>, options: StreamRelayOptions): Uint8Array | undefined {
+  options.onChunk?.(event.chunk);
   const usage = event.chunk.usage;
   if (usage && typeof usage === 'object') {
     options.onUsage?.(usage as Record<string, unknown>);
@@ -139,8 +145,8 @@ function withoutUnrequestedUsage(event: Extract<StreamEvent, { type: 'chunk' }>,
 
 function beforeCommitFailure(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (isIdleTimeout(error)) return new GatewayError(408, 'request_timeout', 'The provider sent no data within the stream idle timeout', { cause: error });
-  return new GatewayError(502, 'upstream_stream_interrupted', 'The provider connection failed before the stream started', { type: 'upstream_error', cause: error });
+  if (isIdleTimeout(error)) return new GatewayError(408, 'request_timeout', 'The provider sent no data within the stream idle timeout', { cause: error, upstream: true });
+  return new GatewayError(502, 'upstream_stream_interrupted', 'The provider connection failed before the stream started', { type: 'upstream_error', cause: error, upstream: true });
 }
 
 function afterCommitFailure(error: unknown) {

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, errors as undiciErrors, request } from './undici-core.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamCall } from '../providers/types.js';
 import { settings } from '../settings.js';
@@ -97,7 +97,7 @@ export async function sendUpstream(call: UpstreamCall, options: UpstreamCallOpti
 function translateUpstreamError(error: unknown, reason: string | undefined, timeoutMs: number): GatewayError {
   if (reason === 'client') return clientClosed();
   if (reason === 'timeout' || reason === 'ceiling') {
-    return new GatewayError(408, 'request_timeout', `The provider did not answer within ${timeoutMs} ms (x-gw-request-timeout)`, { cause: error });
+    return new GatewayError(408, 'request_timeout', `The provider did not answer within ${timeoutMs} ms (request timeout)`, { cause: error, upstream: true });
   }
   const cause = findCause(error);
   if (cause instanceof RefusedAddressError) {
@@ -105,7 +105,7 @@ function translateUpstreamError(error: unknown, reason: string | undefined, time
   }
   const code = (cause as { code?: string } | undefined)?.code;
   const detail = code ? ` (${code})` : '';
-  return new GatewayError(502, 'upstream_unreachable', `Could not reach the provider${detail}`, { type: 'upstream_error', cause: error });
+  return new GatewayError(502, 'upstream_unreachable', `Could not reach the provider${detail}`, { type: 'upstream_error', cause: error, upstream: true });
 }
 
 function findCause(error: unknown): unknown {

@@ -18,13 +18,16 @@ export async function providerErrorFrom(adapter: ProviderAdapter, upstream: Upst
   }
   const summary = adapter.toOpenAIError(upstream.status, providerBody);
   const headers: Record<string, string> = {};
-  const retryAfter = upstream.headers['retry-after'];
-  if (typeof retryAfter === 'string') headers['retry-after'] = retryAfter;
+  for (const name of ['retry-after', 'retry-after-ms']) {
+    const value = upstream.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
   return new GatewayError(upstream.status, summary.code ?? 'provider_error', summary.message, {
     type: 'upstream_error',
     param: summary.param ?? null,
     providerError: providerBody ?? null,
     headers,
+    upstream: true,
   });
 }
 

@@ -7,6 +7,8 @@ export const GATEWAY_PATHS: readonly string[] = [
   '/v1/chat/completions',
   '/v1/completions',
   '/v1/embeddings',
+  // Renders a stored prompt and runs it as a chat completion, so it is inference.
+  '/v1/prompts/{promptId}/completions',
 ];
 
 export function isGatewayPath(path: string): boolean {

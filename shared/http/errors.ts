@@ -18,6 +18,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** The provider's original error body, kept verbatim under `error.provider_error`. */
   providerError?: unknown;
+  /** True when the failure came from the provider or the way to it (status, network, timeout), not from gw. */
+  upstream?: boolean;
   cause?: unknown;
 }
 
@@ -45,6 +47,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly headers: Record<string, string>;
   readonly providerError: unknown;
+  readonly upstream: boolean;
 
   constructor(status: number, code: string, message: string, options: GatewayErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -55,6 +58,19 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
     this.providerError = options.providerError;
+    this.upstream = options.upstream ?? false;
+  }
+
+  /** The same error with extra response headers (e.g. gw's own headers added on the way out). */
+  withHeaders(headers: Record<string, string>): GatewayError {
+    return new GatewayError(this.status, this.code, this.message, {
+      type: this.type,
+      param: this.param,
+      providerError: this.providerError,
+      upstream: this.upstream,
+      headers: { ...headers, ...this.headers },
+      cause: this.cause,
+    });
   }
 }
 

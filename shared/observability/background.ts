@@ -1,6 +1,7 @@
 import { logger } from './logger.js';
 
 const pending = new Set<Promise<unknown>>();
+const flushers = new Set<() => Promise<void>>();
 
 /**
  * Work that must not delay or fail the response (request logs, counters after the fact). A Lambda freezes
@@ -14,6 +15,16 @@ export function runInBackground(label: string, work: () => Promise<unknown>): vo
   pending.add(task);
 }
 
+/** Write-behind buffers register here, so a drain sends what they hold at once instead of after their delay. */
+export function onDrain(flush: () => Promise<void>): void {
+  flushers.add(flush);
+}
+
 export async function drainBackgroundWork(): Promise<void> {
-  while (pending.size > 0) await Promise.allSettled([...pending]);
+  while (pending.size > 0) {
+    await Promise.all([...flushers].map((flush) => flush()));
+    // Tasks may still be on their way to a buffer: look again shortly rather than wait for its timer.
+    await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, 2))]);
+  }
+  await Promise.all([...flushers].map((flush) => flush()));
 }

@@ -24,6 +24,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Never answer at all. */
   hang?: boolean;
+  /** Drop the connection without answering (a reset before any byte). */
+  destroy?: boolean;
   /** After `count` chunks, wait for `until` before sending the rest (to prove the relay does not buffer). */
   holdAfter?: { count: number; until: Promise<void> };
   /** After the chunks: keep the connection open without ending it. */
@@ -71,6 +73,10 @@ export async function startMockUpstream(initial: MockHandler): Promise<MockUpstr
       if (!finished) earlyCloses++;
     });
     if (script.hang) return;
+    if (script.destroy) {
+      response.socket?.destroy();
+      return;
+    }
     if (script.delayMs) await sleep(script.delayMs);
     if (response.destroyed) return;
     if (script.chunks) {

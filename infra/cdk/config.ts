@@ -1,0 +1,160 @@
+import * as z from 'zod';
+import { parseSettings } from '../../shared/settings.js';
+import type { FunctionName } from './function-table.js';
+
+/**
+ * The stack's configuration, read from CDK context (`cdk.json` defaults, `-c key=value` on the command line) and
+ * validated once with zod, so a typo fails `cdk synth` with the key's name instead of deploying something odd.
+ * Values given with `-c` arrive as strings: numbers, booleans and JSON objects are parsed from them.
+ */
+
+/** Log retention values CloudWatch Logs accepts (days). */
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+const FUNCTION_NAMES = ['gateway', 'control-plane', 'expire-api-keys', 'restore-budgets'] as const satisfies readonly FunctionName[];
+
+/**
+ * Settings the stack itself decides (table names, secret store, local-only switches): they cannot be set
+ * through the `settings` context key.
+ */
+export const STACK_OWNED_SETTINGS: readonly string[] = [
+  'AWS_REGION',
+  'GW_TABLE_MAIN',
+  'GW_TABLE_CACHE',
+  'GW_TABLE_LOGS',
+  'GW_DYNAMODB_ENDPOINT',
+  'GW_SECRET_STORE',
+  'GW_SECRETS_MANAGER_ENDPOINT',
+  'GW_LOCAL_SECRET_DIR',
+  'GW_LOCAL_SECRET_KEY',
+  'GW_ALLOW_LOOPBACK_HOSTS',
+];
+
+/**
+ * Secrets would land in plain text in the template and the functions' configuration: refused as context
+ * settings (JWT verification in AWS uses GW_JWT_JWKS_URL).
+ */
+export const SECRET_SETTINGS: readonly string[] = ['GW_JWT_SECRET'];
+
+const jsonFromString = (value: unknown) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+};
+
+const emptyToUndefined = (value: unknown) => (value === '' || value === null ? undefined : value);
+
+const optionalText = z.preprocess(emptyToUndefined, z.string().min(1).optional());
+const positiveInt = (fallback: number) => z.preprocess(emptyToUndefined, z.coerce.number().int().positive().default(fallback));
+const flag = (fallback: boolean) =>
+  z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() === 'true' : value ?? fallback), z.boolean());
+
+const perFunction = <T extends z.ZodType>(value: T) =>
+  z.preprocess(jsonFromString, z.partialRecord(z.enum(FUNCTION_NAMES), value).default({}));
+
+const settingValue = z.union([z.string(), z.number(), z.boolean()]).transform((value) => {
+  if (typeof value === 'boolean') return value ? 'ON' : 'OFF';
+  return String(value);
+});
+
+const arn = (service: string) => z.string().regex(new RegExp(`^arn:aws[a-z-]*:${service}:`), `must be an ${service} ARN`);
+
+const contextSchema = z
+  .object({
+    stackName: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/).default('gw')),
+    /** `production` keeps data: deletion protection on the main table, tables and logs retained on delete. */
+    environment: z.preprocess(emptyToUndefined, z.enum(['production', 'development']).default('production')),
+    apiStageName: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z0-9_]+$/).default('prod')),
+    throttleRateLimit: positiveInt(100),
+    throttleBurstLimit: positiveInt(200),
+    apiExecutionLogging: z.preprocess(emptyToUndefined, z.enum(['OFF', 'ERROR', 'INFO']).default('ERROR')),
+    domainName: optionalText,
+    certificateArn: z.preprocess(emptyToUndefined, arn('acm').optional()),
+    hostedZoneId: optionalText,
+    hostedZoneName: optionalText,
+    webAclArn: z.preprocess(emptyToUndefined, arn('wafv2').optional()),
+    /** `create` for a new customer-managed key (rotated yearly), or the ARN of an existing one. */
+    secretsKmsKey: z.preprocess(emptyToUndefined, z.union([z.literal('create'), arn('kms')]).optional()),
+    alarmTopicArn: z.preprocess(emptyToUndefined, arn('sns').optional()),
+    logRetentionDays: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number()
+        .refine((days) => (RETENTION_DAYS as readonly number[]).includes(days), `must be one of ${RETENTION_DAYS.join(', ')}`)
+        .default(30),
+    ),
+    logLevel: z.preprocess(emptyToUndefined, z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']).default('INFO')),
+    metricsNamespace: z.preprocess(emptyToUndefined, z.string().min(1).max(255).default('gw')),
+    reservedConcurrency: perFunction(z.coerce.number().int().min(0)),
+    memoryMb: perFunction(z.coerce.number().int().min(128).max(10240)),
+    /** gw settings (shared/settings.ts) for every function, e.g. feature flags: `{"GUARDRAILS_ENABLED": "OFF"}`. */
+    settings: z.preprocess(jsonFromString, z.record(z.string(), settingValue).default({})),
+    /** Deploy the bundles `npm run build` wrote under this directory (e.g. `dist`) instead of bundling again. */
+    prebuiltBundles: optionalText,
+    /** Run cdk-nag's AwsSolutions checks during synth. */
+    nag: flag(true),
+  })
+  .superRefine((config, ctx) => {
+    if (config.domainName && !config.certificateArn) {
+      ctx.addIssue({ code: 'custom', path: ['certificateArn'], message: 'is required when domainName is set (an ACM certificate in the stack region)' });
+    }
+    if (Boolean(config.hostedZoneId) !== Boolean(config.hostedZoneName)) {
+      ctx.addIssue({ code: 'custom', path: ['hostedZoneId'], message: 'hostedZoneId and hostedZoneName go together' });
+    }
+    if (config.hostedZoneId && !config.domainName) {
+      ctx.addIssue({ code: 'custom', path: ['domainName'], message: 'is required when a hosted zone is given' });
+    }
+    if (config.throttleBurstLimit < config.throttleRateLimit) {
+      ctx.addIssue({ code: 'custom', path: ['throttleBurstLimit'], message: 'must be at least throttleRateLimit' });
+    }
+  });
+
+export type GwConfig = z.infer<typeof contextSchema>;
+
+export const CONTEXT_KEYS = Object.keys(contextSchema.shape) as ReadonlyArray<keyof GwConfig>;
+
+export class InvalidContextError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid gw CDK context:\n  ${issues.join('\n  ')}`);
+    this.name = 'InvalidContextError';
+  }
+}
+
+/** Reads and validates every gw context key through `read` (usually `node.tryGetContext`). */
+export function readConfig(read: (key: string) => unknown): GwConfig {
+  const raw = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, read(key)]));
+  const result = contextSchema.safeParse(raw);
+  if (!result.success) {
+    throw new InvalidContextError(result.error.issues.map((issue) => `${issue.path.join('.') || '(context)'}: ${issue.message}`));
+  }
+  assertSettings(result.data.settings);
+  return result.data;
+}
+
+/**
+ * The `settings` context key goes through the same zod schema the functions parse their environment with, so an
+ * unknown name or a bad value fails the synth rather than the first request. A name is known when the schema
+ * keeps it (zod drops keys it does not declare).
+ */
+function assertSettings(values: Record<string, string>): void {
+  const issues: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (STACK_OWNED_SETTINGS.includes(name)) {
+      issues.push(`settings.${name}: is set by the stack and cannot be overridden`);
+      continue;
+    }
+    if (SECRET_SETTINGS.includes(name)) {
+      issues.push(`settings.${name}: is a secret and would be stored in plain text in the template; use GW_JWT_JWKS_URL`);
+      continue;
+    }
+    try {
+      if (!(name in parseSettings({ [name]: value }))) issues.push(`settings.${name}: not a gw setting (see shared/settings.ts)`);
+    } catch (error) {
+      issues.push(`settings.${(error as Error).message.replace(/^Invalid gw settings:\s*/, '')}`);
+    }
+  }
+  if (issues.length) throw new InvalidContextError(issues);
+}

@@ -1,0 +1,81 @@
+import { basename, extname, join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { LAMBDA_BUNDLE } from '../bundle-options.js';
+import type { FunctionSpec } from '../function-table.js';
+import { nodejsBundlingOptions } from '../nodejs-bundling.js';
+
+export interface GwFunctionProps {
+  spec: FunctionSpec;
+  /** Absolute path of the repository (where package-lock.json is). */
+  projectRoot: string;
+  /** The handler file, absolute; defaults to the spec's entry under projectRoot. */
+  entry?: string;
+  /**
+   * A directory holding this function's already-built bundle (`index.mjs`, from `npm run build`). When given, it
+   * is deployed as is instead of being bundled again, so what ships is exactly what was built and measured.
+   */
+  prebuiltBundleDir?: string;
+  environment: Record<string, string>;
+  memoryMb?: number;
+  reservedConcurrency?: number;
+  logRetention: RetentionDays;
+  production: boolean;
+}
+
+/**
+ * One gw Lambda: nodejs22.x on arm64, bundled by the project's esbuild with the shared options, X-Ray active, its
+ * own log group with a retention, and its own role that starts empty: the only permissions it gets are writing to
+ * its log group, X-Ray, and whatever the stack grants from the function table.
+ */
+export class GwFunction extends Construct {
+  readonly spec: FunctionSpec;
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: GwFunctionProps) {
+    super(scope, id);
+    const { spec } = props;
+    this.spec = spec;
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `gw ${spec.name} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const code = props.prebuiltBundleDir
+      ? { code: Code.fromAsset(props.prebuiltBundleDir), handler: `${basename(LAMBDA_BUNDLE.outputFile, extname(LAMBDA_BUNDLE.outputFile))}.handler` }
+      : { handler: 'handler', bundling: nodejsBundlingOptions() };
+    this.function = new NodejsFunction(this, 'Function', {
+      ...code,
+      entry: props.entry ?? join(props.projectRoot, spec.entry),
+      projectRoot: props.projectRoot,
+      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb ?? spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      description: spec.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      awsSdkConnectionReuse: false,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: `gw-${spec.name}`,
+        // Stack traces point into the TypeScript sources (the bundle ships an external source map).
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+  }
+}

@@ -1,0 +1,136 @@
+import type { TableDefinition } from '../../shared/store/table-definitions.js';
+import { MAIN_TABLE } from '../../shared/store/table-definitions.js';
+
+/**
+ * The Lambda functions of gw, in one table: what each runs, how big and how long, how it is invoked and
+ * exactly which table and secret actions it may perform. The stack builds functions, API routes, schedules,
+ * grants and alarms from these rows and nothing else.
+ */
+export type FunctionName = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets';
+
+export type TableId = TableDefinition['id'];
+
+/** The DynamoDB actions gw's code uses. No Scan, no transactions (the local store has none). */
+export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+
+export interface TableGrant {
+  table: TableId;
+  /** Actions on the table itself (its items and, for Query, its base key). */
+  actions: readonly DynamoAction[];
+  /** Global secondary indexes the function queries, by name; each becomes its own index ARN. */
+  queryIndexes?: readonly string[];
+  /** Granted only when one of these gw settings is set for the deployment (context key `settings`). */
+  whenSettings?: readonly string[];
+}
+
+/**
+ * `read`: GetSecretValue on the virtual-key prefix. `manage`: create, update, tag, delete and read there.
+ * Both are limited to names under `gw/virtual-keys/`.
+ */
+export type SecretAccess = 'read' | 'manage';
+
+export interface FunctionSpec {
+  name: FunctionName;
+  /** Handler file, relative to the project root; a row whose file does not exist yet is left out of the stack. */
+  entry: string;
+  description: string;
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** How API Gateway invokes it: response streaming (gateway routes) or buffered (control-plane routes). */
+  api?: 'streaming' | 'buffered';
+  /** EventBridge schedule, every N minutes. */
+  scheduleMinutes?: number;
+  tables: readonly TableGrant[];
+  secrets?: SecretAccess;
+  /** p99 Duration above this alarms. */
+  p99DurationAlarmMs: number;
+  /** Errors alarm: the error rate (% of invocations) for API functions, the error count for scheduled ones. */
+  errorAlarmThreshold: number;
+}
+
+const allMainIndexes = MAIN_TABLE.globalIndexes.map((index) => index.indexName);
+
+export const FUNCTION_TABLE: readonly FunctionSpec[] = [
+  {
+    name: 'gateway',
+    entry: 'functions/gateway/handler.ts',
+    description: 'gw gateway: OpenAI-compatible inference routes, streamed through API Gateway',
+    // CPU scales with memory: 1024 MB buys ~0.6 vCPU for JSON and SSE transforms and TLS to providers; the
+    // work is I/O-bound, so more mostly adds cost (docs/deploy.md, "Sizing").
+    memoryMb: 1024,
+    // A stream may last as long as API Gateway lets it (15 min); gw's own upstream ceiling
+    // (GW_UPSTREAM_MAX_DURATION_MS, 870 s) ends it first so the client gets an explicit error event.
+    timeoutSeconds: 900,
+    api: 'streaming',
+    tables: [
+      // Keys, configs, policies, virtual-key metadata; counters are UpdateItem ADD.
+      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'] },
+      // Exact entries by key, semantic candidates by Query, replaced or dropped (shared/gateway/cache/cache-store.ts).
+      { table: 'cache', actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] },
+      // Request logs are written, never read, by the gateway.
+      { table: 'logs', actions: ['PutItem'] },
+      // Model prices and capabilities kept in the logs table ("log store" source of shared/observability/pricing).
+      { table: 'logs', actions: ['GetItem'], whenSettings: ['MODEL_CONFIGS_PRICING_LOG_STORE_PATH', 'MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH'] },
+    ],
+    secrets: 'read',
+    // Approaching the 900 s timeout: streams are about to be cut.
+    p99DurationAlarmMs: 840_000,
+    errorAlarmThreshold: 5,
+  },
+  {
+    name: 'control-plane',
+    entry: 'functions/control-plane/handler.ts',
+    description: 'gw control plane: admin API (workspaces, keys, configs, prompts, policies, logs)',
+    memoryMb: 512,
+    // API Gateway's buffered integration gives up at 29 s; a little more lets the function finish cleanly.
+    timeoutSeconds: 30,
+    api: 'buffered',
+    tables: [
+      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], queryIndexes: allMainIndexes },
+      { table: 'logs', actions: ['GetItem', 'Query'], queryIndexes: ['gsi1'] },
+    ],
+    secrets: 'manage',
+    p99DurationAlarmMs: 5_000,
+    errorAlarmThreshold: 5,
+  },
+  {
+    name: 'expire-api-keys',
+    entry: 'functions/expire-api-keys/handler.ts',
+    description: 'gw: marks API keys past their expiry as expired (gsi2 queue) and audits it',
+    memoryMb: 256,
+    // Well under the 5-minute period, so two runs rarely overlap (and the work is idempotent when they do).
+    timeoutSeconds: 120,
+    scheduleMinutes: 5,
+    tables: [{ table: 'main', actions: ['UpdateItem', 'PutItem'], queryIndexes: ['gsi2'] }],
+    p99DurationAlarmMs: 96_000,
+    errorAlarmThreshold: 1,
+  },
+  {
+    name: 'restore-budgets',
+    entry: 'functions/restore-budgets/handler.ts',
+    description: 'gw: resets periodic budgets and usage limits that are due (gsi2 queue)',
+    memoryMb: 256,
+    timeoutSeconds: 120,
+    scheduleMinutes: 5,
+    // The reset and exhausted queues are gsi2 partitions; a budget is re-read before its queue marker is cleared.
+    tables: [{ table: 'main', actions: ['GetItem', 'UpdateItem'], queryIndexes: ['gsi2'] }],
+    p99DurationAlarmMs: 96_000,
+    errorAlarmThreshold: 1,
+  },
+];
+
+/**
+ * The table grants that apply to a deployment: conditional rows whose settings are unset are dropped, and rows for
+ * the same table are merged, so each table gets one statement for its items and one for its indexes.
+ */
+export function effectiveTableGrants(spec: FunctionSpec, settings: Readonly<Record<string, string>>): TableGrant[] {
+  const merged = new Map<TableId, { actions: Set<DynamoAction>; indexes: Set<string> }>();
+  for (const grant of spec.tables) {
+    if (grant.whenSettings && !grant.whenSettings.some((name) => settings[name])) continue;
+    const entry = merged.get(grant.table) ?? { actions: new Set<DynamoAction>(), indexes: new Set<string>() };
+    for (const action of grant.actions) entry.actions.add(action);
+    for (const index of grant.queryIndexes ?? []) entry.indexes.add(index);
+    merged.set(grant.table, entry);
+  }
+  return [...merged.entries()].map(([table, { actions, indexes }]) => ({ table, actions: [...actions], queryIndexes: [...indexes] }));
+}

@@ -1,0 +1,206 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { VIRTUAL_KEY_SECRET_PREFIX } from '../../shared/store/secrets/secrets-manager-secret-store.js';
+import { LAMBDA_BUNDLE } from './bundle-options.js';
+import type { GwConfig } from './config.js';
+import { grantFunctionAccess } from './constructs/access-grants.js';
+import { DataTables } from './constructs/data-tables.js';
+import { GwFunction } from './constructs/gw-function.js';
+import { Operations } from './constructs/operations.js';
+import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
+import { FunctionSchedule } from './constructs/schedule.js';
+import { FUNCTION_TABLE, type FunctionName, type FunctionSpec } from './function-table.js';
+import { OUTPUT_KEYS, tableOutputKey } from './outputs.js';
+
+export interface GwStackProps extends StackProps {
+  config: GwConfig;
+  /** Absolute path of the repository: handler entries are relative to it, package-lock.json is in it. */
+  projectRoot: string;
+  /** The function table; tests point rows at fixture handlers. */
+  functions?: readonly FunctionSpec[];
+}
+
+export class MissingBundleError extends Error {}
+
+/** Functions the API cannot do without; the scheduled ones join when their handler exists. */
+const REQUIRED_FUNCTIONS: readonly FunctionName[] = ['gateway', 'control-plane'];
+
+/**
+ * gw on AWS: DynamoDB tables, one Lambda per row of the function table (with exactly its grants), the REST API in
+ * front of the gateway and control plane, EventBridge schedules for the scheduled functions, alarms and a
+ * dashboard.
+ */
+export class GwStack extends Stack {
+  readonly tables: DataTables;
+  readonly functions: ReadonlyMap<FunctionName, GwFunction>;
+  readonly restApi: GwRestApi;
+  readonly operations: Operations;
+  readonly secretsKey?: IKey;
+
+  constructor(scope: Construct, id: string, props: GwStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const production = config.environment === 'production';
+    const logRetention = config.logRetentionDays as RetentionDays;
+
+    this.tables = new DataTables(this, 'Tables', { production });
+    this.secretsKey = this.secretsKmsKey(config, production);
+
+    const specs = (props.functions ?? FUNCTION_TABLE).map((spec) => ({ spec, entry: resolveEntry(props.projectRoot, spec.entry) }));
+    for (const name of REQUIRED_FUNCTIONS) {
+      const row = specs.find(({ spec }) => spec.name === name);
+      if (!row || !existsSync(row.entry)) throw new Error(`The ${name} function is required, but its handler ${row?.entry ?? '(no row)'} does not exist`);
+    }
+
+    const environment = this.functionEnvironment(config);
+    const functions = new Map<FunctionName, GwFunction>();
+    for (const { spec, entry } of specs) {
+      // A scheduled function whose handler has not been written yet is left out until it lands.
+      if (!existsSync(entry)) continue;
+      const fn = new GwFunction(this, constructId(spec.name), {
+        spec,
+        entry,
+        prebuiltBundleDir: prebuiltBundleDir(props.projectRoot, config.prebuiltBundles, spec.name),
+        projectRoot: props.projectRoot,
+        environment,
+        memoryMb: config.memoryMb[spec.name],
+        reservedConcurrency: config.reservedConcurrency[spec.name],
+        logRetention,
+        production,
+      });
+      grantFunctionAccess(fn.role, spec, this.tables, config.settings, this.secretsKey);
+      this.acknowledgeFunctionNagRules(fn, spec);
+      if (spec.scheduleMinutes) {
+        new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
+          fn: fn.function,
+          everyMinutes: spec.scheduleMinutes,
+          description: `Runs gw ${spec.name} every ${spec.scheduleMinutes} minutes`,
+        });
+      }
+      functions.set(spec.name, fn);
+    }
+    this.functions = functions;
+
+    this.restApi = new GwRestApi(this, 'Api', {
+      gateway: this.requireFunction('gateway').function,
+      controlPlane: this.requireFunction('control-plane').function,
+      stageName: config.apiStageName,
+      throttleRateLimit: config.throttleRateLimit,
+      throttleBurstLimit: config.throttleBurstLimit,
+      executionLogging: config.apiExecutionLogging,
+      logRetention,
+      production,
+      domain: config.domainName && config.certificateArn
+        ? {
+            domainName: config.domainName,
+            certificateArn: config.certificateArn,
+            hostedZone: config.hostedZoneId && config.hostedZoneName ? { id: config.hostedZoneId, name: config.hostedZoneName } : undefined,
+          }
+        : undefined,
+      webAclArn: config.webAclArn,
+    });
+
+    this.operations = new Operations(this, 'Operations', {
+      api: this.restApi.api,
+      functions: [...functions.values()].map((fn) => ({ spec: fn.spec, fn: fn.function })),
+      tables: this.tables,
+      alarmTopicArn: config.alarmTopicArn,
+    });
+
+    this.addOutputs(config);
+  }
+
+  private requireFunction(name: FunctionName): GwFunction {
+    const fn = this.functions.get(name);
+    if (!fn) throw new Error(`The ${name} function is missing from the function table`);
+    return fn;
+  }
+
+  private secretsKmsKey(config: GwConfig, production: boolean): IKey | undefined {
+    if (!config.secretsKmsKey) return undefined;
+    if (config.secretsKmsKey !== 'create') return Key.fromKeyArn(this, 'SecretsKey', config.secretsKmsKey);
+    return new Key(this, 'SecretsKey', {
+      description: `gw ${this.stackName}: encrypts virtual-key credentials in Secrets Manager`,
+      enableKeyRotation: true,
+      removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+  }
+
+  /** What every function reads at start (shared/settings.ts), plus Powertools' own variables. */
+  private functionEnvironment(config: GwConfig): Record<string, string> {
+    const environment: Record<string, string> = {
+      // API Gateway cuts a regional stream after 5 minutes of silence; gw's own idle timeout fires first, so the
+      // client gets gw's explicit error event instead of a dropped connection.
+      GW_STREAM_IDLE_TIMEOUT_MS: String(STREAMING_IDLE_TIMEOUT.toMilliseconds() - 20_000),
+      ...config.settings,
+    };
+    for (const [, { table, definition }] of this.tables.byId) environment[definition.nameSetting] = table.tableName;
+    environment.GW_SECRET_STORE = 'secrets-manager';
+    if (this.secretsKey) environment.GW_SECRETS_KMS_KEY_ID = this.secretsKey.keyArn;
+    environment.POWERTOOLS_LOG_LEVEL = config.logLevel;
+    environment.POWERTOOLS_METRICS_NAMESPACE = config.metricsNamespace;
+    return environment;
+  }
+
+  private acknowledgeFunctionNagRules(fn: GwFunction, spec: FunctionSpec): void {
+    Validations.of(fn.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'gw targets nodejs22.x on purpose (DESIGN.md): it is the newest runtime its test matrix (Node 20 locally and in CI, middy 6) covers; the upgrade is a deliberate change, not a default.',
+    });
+    const policy = fn.role.node.tryFindChild('DefaultPolicy');
+    if (!policy) return;
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permissions; this is the only statement with Resource *.',
+    });
+    if (spec.secrets) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${VIRTUAL_KEY_SECRET_PREFIX}*]`,
+        reason: 'Virtual-key credentials are created at run time, one secret per key, all under the gw/virtual-keys/ prefix; the wildcard is that prefix (and the random suffix Secrets Manager appends), nothing wider.',
+      });
+    }
+  }
+
+  private addOutputs(config: GwConfig): void {
+    new CfnOutput(this, OUTPUT_KEYS.apiUrl, { value: this.restApi.api.url, description: 'The API stage URL' });
+    new CfnOutput(this, OUTPUT_KEYS.gatewayBaseUrl, { value: this.restApi.v1Url, description: 'Base URL for OpenAI-compatible clients (…/v1)' });
+    new CfnOutput(this, OUTPUT_KEYS.region, { value: this.region, description: 'The stack region' });
+    for (const [, { table, definition }] of this.tables.byId) {
+      new CfnOutput(this, tableOutputKey(definition), { value: table.tableName, description: `DynamoDB table for ${definition.nameSetting}` });
+    }
+    new CfnOutput(this, OUTPUT_KEYS.dashboardName, { value: this.operations.dashboard.dashboardName, description: 'CloudWatch dashboard' });
+    const domain = this.restApi.api.domainName;
+    if (domain && config.domainName && !config.hostedZoneId) {
+      new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
+        value: domain.domainNameAliasDomainName,
+        description: `Point a CNAME (or alias) for ${config.domainName} at this name`,
+      });
+    }
+  }
+}
+
+/** `<prebuiltBundles>/<function>`, which must hold the function's index.mjs. */
+function prebuiltBundleDir(projectRoot: string, root: string | undefined, name: FunctionName): string | undefined {
+  if (!root) return undefined;
+  const dir = resolveEntry(projectRoot, join(root, name));
+  if (!existsSync(join(dir, LAMBDA_BUNDLE.outputFile))) {
+    throw new MissingBundleError(`prebuiltBundles: ${join(dir, LAMBDA_BUNDLE.outputFile)} does not exist (run \`npm run build\` first)`);
+  }
+  return dir;
+}
+
+function resolveEntry(projectRoot: string, entry: string): string {
+  return isAbsolute(entry) ? entry : join(projectRoot, entry);
+}
+
+/** `control-plane` → `ControlPlane`. */
+function constructId(name: FunctionName): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

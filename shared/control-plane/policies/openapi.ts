@@ -1,0 +1,122 @@
+// Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import { POLICY_KINDS, type PolicyKind } from '../../store/policy-repository.js';
+import { POLICY_KIND_LABELS } from './policy-presenter.js';
+import {
+  createRateLimitPolicySchema,
+  createUsageLimitPolicySchema,
+  listPoliciesQuerySchema,
+  listPolicyEntitiesQuerySchema,
+  policyCreatedSchema,
+  policyEntityListSchema,
+  policyIdPathSchema,
+  policyListSchema,
+  policySchema,
+  updateRateLimitPolicySchema,
+  updateUsageLimitPolicySchema,
+} from './schemas.js';
+
+const TAG = 'Policies';
+const READ = ['policies:read'];
+const LIST = ['policies:read', 'policies:list'];
+const WRITE = ['policies:write'];
+
+const KIND_DOCS: Record<PolicyKind, { title: string; plural: string; flags: string[]; create: OpenApiOperation['body']; update: OpenApiOperation['body'] }> = {
+  rate_limit: { title: 'RateLimitPolicy', plural: 'RateLimitPolicies', flags: ['POLICY_ENABLED'], create: createRateLimitPolicySchema, update: updateRateLimitPolicySchema },
+  usage_limit: {
+    title: 'UsageLimitPolicy',
+    plural: 'UsageLimitPolicies',
+    flags: ['POLICY_ENABLED', 'USAGE_LIMITS_ENABLED'],
+    create: createUsageLimitPolicySchema,
+    update: updateUsageLimitPolicySchema,
+  },
+};
+
+function operationsOf(kind: PolicyKind): OpenApiOperation[] {
+  const { path: segment, label } = POLICY_KIND_LABELS[kind];
+  const { title, plural, flags, create, update } = KIND_DOCS[kind];
+  const base = `/v1/policies/${segment}`;
+  const common = { tags: [TAG], featureFlags: flags };
+  return [
+    {
+      ...common,
+      method: 'post',
+      path: base,
+      operationId: `create${title}`,
+      summary: `Create a ${label}`,
+      description:
+        'Conditions (all must match) choose the requests the policy applies to; group_by keys say how usage is counted. ' +
+        'workspace_id and organisation_id default to the API key’s; a workspace key naming another workspace gets a 404.',
+      scopes: WRITE,
+      body: create,
+      responses: { '201': { description: 'Created.', schema: policyCreatedSchema } },
+      errors: [400, 401, 403, 404],
+    },
+    {
+      ...common,
+      method: 'get',
+      path: base,
+      operationId: `list${plural}`,
+      summary: `List ${label.replace('policy', 'policies')}`,
+      description: 'Newest first. A workspace key sees its workspace; an admin key its whole organisation unless workspace_id narrows it.',
+      scopes: LIST,
+      query: listPoliciesQuerySchema,
+      responses: { '200': { description: 'One page of policies.', schema: policyListSchema } },
+      errors: [400, 401, 403, 404],
+    },
+    {
+      ...common,
+      method: 'get',
+      path: `${base}/{id}`,
+      operationId: `get${title}`,
+      summary: `Get a ${label}`,
+      description: 'Archived policies stay readable. Another workspace’s policy is a 404.',
+      scopes: READ,
+      pathParameters: policyIdPathSchema,
+      responses: { '200': { description: 'The policy.', schema: policySchema } },
+      errors: [401, 403, 404],
+    },
+    {
+      ...common,
+      method: 'put',
+      path: `${base}/{id}`,
+      operationId: `update${title}`,
+      summary: `Update a ${label}`,
+      description: 'Only the fields sent change; the version goes up by one. An archived policy cannot change (409).',
+      scopes: WRITE,
+      pathParameters: policyIdPathSchema,
+      body: update,
+      responses: { '200': { description: 'The updated policy.', schema: policySchema } },
+      errors: [400, 401, 403, 404, 409],
+    },
+    {
+      ...common,
+      method: 'post',
+      path: `${base}/{id}/archive`,
+      operationId: `archive${title}`,
+      summary: `Archive a ${label}`,
+      description: 'The policy stays readable and is skipped by enforcement from now on. Archiving an archived policy changes nothing.',
+      scopes: WRITE,
+      pathParameters: policyIdPathSchema,
+      responses: { '200': { description: 'The archived policy.', schema: policySchema } },
+      errors: [401, 403, 404, 409],
+    },
+  ];
+}
+
+export const openApiOperations: OpenApiOperation[] = [
+  ...POLICY_KINDS.flatMap(operationsOf),
+  {
+    method: 'get',
+    path: '/v1/policies/entities',
+    operationId: 'listPolicyEntities',
+    summary: 'List the API keys, workspaces and users linked to policies',
+    description: 'Entities named by the conditions of the policies the caller may see (api_key, workspace_id and metadata._user values; * names nothing), with the policies naming each.',
+    tags: [TAG],
+    featureFlags: ['POLICY_ENABLED'],
+    scopes: LIST,
+    query: listPolicyEntitiesQuerySchema,
+    responses: { '200': { description: 'One page of entities.', schema: policyEntityListSchema } },
+    errors: [400, 401, 403, 404],
+  },
+];

@@ -1,0 +1,57 @@
+import { badRequest } from '../../http/errors.js';
+import { findProvider, PROVIDER_SLUGS } from '../../providers/registry.js';
+import type { ApiKeyRepository } from '../../store/api-key-repository.js';
+import type { PolicyCondition } from '../../store/policy-repository.js';
+import type { WorkspaceRepository } from '../../store/workspace-repository.js';
+import type { PolicyScope } from './policy-scope.js';
+import { findWorkspaceId } from './policy-scope.js';
+import { MATCH_ANY } from './schemas.js';
+
+export interface ReferenceStores {
+  apiKeys: ApiKeyRepository;
+  workspaces: WorkspaceRepository;
+}
+
+/**
+ * Checks the condition values that name something gw knows (API keys, workspaces, providers) and stores them in
+ * the form enforcement compares against: the API key id, the workspace id (a slug is resolved), the canonical
+ * provider slug. A value the caller may not see is refused with the same message as one that does not exist.
+ */
+export async function normaliseConditions(conditions: PolicyCondition[], scope: PolicyScope, stores: ReferenceStores): Promise<PolicyCondition[]> {
+  const normalised: PolicyCondition[] = [];
+  for (const [index, condition] of conditions.entries()) {
+    normalised.push({ key: condition.key, value: await normaliseValue(condition, `conditions[${index}].value`, scope, stores) });
+  }
+  return normalised;
+}
+
+async function normaliseValue(condition: PolicyCondition, param: string, scope: PolicyScope, stores: ReferenceStores): Promise<string> {
+  const { key, value } = condition;
+  if (value === MATCH_ANY) return value;
+  switch (key) {
+    case 'api_key': {
+      const found = await stores.apiKeys.findById(value);
+      const inScope = found && found.record.organisation_id === scope.organisationId && found.record.workspace_id === scope.workspaceId;
+      if (!inScope) throw invalidValue(param, `no API key with id '${value}' in workspace ${scope.workspaceId}; use the id of one of its API keys, or *`);
+      return found.record.id;
+    }
+    case 'workspace_id': {
+      const workspaceId = await findWorkspaceId(scope.organisationId, value, stores.workspaces);
+      if (workspaceId !== scope.workspaceId) {
+        throw invalidValue(param, `workspace_id must name the policy's own workspace (${scope.workspaceId}, by id or slug) or be *`);
+      }
+      return workspaceId;
+    }
+    case 'provider': {
+      const provider = findProvider(value);
+      if (!provider) throw invalidValue(param, `unknown provider '${value}'; known providers: ${PROVIDER_SLUGS.join(', ')}`);
+      return provider.slug;
+    }
+    default:
+      return value;
+  }
+}
+
+function invalidValue(param: string, message: string) {
+  return badRequest('invalid_condition_value', `${param}: ${message}`, param);
+}

@@ -1,0 +1,106 @@
+import type { Scope } from '../../auth/scopes.js';
+import { badRequest } from '../../http/errors.js';
+import { jsonResponse, type NeutralResponse } from '../../http/types.js';
+import type { ControlPlaneRequest, ResourceHandler } from '../app.js';
+import { audited, type MutationResult } from '../audit.js';
+import { requireListScope, requireScope } from '../authorization.js';
+import { readPageRequest } from '../pagination.js';
+import type { RouteRegistrar } from '../routes.js';
+import { parseJsonBody } from '../validation.js';
+import { targetWorkspace } from '../workspaces/access.js';
+import { PromptService } from './prompt-service.js';
+import { parseRenderBody, renderStoredPrompt } from './render.js';
+import { promptCreateSchema, promptLabelSchema, promptUpdateSchema } from './schemas.js';
+import { readVersionSelector } from './versions.js';
+import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
+import { PromptRepository } from '../../store/prompt-repository.js';
+
+type Handler = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => ReturnType<ResourceHandler>;
+type Mutation = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => Promise<MutationResult<NeutralResponse>>;
+
+/**
+ * Prompts: `POST|GET /v1/prompts`, `GET|PATCH|DELETE /v1/prompts/{promptId}`, versions, publish, labels, and
+ * `POST /v1/prompts/{promptId}/render`. Admin keys may name another workspace with `?workspace_id=`.
+ */
+export function registerPromptRoutes(register: RouteRegistrar): void {
+  let service: PromptService | undefined;
+  // Built on first use: repositories read settings, which the local runtime prepares after loading routes.
+  const prompts = () => (service ??= new PromptService());
+  // A workspace holding prompts is not empty: deleting it needs `force`.
+  registerWorkspaceContentProbe('prompts', async (workspaceId) => (await new PromptRepository().list(workspaceId, 1)).items.length > 0);
+  const workspaceOf = async (call: ControlPlaneRequest) => (await targetWorkspace(call.principal, call.request.query.workspace_id)).id;
+
+  /** A read: scope check (a list also accepts `prompts:list`), workspace, handler. */
+  const read = (method: string, pattern: string, scope: Scope | 'list', handler: Handler) =>
+    register(method, pattern, async (call) => {
+      if (scope === 'list') requireListScope(call.principal, 'prompts:read');
+      else requireScope(call.principal, scope);
+      return handler(call, await workspaceOf(call), prompts());
+    });
+  /** A mutation: the same, inside `audited`, so success and failure both reach the audit log. */
+  const mutate = (method: string, pattern: string, action: string, mutation: Mutation) =>
+    register(method, pattern, (call) =>
+      audited(call, { action, resource_type: 'prompt', resource_id: call.params.promptId }, async () => {
+        requireScope(call.principal, 'prompts:write');
+        const workspaceId = await workspaceOf(call);
+        return { workspace_id: workspaceId, ...(await mutation(call, workspaceId, prompts())) };
+      }),
+    );
+
+  mutate('POST', '/v1/prompts', 'prompt.create', async (call, workspaceId, service) => {
+    const view = await service.create(call.principal.organisationId, workspaceId, parseJsonBody(call.request, promptCreateSchema));
+    return { value: jsonResponse(201, view), resource_id: view.id, details: { name: view.name, version: 1 } };
+  });
+
+  read('GET', '/v1/prompts', 'list', async (call, workspaceId, service) => jsonResponse(200, await service.list(workspaceId, readPageRequest(call.request))));
+
+  read('GET', '/v1/prompts/{promptId}', 'prompts:read', async (call, workspaceId, service) =>
+    jsonResponse(200, await service.get(workspaceId, call.params.promptId, readVersionSelector(call.request.query))),
+  );
+
+  mutate('PATCH', '/v1/prompts/{promptId}', 'prompt.update', async (call, workspaceId, service) => {
+    const body = parseJsonBody(call.request, promptUpdateSchema);
+    const view = await service.update(workspaceId, call.params.promptId, body);
+    return { value: jsonResponse(200, view), details: { version: view.version?.version, published: body.publish === true, changed: Object.keys(body).sort() } };
+  });
+
+  mutate('DELETE', '/v1/prompts/{promptId}', 'prompt.delete', async (call, workspaceId, service) => {
+    const deleted = await service.delete(workspaceId, call.params.promptId);
+    return { value: jsonResponse(200, { object: 'prompt', id: deleted.id, deleted: true }), details: { name: deleted.name } };
+  });
+
+  read('GET', '/v1/prompts/{promptId}/versions', 'list', async (call, workspaceId, service) =>
+    jsonResponse(200, await service.listVersions(workspaceId, call.params.promptId, readPageRequest(call.request))),
+  );
+
+  read('GET', '/v1/prompts/{promptId}/versions/{version}', 'prompts:read', async (call, workspaceId, service) =>
+    jsonResponse(200, await service.getVersion(workspaceId, call.params.promptId, versionParam(call.params.version))),
+  );
+
+  mutate('POST', '/v1/prompts/{promptId}/versions/{version}/publish', 'prompt.publish', async (call, workspaceId, service) => {
+    const version = versionParam(call.params.version);
+    return { value: jsonResponse(200, await service.publish(workspaceId, call.params.promptId, version)), details: { version } };
+  });
+
+  mutate('PUT', '/v1/prompts/{promptId}/labels/{label}', 'prompt.label_set', async (call, workspaceId, service) => {
+    const { version } = parseJsonBody(call.request, promptLabelSchema);
+    const view = await service.setLabel(workspaceId, call.params.promptId, call.params.label, version);
+    return { value: jsonResponse(200, view), details: { label: call.params.label, version } };
+  });
+
+  mutate('DELETE', '/v1/prompts/{promptId}/labels/{label}', 'prompt.label_remove', async (call, workspaceId, service) => {
+    const view = await service.removeLabel(workspaceId, call.params.promptId, call.params.label);
+    return { value: jsonResponse(200, view), details: { label: call.params.label } };
+  });
+
+  read('POST', '/v1/prompts/{promptId}/render', 'prompts:render', async (call, workspaceId) => {
+    const selector = readVersionSelector(call.request.query);
+    const { data } = await renderStoredPrompt(workspaceId, call.params.promptId, parseRenderBody(call.request), selector);
+    return jsonResponse(200, { success: true, data });
+  });
+}
+
+function versionParam(value: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw badRequest('invalid_version', 'version must be a positive integer', 'version');
+  return Number(value);
+}

@@ -1,0 +1,82 @@
+// Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import {
+  virtualKeyCreateSchema,
+  virtualKeyDeletedSchema,
+  virtualKeyIdPathSchema,
+  virtualKeyListQuerySchema,
+  virtualKeyListSchema,
+  virtualKeySchema,
+  virtualKeyUpdateSchema,
+  virtualKeyWorkspaceQuerySchema,
+} from './schemas.js';
+
+const TAG = 'Virtual keys';
+const NEVER_RETURNED = 'The credential goes to the secret store and is never returned by any API.';
+
+export const openApiOperations: OpenApiOperation[] = [
+  {
+    method: 'post',
+    path: '/v1/virtual-keys',
+    operationId: 'createVirtualKey',
+    summary: 'Store a provider credential as a virtual key',
+    description: `Provider slug (or alias) from the registry, a credential, and optional provider settings (azure, vertex, aws, custom_host). ${NEVER_RETURNED}`,
+    tags: [TAG],
+    scopes: ['virtual_keys:write'],
+    query: virtualKeyWorkspaceQuerySchema,
+    body: virtualKeyCreateSchema,
+    responses: { '201': { description: 'The virtual key (metadata only).', schema: virtualKeySchema } },
+    errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: 'get',
+    path: '/v1/virtual-keys',
+    operationId: 'listVirtualKeys',
+    summary: 'List virtual keys',
+    description: 'The workspace’s keys, newest first.',
+    tags: [TAG],
+    scopes: ['virtual_keys:read', 'virtual_keys:list'],
+    query: virtualKeyListQuerySchema,
+    responses: { '200': { description: 'One page of virtual keys.', schema: virtualKeyListSchema } },
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: 'get',
+    path: '/v1/virtual-keys/{virtualKeyId}',
+    operationId: 'getVirtualKey',
+    summary: 'Get a virtual key',
+    description: `Another workspace’s key is a 404. ${NEVER_RETURNED}`,
+    tags: [TAG],
+    scopes: ['virtual_keys:read'],
+    pathParameters: virtualKeyIdPathSchema,
+    query: virtualKeyWorkspaceQuerySchema,
+    responses: { '200': { description: 'The virtual key.', schema: virtualKeySchema } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'patch',
+    path: '/v1/virtual-keys/{virtualKeyId}',
+    operationId: 'updateVirtualKey',
+    summary: 'Update or rotate a virtual key',
+    description: 'A settings block replaces the stored one (secret fields it omits are kept); null removes a block, the credential or the custom host. The provider cannot change.',
+    tags: [TAG],
+    scopes: ['virtual_keys:write'],
+    pathParameters: virtualKeyIdPathSchema,
+    query: virtualKeyWorkspaceQuerySchema,
+    body: virtualKeyUpdateSchema,
+    responses: { '200': { description: 'The updated virtual key.', schema: virtualKeySchema } },
+    errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: 'delete',
+    path: '/v1/virtual-keys/{virtualKeyId}',
+    operationId: 'deleteVirtualKey',
+    summary: 'Delete a virtual key and its stored credential',
+    tags: [TAG],
+    scopes: ['virtual_keys:write'],
+    pathParameters: virtualKeyIdPathSchema,
+    query: virtualKeyWorkspaceQuerySchema,
+    responses: { '200': { description: 'Deleted.', schema: virtualKeyDeletedSchema } },
+    errors: [401, 403, 404, 503],
+  },
+];

@@ -1,0 +1,122 @@
+import * as z from 'zod';
+
+/**
+ * Bodies and responses of /v1/virtual-keys. The schemas are the single source of truth: TypeScript types are
+ * inferred from them and docs/openapi.yaml is generated from them (z.toJSONSchema), so they carry no transforms.
+ * Cross-field rules (provider known, settings matching the provider, a credential present) live in
+ * `virtual-key-rules.ts`, because they read the provider registry.
+ */
+
+const text = (max: number) => z.string().min(1).max(max);
+
+/** Azure OpenAI: where the deployment lives. The resource name becomes part of a hostname. */
+export const azureSettingsSchema = z
+  .strictObject({
+    resource_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, 'must be an Azure resource name (letters, digits, hyphens)').optional(),
+    deployment_id: text(255).optional(),
+    api_version: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'must look like 2024-10-21 or 2025-04-01-preview').optional(),
+    model_name: text(255).optional(),
+  })
+  .meta({ description: 'Azure OpenAI settings (provider azure-openai). Headers x-gw-azure-* sent with a request override them.' });
+
+/** A Google service-account key file, as a JSON object or as the file's text. Stored as a secret. */
+export const serviceAccountJsonSchema = z
+  .union([z.string().min(2).max(32_768), z.record(z.string(), z.unknown())])
+  .meta({ description: 'Service-account key (the JSON key file, as an object or as its text). Stored in the secret store, never returned.' });
+
+export const vertexSettingsSchema = z
+  .strictObject({
+    project_id: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id').optional(),
+    region: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, 'must be a Google Cloud region such as us-central1, or global').optional(),
+    service_account_json: serviceAccountJsonSchema.optional(),
+  })
+  .meta({ description: 'Vertex AI settings (provider vertex-ai). Headers x-gw-vertex-* sent with a request override them.' });
+
+export const awsSettingsSchema = z
+  .strictObject({
+    access_key_id: z.string().regex(/^[A-Z0-9]{16,128}$/, 'must be an AWS access key id').optional(),
+    secret_access_key: text(256).optional(),
+    session_token: text(4096).optional(),
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'must be an AWS region such as us-east-1').optional(),
+  })
+  .meta({ description: 'Amazon Bedrock settings (provider bedrock). access_key_id, secret_access_key and session_token are stored as secrets.' });
+
+const customHostSchema = z.url({ protocol: /^https?$/ }).max(2048).meta({ description: 'Base URL that replaces the provider’s own (checked like x-gw-custom-host).' });
+
+export const virtualKeyCreateSchema = z
+  .strictObject({
+    name: text(255).optional().meta({ description: 'A label for people; defaults to "<provider> key".' }),
+    provider: text(255).meta({ description: 'Provider slug (or alias) from the provider registry, e.g. openai, azure-openai, anthropic.' }),
+    credential: text(16_384)
+      .optional()
+      .meta({ description: 'The provider API key or token. Stored in the secret store; never returned by any API.' }),
+    azure: azureSettingsSchema.optional(),
+    vertex: vertexSettingsSchema.optional(),
+    aws: awsSettingsSchema.optional(),
+    custom_host: customHostSchema.optional(),
+  })
+  .meta({ id: 'VirtualKeyCreate' });
+
+/** Every field optional; a settings block replaces the stored block, `null` removes it. The provider is fixed. */
+export const virtualKeyUpdateSchema = z
+  .strictObject({
+    name: text(255).optional(),
+    credential: text(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
+    azure: azureSettingsSchema.nullable().optional(),
+    vertex: vertexSettingsSchema.nullable().optional(),
+    aws: awsSettingsSchema.nullable().optional(),
+    custom_host: customHostSchema.nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
+  .meta({ id: 'VirtualKeyUpdate' });
+
+/** Names of the secret fields a key holds, as they are written in a create body. */
+export const STORED_SECRET_NAMES = ['credential', 'vertex.service_account_json', 'aws.access_key_id', 'aws.secret_access_key', 'aws.session_token'] as const;
+
+export const virtualKeySchema = z
+  .object({
+    object: z.literal('virtual_key'),
+    id: z.string().meta({ description: 'Send it as x-gw-virtual-key, or as virtual_key in a config target.' }),
+    workspace_id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    azure: azureSettingsSchema.optional(),
+    vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
+    aws: awsSettingsSchema.pick({ region: true }).optional(),
+    custom_host: z.string().optional(),
+    stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'VirtualKey' });
+
+export const virtualKeyDeletedSchema = z
+  .object({ object: z.literal('virtual_key'), id: z.string(), deleted: z.literal(true) })
+  .meta({ id: 'VirtualKeyDeleted' });
+
+/** Documentation of the route parameters (the routes read them by hand: see routes.ts and pagination.ts). */
+const workspaceQueryField = z
+  .string()
+  .min(1)
+  .max(128)
+  .optional()
+  .meta({ description: 'Another workspace of the organisation, by id or slug (organisation admin keys only).' });
+
+export const virtualKeyWorkspaceQuerySchema = z.object({ workspace_id: workspaceQueryField });
+
+export const virtualKeyListQuerySchema = z.object({
+  limit: z.int().min(1).max(100).optional().meta({ description: 'Page size, 1-100 (default 20).' }),
+  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page.' }),
+  workspace_id: workspaceQueryField,
+});
+
+export const virtualKeyIdPathSchema = z.object({ virtualKeyId: z.string().meta({ description: 'The virtual key id.' }) });
+
+export const virtualKeyListSchema = z
+  .object({ object: z.literal('list'), data: z.array(virtualKeySchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'VirtualKeyList' });
+
+export type VirtualKeyCreate = z.infer<typeof virtualKeyCreateSchema>;
+export type VirtualKeyUpdate = z.infer<typeof virtualKeyUpdateSchema>;
+export type VirtualKeyView = z.infer<typeof virtualKeySchema>;
+export type StoredSecretName = (typeof STORED_SECRET_NAMES)[number];

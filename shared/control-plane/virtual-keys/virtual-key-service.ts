@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../http/errors.js';
+import { logger } from '../../observability/logger.js';
+import { secretStore } from '../../store/secrets/secret-store-factory.js';
+import { SecretStoreError, type SecretStore } from '../../store/secrets/secret-store.js';
+import { deleteVirtualKeySecret, readVirtualKeySecret, writeVirtualKeySecret } from '../../store/secrets/virtual-key-secrets.js';
+import { VirtualKeyRepository, type VirtualKeyRecord } from '../../store/virtual-key-repository.js';
+import { notFound } from '../authorization.js';
+import type { Page, PageRequest } from '../pagination.js';
+import { toPage } from '../pagination.js';
+import type { VirtualKeyCreate, VirtualKeyUpdate, VirtualKeyView } from './schemas.js';
+import { SECRET_FIELD_NAMES, storedSecretFields } from './virtual-key-rules.js';
+import { secretChanged, stateAfterUpdate, stateFromCreate, updateTouchesSecret } from './virtual-key-state.js';
+
+/**
+ * Virtual keys: metadata in DynamoDB, credential in the SecretStore. The credential only ever flows inward
+ * (request body → store); nothing here returns or logs it.
+ */
+export class VirtualKeyService {
+  constructor(
+    private readonly repository = new VirtualKeyRepository(),
+    private readonly secrets: SecretStore = secretStore(),
+  ) {}
+
+  async create(organisationId: string, workspaceId: string, body: VirtualKeyCreate): Promise<VirtualKeyView> {
+    const state = stateFromCreate(body);
+    const now = new Date().toISOString();
+    const record: VirtualKeyRecord = {
+      id: randomUUID(),
+      organisation_id: organisationId,
+      workspace_id: workspaceId,
+      name: body.name ?? `${state.provider} key`,
+      provider: state.provider,
+      secret_fields: storedSecretFields(state.secret),
+      ...state.settings,
+      created_at: now,
+      updated_at: now,
+    };
+    // The secret first: a record without its secret would be a key that fails at request time.
+    await guarded(() => writeVirtualKeySecret(this.secrets, workspaceId, record.id, state.secret));
+    try {
+      await this.repository.create(record);
+    } catch (error) {
+      await this.forgetSecret(workspaceId, record.id);
+      throw error;
+    }
+    return toView(record);
+  }
+
+  async get(workspaceId: string, virtualKeyId: string): Promise<VirtualKeyView> {
+    return toView(await this.existing(workspaceId, virtualKeyId));
+  }
+
+  async list(workspaceId: string, page: PageRequest): Promise<Page<VirtualKeyView>> {
+    const result = await this.repository.list(workspaceId, page.limit, page.startKey);
+    return toPage(result.items.map(toView), result.nextKey);
+  }
+
+  async update(workspaceId: string, virtualKeyId: string, body: VirtualKeyUpdate): Promise<VirtualKeyView> {
+    const current = await this.existing(workspaceId, virtualKeyId);
+    const currentSecret = updateTouchesSecret(body) ? ((await guarded(() => readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId))) ?? {}) : undefined;
+    const state = stateAfterUpdate(current, currentSecret, body);
+    const record: VirtualKeyRecord = {
+      id: current.id,
+      organisation_id: current.organisation_id,
+      workspace_id: current.workspace_id,
+      name: body.name ?? current.name,
+      provider: current.provider,
+      secret_fields: currentSecret ? storedSecretFields(state.secret) : current.secret_fields,
+      ...state.settings,
+      created_at: current.created_at,
+      updated_at: new Date().toISOString(),
+    };
+    if (currentSecret && secretChanged(currentSecret, state.secret)) {
+      await guarded(() => writeVirtualKeySecret(this.secrets, workspaceId, virtualKeyId, state.secret));
+    }
+    if (!(await this.repository.replace(record))) {
+      // Deleted while we were updating it: do not leave the freshly written credential behind.
+      await this.forgetSecret(workspaceId, virtualKeyId);
+      throw notFound('virtual key', virtualKeyId);
+    }
+    return toView(record);
+  }
+
+  /** Removes the credential first, then the record, so a half-finished delete never leaves a usable secret. */
+  async delete(workspaceId: string, virtualKeyId: string): Promise<VirtualKeyRecord> {
+    await this.existing(workspaceId, virtualKeyId);
+    await guarded(() => deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId));
+    const deleted = await this.repository.delete(workspaceId, virtualKeyId);
+    if (!deleted) throw notFound('virtual key', virtualKeyId);
+    return deleted;
+  }
+
+  private async existing(workspaceId: string, virtualKeyId: string): Promise<VirtualKeyRecord> {
+    const record = await this.repository.get(workspaceId, virtualKeyId);
+    if (!record) throw notFound('virtual key', virtualKeyId);
+    return record;
+  }
+
+  private async forgetSecret(workspaceId: string, virtualKeyId: string): Promise<void> {
+    try {
+      await deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId);
+    } catch (error) {
+      logger.warn('could not remove the secret of a virtual key that was not saved', { virtual_key_id: virtualKeyId, error_name: (error as Error).name });
+    }
+  }
+}
+
+/** SecretStore failures become a 503 that says nothing about the secret. */
+async function guarded<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof SecretStoreError)) throw error;
+    logger.error('secret store operation failed', { operation: error.operation, reason: error.message });
+    throw new GatewayError(503, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later');
+  }
+}
+
+export function toView(record: VirtualKeyRecord): VirtualKeyView {
+  const view: VirtualKeyView = {
+    object: 'virtual_key',
+    id: record.id,
+    workspace_id: record.workspace_id,
+    name: record.name,
+    provider: record.provider,
+    stored_secrets: record.secret_fields.map((field) => SECRET_FIELD_NAMES[field]),
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+  if (record.azure) view.azure = record.azure;
+  if (record.vertex) view.vertex = record.vertex;
+  if (record.aws) view.aws = record.aws;
+  if (record.custom_host) view.custom_host = record.custom_host;
+  return view;
+}

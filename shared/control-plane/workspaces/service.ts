@@ -1,0 +1,177 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { badRequest, GatewayError } from '../../http/errors.js';
+import { ApiKeyRepository } from '../../store/api-key-repository.js';
+import { UserRepository } from '../../store/user-repository.js';
+import { SlugTakenError, WorkspaceRepository, type WorkspaceChanges, type WorkspaceRecord } from '../../store/workspace-repository.js';
+import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
+import type { ControlPlaneRequest } from '../app.js';
+import { audited } from '../audit.js';
+import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
+import { readPageRequest, toPage, type Page } from '../pagination.js';
+import { parseJsonBody, validate } from '../validation.js';
+import { findVisibleWorkspace } from './access.js';
+import { nextBudgetReset } from './budget.js';
+import { nonEmptyResources, registerWorkspaceContentProbe } from './contents.js';
+import { presentWorkspace } from './present.js';
+import { workspaceCreateSchema, workspaceDeleteQuerySchema, workspaceListQuerySchema, workspaceUpdateSchema, type Workspace, type WorkspaceUpdate } from './schemas.js';
+
+registerWorkspaceContentProbe('api_keys', async (workspaceId) => (await new ApiKeyRepository().listOfWorkspace(workspaceId, { status: 'active' }, 1)).items.length > 0);
+registerWorkspaceContentProbe('members', (workspaceId) => new UserRepository().hasMembers(workspaceId));
+
+export async function createWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
+  return audited(call, { action: 'workspace.create', resource_type: 'workspace' }, async () => {
+    requireScope(call.principal, 'workspaces:write');
+    requireOrganisationAdmin(call.principal, 'Creating a workspace');
+    const body = parseJsonBody(call.request, workspaceCreateSchema);
+    const now = new Date();
+    const reset = body.budget?.periodic_reset ?? 'none';
+    const record: WorkspaceRecord = {
+      id: randomUUID(),
+      organisation_id: call.principal.organisationId,
+      name: body.name,
+      slug: body.slug ?? slugOf(body.name),
+      description: body.description,
+      metadata: body.metadata,
+      created_at: now.toISOString(),
+      budget_credit_limit: body.budget?.credit_limit ?? null,
+      budget_periodic_reset: reset,
+      budget_current_usage: 0,
+      budget_status: 'active',
+      budget_last_reset_at: null,
+      budget_next_reset_at: nextBudgetReset(reset, now),
+      max_api_keys: body.api_key_settings?.max_api_keys ?? null,
+      api_key_default_expiry_days: body.api_key_settings?.default_expiry_days ?? null,
+      api_key_max_expiry_days: body.api_key_settings?.max_expiry_days ?? null,
+    };
+    const created = await createWithFreeSlug(record, body.slug !== undefined);
+    return { value: presentWorkspace(created), resource_id: created.id, workspace_id: created.id, details: { name: created.name, slug: created.slug } };
+  });
+}
+
+/** An explicit slug that is taken is the caller's conflict; a derived one gets a random suffix instead. */
+async function createWithFreeSlug(record: WorkspaceRecord, explicitSlug: boolean): Promise<WorkspaceRecord> {
+  const workspaces = new WorkspaceRepository();
+  try {
+    return await workspaces.createWorkspace(record);
+  } catch (error) {
+    if (!(error instanceof SlugTakenError)) throw error;
+    if (explicitSlug) throw new GatewayError(409, 'slug_taken', `slug: '${record.slug}' is already used by another workspace of this organisation`, { param: 'slug' });
+    return workspaces.createWorkspace({ ...record, slug: `${record.slug.slice(0, 57)}-${randomBytes(3).toString('hex')}` });
+  }
+}
+
+function slugOf(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+  return slug || 'workspace';
+}
+
+/** An admin sees every workspace of its organisation; a workspace key (or token) only its own. */
+export async function listWorkspaces(call: ControlPlaneRequest): Promise<Page<Workspace>> {
+  requireListScope(call.principal, 'workspaces:read');
+  validate(workspaceListQuerySchema, call.request.query);
+  const page = readPageRequest(call.request);
+  if (call.principal.kind !== 'admin') {
+    const own = await findVisibleWorkspace(call.principal, call.principal.workspaceId);
+    return toPage(page.startKey ? [] : [presentWorkspace(own)], undefined);
+  }
+  const result = await new WorkspaceRepository().listWorkspaces(call.principal.organisationId, page.limit, page.startKey);
+  return toPage(result.items.map(presentWorkspace), result.nextKey);
+}
+
+export async function getWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
+  requireScope(call.principal, 'workspaces:read');
+  return presentWorkspace(await findVisibleWorkspace(call.principal, call.params.id));
+}
+
+/** Name, description, metadata, API-key settings and budget (credit limit, periodic reset). */
+export async function updateWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
+  return audited(call, { action: 'workspace.update', resource_type: 'workspace', resource_id: call.params.id, workspace_id: call.params.id }, async () => {
+    requireScope(call.principal, 'workspaces:write');
+    const body = parseJsonBody(call.request, workspaceUpdateSchema);
+    const workspaces = new WorkspaceRepository();
+    const workspace = await findVisibleWorkspace(call.principal, call.params.id, workspaces);
+    const now = new Date();
+    const changes = workspaceChanges(workspace, body, now);
+    let updated: WorkspaceRecord | undefined = workspace;
+    if (Object.keys(changes).length > 0) updated = await workspaces.updateWorkspace(workspace.id, changes, now.toISOString());
+    if (updated && body.budget?.credit_limit !== undefined) updated = await workspaces.setCreditLimit(workspace.id, body.budget.credit_limit, now.toISOString());
+    if (!updated) throw new GatewayError(404, 'not_found', `No workspace with id or slug '${call.params.id}'`);
+    return {
+      value: presentWorkspace(updated),
+      resource_id: workspace.id,
+      workspace_id: workspace.id,
+      details: { changed: Object.keys(body), budget: body.budget, api_key_settings: body.api_key_settings },
+    };
+  });
+}
+
+function workspaceChanges(workspace: WorkspaceRecord, body: WorkspaceUpdate, now: Date): WorkspaceChanges {
+  const changes: WorkspaceChanges = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.metadata !== undefined) changes.metadata = body.metadata;
+  const settings = body.api_key_settings;
+  if (settings) {
+    if (settings.max_api_keys !== undefined) changes.max_api_keys = settings.max_api_keys;
+    if (settings.default_expiry_days !== undefined) changes.api_key_default_expiry_days = settings.default_expiry_days;
+    if (settings.max_expiry_days !== undefined) changes.api_key_max_expiry_days = settings.max_expiry_days;
+    const defaultDays = changes.api_key_default_expiry_days !== undefined ? changes.api_key_default_expiry_days : workspace.api_key_default_expiry_days;
+    const maxDays = changes.api_key_max_expiry_days !== undefined ? changes.api_key_max_expiry_days : workspace.api_key_max_expiry_days;
+    if (defaultDays != null && maxDays != null && defaultDays > maxDays) {
+      throw badRequest('invalid_request', `api_key_settings.default_expiry_days: must not exceed max_expiry_days (${maxDays})`, 'api_key_settings.default_expiry_days');
+    }
+  }
+  const reset = body.budget?.periodic_reset;
+  if (reset !== undefined && reset !== workspace.budget_periodic_reset) {
+    changes.budget_periodic_reset = reset;
+    changes.budget_next_reset_at = nextBudgetReset(reset, now);
+  }
+  return changes;
+}
+
+/**
+ * Deletes an empty workspace; with `?force=true` a non-empty one, after revoking its keys and removing its
+ * members. The home workspace of active admin keys is never deleted: those keys would point nowhere.
+ */
+export async function deleteWorkspace(call: ControlPlaneRequest): Promise<{ object: 'workspace'; id: string; deleted: true; revoked_api_keys: string[] }> {
+  return audited(call, { action: 'workspace.delete', resource_type: 'workspace', resource_id: call.params.id, workspace_id: call.params.id }, async () => {
+    requireScope(call.principal, 'workspaces:write');
+    requireOrganisationAdmin(call.principal, 'Deleting a workspace');
+    const { force } = validate(workspaceDeleteQuerySchema, call.request.query);
+    const workspaces = new WorkspaceRepository();
+    const workspace = await findVisibleWorkspace(call.principal, call.params.id, workspaces);
+    const adminKeys = await new ApiKeyRepository().listAdminKeys(workspace.organisation_id, { status: 'active', workspace_id: workspace.id }, 1);
+    if (workspace.id === call.principal.workspaceId || adminKeys.items.length > 0) {
+      throw new GatewayError(409, 'workspace_in_use', 'This workspace is the home workspace of active organisation admin keys (including, perhaps, yours) and cannot be deleted');
+    }
+    const contents = await nonEmptyResources(workspace.id);
+    if (contents.length > 0 && force !== 'true') {
+      throw new GatewayError(409, 'workspace_not_empty', `The workspace still holds ${contents.join(', ')}; remove them first or delete with ?force=true`);
+    }
+    const revoked = force === 'true' ? await emptyWorkspace(workspace) : [];
+    await workspaces.deleteWorkspace(workspace);
+    return {
+      value: { object: 'workspace' as const, id: workspace.id, deleted: true as const, revoked_api_keys: revoked },
+      resource_id: workspace.id,
+      workspace_id: workspace.id,
+      details: { force: force === 'true', contents, revoked_api_keys: revoked.length },
+    };
+  });
+}
+
+async function emptyWorkspace(workspace: WorkspaceRecord): Promise<string[]> {
+  const revoked = await revokeWorkspaceKeys(workspace.id);
+  const users = new UserRepository();
+  const now = new Date().toISOString();
+  for (const membership of await users.membersOf(workspace.id)) {
+    const user = await users.get(workspace.organisation_id, membership.user_id);
+    if (user) await users.removeMembership(user, workspace.id, now);
+  }
+  return revoked;
+}

@@ -1,0 +1,75 @@
+import type { OpenAIBody } from '../../providers/types.js';
+import { runInBackground } from '../../observability/background.js';
+import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/schema.js';
+import type { LeafSettings } from '../config/target-tree.js';
+import type { GatewayContext } from '../context.js';
+import type { GatewayHeaderValues } from '../response-headers.js';
+import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
+import { ResponseCacheStore } from './cache-store.js';
+import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf, nearest } from './semantic.js';
+
+export type CacheStatus = NonNullable<GatewayHeaderValues['cacheStatus']>;
+
+/** What the cache said for one leaf attempt: a stored answer, or how to store the fresh one. */
+export interface CacheDecision {
+  status: CacheStatus;
+  hit?: Record<string, unknown>;
+  /** Stores a complete successful response (in the background; never fails the request). */
+  store?: (response: Record<string, unknown>) => void;
+}
+
+const DISABLED: CacheDecision = { status: 'DISABLED' };
+
+/**
+ * The response cache of one leaf. Simple mode is an exact match on the key of cache-key.ts; semantic mode
+ * looks up the exact key first, then compares the conversation's embedding with the partition's vectors.
+ * A failing store never fails the request: gw proceeds uncached and logs why.
+ */
+export class ResponseCache {
+  constructor(private readonly store = new ResponseCacheStore()) {}
+
+  async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody): Promise<CacheDecision> {
+    const cache = leaf.cache;
+    if (!cache) return DISABLED;
+    const workspaceId = context.principal.workspaceId;
+    const keyInput = { workspaceId, endpoint: context.endpoint, target: identity, body, metadata: context.options.metadata, namespace: context.options.cacheNamespace };
+    const key = exactCacheKey(keyInput);
+    const maxAge = cache.max_age ?? DEFAULT_CACHE_MAX_AGE_SECONDS;
+    const semantic = cache.mode === 'semantic' && context.endpoint === 'chat';
+    // Config errors (no embeddings model) must surface, so the embeddings target is resolved outside the guard.
+    const embeddingTarget = semantic ? embeddingsLeaf(leaf, identity.provider, cache, leafPath) : undefined;
+    const writer = (vector?: Float32Array) => (response: Record<string, unknown>) =>
+      runInBackground('cache write', async () => {
+        const stored = await this.store.put(workspaceId, key, JSON.stringify(response), maxAge);
+        if (!stored) {
+          context.log.warn('response not cached: larger than one cache item', { cache_key: key });
+          return;
+        }
+        const embedding = vector ?? (embeddingTarget ? await this.embedConversation(context, embeddingTarget, body) : undefined);
+        if (embedding) await this.store.putVector(workspaceId, semanticPartition(keyInput), key, embedding, maxAge);
+      });
+
+    if (context.options.cacheForceRefresh) return { status: 'REFRESH', store: writer() };
+    try {
+      const exact = await this.store.get(workspaceId, key);
+      if (exact) return { status: 'HIT', hit: JSON.parse(exact) as Record<string, unknown> };
+      if (!embeddingTarget) return { status: 'MISS', store: writer() };
+
+      const vector = await this.embedConversation(context, embeddingTarget, body);
+      const best = nearest(vector, await this.store.candidates(workspaceId, semanticPartition(keyInput)));
+      const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
+      if (best && best.similarity >= threshold) {
+        const similar = await this.store.get(workspaceId, best.key);
+        if (similar) return { status: 'SEMANTIC HIT', hit: JSON.parse(similar) as Record<string, unknown> };
+      }
+      return { status: 'SEMANTIC MISS', store: writer(vector) };
+    } catch (error) {
+      context.log.error('response cache unavailable; answering uncached', { error: error as Error });
+      return { status: semantic ? 'SEMANTIC MISS' : 'MISS' };
+    }
+  }
+
+  private embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {
+    return embed(target, conversationText(body), context.options, context.principal.workspaceId, context.request.headers);
+  }
+}

@@ -1,0 +1,62 @@
+import { LRUCache } from 'lru-cache';
+import { configErrorFromZod, configError } from './errors.js';
+import { configSchema, type GatewayConfig } from './schema.js';
+
+/** Where saved configs come from (the main table in production; anything in tests). */
+export interface SavedConfigSource {
+  /** The config body of `id` in the workspace: the latest version, or exactly `version`. */
+  load(workspaceId: string, id: string, version?: number): Promise<{ config: unknown; version: number } | undefined>;
+}
+
+const SAVED_REFERENCE = /^([A-Za-z0-9_-]{1,64})(?:@(\d{1,9}))?$/;
+const LATEST_TTL_MS = 30_000;
+// A pinned version never changes, so it can stay longer.
+const PINNED_TTL_MS = 10 * 60_000;
+
+/**
+ * Reads `x-gw-config`: an inline JSON object, or a saved config id (`cfg-…`, optionally `@<version>`).
+ * Saved configs are cached per workspace for a short TTL, so an update is in force everywhere within 30 s.
+ */
+export class ConfigResolver {
+  private readonly cache = new LRUCache<string, { config: GatewayConfig }>({ max: 2_000 });
+
+  constructor(private readonly source: SavedConfigSource) {}
+
+  async resolve(value: string | undefined, workspaceId: string): Promise<GatewayConfig | undefined> {
+    if (value === undefined) return undefined;
+    const trimmed = value.trim();
+    if (trimmed.startsWith('{')) return parseInlineConfig(trimmed);
+    const match = SAVED_REFERENCE.exec(trimmed);
+    if (!match) {
+      throw configError('AB0116', 'x-gw-config', 'expected an inline JSON object or a saved config id such as "cfg-abc123" or "cfg-abc123@2"');
+    }
+    const [, id, versionText] = match;
+    const version = versionText === undefined ? undefined : Number(versionText);
+    const key = `${workspaceId}\u0000${id}\u0000${version ?? 'latest'}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached.config;
+    const saved = await this.source.load(workspaceId, id, version);
+    if (!saved) {
+      throw configError('AB0111', 'x-gw-config', version === undefined ? `no saved config "${id}" in this workspace` : `no version ${version} of saved config "${id}" in this workspace`);
+    }
+    const result = configSchema.safeParse(saved.config);
+    if (!result.success) throw configErrorFromZod(result.error, saved.config);
+    this.cache.set(key, { config: result.data }, { ttl: version === undefined ? LATEST_TTL_MS : PINNED_TTL_MS });
+    return result.data;
+  }
+}
+
+export function parseInlineConfig(text: string): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw configError('AB0101', 'x-gw-config', `not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw configError('AB0105', 'config', 'the config must be a JSON object');
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) throw configErrorFromZod(result.error, raw);
+  return result.data;
+}

@@ -1,0 +1,117 @@
+import { GatewayError } from '../http/errors.js';
+import { logger } from '../observability/logger.js';
+import type { TargetSettings } from '../providers/types.js';
+import { settings } from '../settings.js';
+import { secretStore } from '../store/secrets/secret-store-factory.js';
+import { SecretStoreError, type SecretStore } from '../store/secrets/secret-store.js';
+import { readVirtualKeySecret } from '../store/secrets/virtual-key-secrets.js';
+import { VirtualKeyRepository, type VirtualKeyRecord, type VirtualKeySecret } from '../store/virtual-key-repository.js';
+
+/** What a virtual key contributes to a target: its provider and the settings and credentials it stores. */
+export interface ResolvedVirtualKey {
+  id: string;
+  /** Canonical provider slug. */
+  provider: string;
+  settings: Partial<TargetSettings>;
+}
+
+interface CacheEntry {
+  value: ResolvedVirtualKey;
+  expiresAt: number;
+}
+
+const MAX_CACHED_KEYS = 5_000;
+const VIRTUAL_KEY_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The record and the secret → target settings. Pure, so the mapping is tested without a store. */
+export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySecret): Partial<TargetSettings> {
+  const target: Partial<TargetSettings> = {};
+  if (secret.api_key !== undefined) target.apiKey = secret.api_key;
+  if (record.custom_host !== undefined) target.customHost = record.custom_host;
+  if (record.azure) {
+    target.azure = definedOnly({
+      resourceName: record.azure.resource_name,
+      deploymentId: record.azure.deployment_id,
+      apiVersion: record.azure.api_version,
+      modelName: record.azure.model_name,
+    });
+  }
+  if (record.vertex || secret.vertex_service_account_json !== undefined) {
+    target.vertex = definedOnly({
+      projectId: record.vertex?.project_id,
+      region: record.vertex?.region,
+      serviceAccountJson: secret.vertex_service_account_json,
+    });
+  }
+  if (record.aws || secret.aws_access_key_id !== undefined) {
+    target.aws = definedOnly({
+      accessKeyId: secret.aws_access_key_id,
+      secretAccessKey: secret.aws_secret_access_key,
+      sessionToken: secret.aws_session_token,
+      region: record.aws?.region,
+    });
+  }
+  return target;
+}
+
+/**
+ * Resolves `x-gw-virtual-key` within the caller's workspace. Resolved keys (credential included) stay in this
+ * process's memory for at most GW_VIRTUAL_KEY_CACHE_TTL_MS, so a rotated or deleted key stops working within
+ * that time; unknown ids are not cached, so a key works as soon as it is created.
+ */
+export class VirtualKeyResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly repository: Pick<VirtualKeyRepository, 'get'> = new VirtualKeyRepository(),
+    private readonly secrets: () => SecretStore = secretStore,
+    private readonly ttlMs: () => number = () => settings().GW_VIRTUAL_KEY_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async resolve(workspaceId: string, virtualKeyId: string): Promise<ResolvedVirtualKey> {
+    const cacheKey = `${workspaceId}\u0000${virtualKeyId}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.expiresAt > this.now()) return cached.value;
+    if (cached) this.cache.delete(cacheKey);
+
+    if (!VIRTUAL_KEY_ID.test(virtualKeyId)) throw unknownVirtualKey();
+    const record = await this.repository.get(workspaceId, virtualKeyId);
+    if (!record) throw unknownVirtualKey();
+    let secret: VirtualKeySecret | undefined;
+    try {
+      secret = await readVirtualKeySecret(this.secrets(), workspaceId, virtualKeyId);
+    } catch (error) {
+      if (!(error instanceof SecretStoreError)) throw error;
+      logger.error('cannot read the credential of a virtual key', { virtual_key_id: virtualKeyId, reason: error.message });
+      throw new GatewayError(503, 'secret_store_unavailable', 'The credential of this virtual key cannot be read right now; try again later');
+    }
+    if (!secret) {
+      logger.error('virtual key has no stored credential', { virtual_key_id: virtualKeyId });
+      throw new GatewayError(500, 'virtual_key_credential_missing', 'The credential of this virtual key is missing from the secret store; update the key with a new credential');
+    }
+    const value: ResolvedVirtualKey = { id: record.id, provider: record.provider, settings: toTargetSettings(record, secret) };
+    const ttl = this.ttlMs();
+    if (ttl > 0) {
+      if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(cacheKey, { value, expiresAt: this.now() + ttl });
+    }
+    return value;
+  }
+}
+
+/** The same answer whether the id exists in another workspace or nowhere, so existence does not leak. */
+function unknownVirtualKey(): GatewayError {
+  return new GatewayError(400, 'virtual_key_not_found', 'x-gw-virtual-key names no virtual key of this workspace', { param: 'x-gw-virtual-key' });
+}
+
+function definedOnly<T extends Record<string, string | undefined>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+let resolver: VirtualKeyResolver | undefined;
+
+export function resolveVirtualKey(workspaceId: string, virtualKeyId: string): Promise<ResolvedVirtualKey> {
+  resolver ??= new VirtualKeyResolver();
+  return resolver.resolve(workspaceId, virtualKeyId);
+}

@@ -1,0 +1,62 @@
+import { calcPrice, type ModelInfo } from '@pydantic/genai-prices';
+import { roundUsd, type ModelPrice } from './cost.js';
+import type { ModelCapabilities } from './config-documents.js';
+import type { TokenCounts } from './usage-tokens.js';
+
+/**
+ * gw provider slugs → @pydantic/genai-prices provider ids. Self-hosted providers (ollama, vllm, lm-studio) have
+ * no price: a model they serve costs what the operator says in a local pricing file, or is logged unpriced.
+ */
+const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  'azure-openai': 'azure',
+  bedrock: 'aws',
+  google: 'google',
+  'vertex-ai': 'google',
+  groq: 'groq',
+  'mistral-ai': 'mistral',
+  'together-ai': 'together',
+  deepseek: 'deepseek',
+  'fireworks-ai': 'fireworks',
+  openrouter: 'openrouter',
+  'perplexity-ai': 'perplexity',
+  'x-ai': 'x-ai',
+  cerebras: 'cerebras',
+};
+
+const SOURCE = 'default';
+
+/** The price the package's bundled data gives the model, or undefined when it has none. */
+export function defaultPrice(provider: string, model: string): ModelPrice | undefined {
+  const providerId = PRICED_PROVIDERS[provider];
+  if (providerId === undefined) return undefined;
+  if (calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId }) === null) return undefined;
+  return {
+    source: SOURCE,
+    // The package applies the model's own rules (tiers above a prompt size, cache reads and writes).
+    cost: (tokens: TokenCounts) => roundUsd(calcPrice(packageUsage(tokens), model, { providerId })?.total_price ?? 0),
+  };
+}
+
+/** What the bundled data knows about the model beyond its price. */
+export function defaultCapabilities(provider: string, model: string): ModelCapabilities | undefined {
+  const providerId = PRICED_PROVIDERS[provider];
+  if (providerId === undefined) return undefined;
+  const info: ModelInfo | undefined = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId })?.model;
+  if (!info) return undefined;
+  const capabilities: ModelCapabilities = { name: info.name ?? info.id };
+  if (info.context_window !== undefined) capabilities.context_window = info.context_window;
+  if (info.deprecated !== undefined) capabilities.deprecated = info.deprecated;
+  return capabilities;
+}
+
+/** The package counts cache reads and writes as parts of `input_tokens`, like gw's TokenCounts do. */
+function packageUsage(tokens: TokenCounts): Record<string, number> {
+  return {
+    input_tokens: tokens.input,
+    cache_read_tokens: tokens.cachedInput,
+    cache_write_tokens: tokens.cacheWrite,
+    output_tokens: tokens.output,
+  };
+}

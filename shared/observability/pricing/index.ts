@@ -1,0 +1,39 @@
+import { settings } from '../../settings.js';
+import { ModelConfigChain } from './model-configs.js';
+import { LocalFileConfigSource, LogStoreConfigSource, ProxyConfigSource, type ModelConfigSource } from './sources.js';
+import { tokenCounts } from './usage-tokens.js';
+
+export { ModelConfigChain, MODEL_CONFIG_CACHE_TTL_MS } from './model-configs.js';
+export type { ModelPrice } from './cost.js';
+export { tokenCounts, type TokenCounts } from './usage-tokens.js';
+
+let chain: ModelConfigChain | undefined;
+
+/** The process's model-config chain, built from the MODEL_CONFIGS_* settings on first use. */
+export function modelConfigs(): ModelConfigChain {
+  chain ??= new ModelConfigChain({ sources: configuredSources() });
+  return chain;
+}
+
+function configuredSources(): ModelConfigSource[] {
+  const current = settings();
+  const sources: ModelConfigSource[] = [];
+  if (current.MODEL_CONFIGS_PROXY_FETCH_ENABLED && current.MODEL_CONFIGS_PROXY_URL) sources.push(new ProxyConfigSource(current.MODEL_CONFIGS_PROXY_URL));
+  const logStore = { pricing: current.MODEL_CONFIGS_PRICING_LOG_STORE_PATH, capabilities: current.MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH };
+  if (logStore.pricing || logStore.capabilities) sources.push(new LogStoreConfigSource(logStore));
+  const local = { pricing: current.MODEL_CONFIGS_PRICING_LOCAL_PATH, capabilities: current.MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH };
+  if (local.pricing || local.capabilities) sources.push(new LocalFileConfigSource(local));
+  return sources;
+}
+
+/**
+ * The USD cost of a response: 0 without tokens, null when the model has no price anywhere (logged as
+ * unknown, never as 0).
+ */
+export async function costOfUsage(provider: string | undefined, model: string | undefined, usage: Record<string, unknown> | undefined): Promise<number | null> {
+  const tokens = tokenCounts(usage);
+  if (!tokens || tokens.total === 0) return tokens ? 0 : null;
+  if (!provider || !model) return null;
+  const price = await modelConfigs().pricing(provider, model);
+  return price ? price.cost(tokens) : null;
+}

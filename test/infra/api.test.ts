@@ -1,0 +1,212 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_PATHS, isGatewayPath } from '../../shared/http/edge-routes.js';
+import { synthGwStack } from './support/synth.js';
+import { functionLogicalId, render, resources } from './support/template-queries.js';
+
+/** Full path of every API Gateway resource, by logical id. */
+function resourcePaths(template: Template): Record<string, string> {
+  const all = resources(template, 'AWS::ApiGateway::Resource');
+  const restApi = Object.keys(resources(template, 'AWS::ApiGateway::RestApi'))[0];
+  const pathOf = (id: string): string => {
+    const { ParentId, PathPart } = all[id].Properties as { ParentId: { 'Fn::GetAtt'?: [string, string]; Ref?: string }; PathPart: string };
+    const parent = ParentId['Fn::GetAtt']?.[0] ?? ParentId.Ref;
+    return parent === restApi ? `/${PathPart}` : `${pathOf(parent!)}/${PathPart}`;
+  };
+  return Object.fromEntries(Object.keys(all).map((id) => [id, pathOf(id)]));
+}
+
+interface RouteView {
+  method: string;
+  target: 'gateway' | 'control-plane';
+  mode: string;
+  timeoutMs: number;
+  uriTail: string;
+}
+
+/** path → how API Gateway serves it. */
+function routes(template: Template): Record<string, RouteView> {
+  const paths = resourcePaths(template);
+  const gateway = functionLogicalId(template, 'gateway');
+  const controlPlane = functionLogicalId(template, 'control-plane');
+  const aliases = { [gateway]: 'GATEWAY', [controlPlane]: 'CONTROL_PLANE' };
+  const view: Record<string, RouteView> = {};
+  for (const method of Object.values(resources(template, 'AWS::ApiGateway::Method'))) {
+    const { ResourceId, HttpMethod, Integration } = method.Properties as {
+      ResourceId: { Ref?: string };
+      HttpMethod: string;
+      Integration: { Type: string; Uri: unknown; ResponseTransferMode?: string; TimeoutInMillis: number };
+    };
+    expect(Integration.Type).toBe('AWS_PROXY');
+    const uri = render(Integration.Uri, aliases);
+    const path = ResourceId.Ref ? paths[ResourceId.Ref] : '/';
+    view[path] = {
+      method: HttpMethod,
+      target: uri.includes('GATEWAY') ? 'gateway' : 'control-plane',
+      mode: Integration.ResponseTransferMode ?? 'BUFFERED',
+      timeoutMs: Integration.TimeoutInMillis,
+      uriTail: uri.slice(uri.lastIndexOf('/')),
+    };
+  }
+  return view;
+}
+
+describe('the REST API', () => {
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synthGwStack());
+  });
+
+  it('is a regional REST API named after the stack', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'gw', EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it("declares API Gateway's execution log group so it gets the stack's retention", () => {
+    const restApi = Object.keys(resources(template, 'AWS::ApiGateway::RestApi'))[0];
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApi }, '/prod']] },
+      RetentionInDays: 30,
+    });
+    const [logGroup] = Object.entries(resources(template, 'AWS::Logs::LogGroup')).find(([, group]) => JSON.stringify(group.Properties?.LogGroupName ?? '').includes('Execution-Logs'))!;
+    const stage = Object.values(resources(template, 'AWS::ApiGateway::Stage'))[0] as { DependsOn?: string[] };
+    expect(stage.DependsOn).toContain(logGroup);
+  });
+
+  it('streams every gateway path from the gateway Lambda with a 15-minute integration timeout', () => {
+    const view = routes(template);
+    for (const path of GATEWAY_PATHS) {
+      expect(view[path]).toEqual({ method: 'ANY', target: 'gateway', mode: 'STREAM', timeoutMs: 900_000, uriTail: '/response-streaming-invocations' });
+    }
+  });
+
+  it('sends every other path under /v1 to the control plane, buffered, within 29 s', () => {
+    const view = routes(template);
+    const controlPlanePaths = Object.keys(view).filter((path) => !GATEWAY_PATHS.includes(path));
+    // /v1, /v1/{proxy+}, and each parent and child the gateway paths create (e.g. /v1/chat, /v1/chat/{proxy+}).
+    expect(controlPlanePaths).toEqual(expect.arrayContaining(['/v1', '/v1/{proxy+}', '/v1/chat', '/v1/chat/{proxy+}', '/v1/chat/completions/{proxy+}']));
+    for (const path of controlPlanePaths) {
+      expect(view[path]).toEqual({ method: 'ANY', target: 'control-plane', mode: 'BUFFERED', timeoutMs: 29_000, uriTail: '/invocations' });
+    }
+    expect(Object.keys(view).every((path) => path.startsWith('/v1'))).toBe(true);
+  });
+
+  it('routes any request path under /v1 to the same function as the local runtime (isGatewayPath)', () => {
+    const view = routes(template);
+    const resourceTree = Object.keys(view);
+    // API Gateway's matching: per segment an exact child first, then a {variable} child, then {proxy+} for the rest.
+    const match = (path: string): string | undefined => {
+      let current = '';
+      const segments = path.split('/').filter(Boolean);
+      for (let i = 0; i < segments.length; i++) {
+        const children = resourceTree.filter((candidate) => candidate.startsWith(`${current}/`) && !candidate.slice(current.length + 1).includes('/'));
+        const exact = children.find((child) => child === `${current}/${segments[i]}`);
+        const variable = children.find((child) => /\/\{[^+}]+\}$/.test(child));
+        const greedy = children.find((child) => child.endsWith('/{proxy+}'));
+        if (exact ?? variable) current = (exact ?? variable)!;
+        else return greedy;
+      }
+      return current;
+    };
+    const concrete = GATEWAY_PATHS.map((path) => path.replace(/\{[^}]+\}/g, 'abc'));
+    const samples = [
+      ...concrete,
+      ...concrete.map((path) => `${path}/extra`),
+      ...concrete.map((path) => path.slice(0, path.lastIndexOf('/'))),
+      '/v1',
+      '/v1/models',
+      '/v1/workspaces/ws_1/members/u_1',
+      '/v1/prompts',
+      '/v1/prompts/abc',
+      '/v1/prompts/abc/versions/2',
+    ];
+    for (const path of samples) {
+      const resource = match(path);
+      expect(resource, `${path} matches no resource`).toBeDefined();
+      expect(view[resource!].target, path).toBe(isGatewayPath(path) ? 'gateway' : 'control-plane');
+    }
+  });
+
+  it('lets this API, and only it, invoke the gateway and the control plane', () => {
+    const restApi = Object.keys(resources(template, 'AWS::ApiGateway::RestApi'))[0];
+    const permissions = Object.values(resources(template, 'AWS::Lambda::Permission'))
+      .map((permission) => permission.Properties ?? {})
+      .filter((properties) => properties.Principal === 'apigateway.amazonaws.com');
+    expect(permissions).toHaveLength(2);
+    for (const name of ['gateway', 'control-plane']) {
+      const permission = permissions.find((properties) => JSON.stringify(properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [functionLogicalId(template, name), 'Arn'] }));
+      expect(permission?.Action).toBe('lambda:InvokeFunction');
+      expect(render(permission?.SourceArn, { [restApi]: 'THIS_API' })).toBe('arn:${Partition}:execute-api:${Region}:${AccountId}:THIS_API/*/*/*');
+    }
+  });
+
+  it('deploys a stage with JSON access logs, throttling defaults, X-Ray and error-level execution logs without bodies', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"status":"\\$context.status"') },
+      MethodSettings: [
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200, LoggingLevel: 'ERROR', DataTraceEnabled: false }),
+      ],
+    });
+    const format = (Object.values(resources(template, 'AWS::ApiGateway::Stage'))[0].Properties?.AccessLogSetting as { Format: string }).Format;
+    expect(Object.keys(JSON.parse(format) as object)).toEqual(expect.arrayContaining(['requestId', 'ip', 'httpMethod', 'resourcePath', 'status', 'responseLatency', 'integrationLatency']));
+    expect(format.toLowerCase()).not.toContain('api-key');
+  });
+
+  it("answers API Gateway's own errors in gw's error shape", () => {
+    const byType: Record<string, Record<string, unknown>> = Object.fromEntries(
+      Object.values(resources(template, 'AWS::ApiGateway::GatewayResponse')).map((response) => [String(response.Properties?.ResponseType), response.Properties ?? {}]),
+    );
+    expect(Object.keys(byType).sort()).toEqual(['DEFAULT_4XX', 'DEFAULT_5XX', 'INTEGRATION_TIMEOUT', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED']);
+    expect(byType.MISSING_AUTHENTICATION_TOKEN?.StatusCode).toBe('404');
+    expect(byType.THROTTLED?.StatusCode).toBe('429');
+    expect(byType.INTEGRATION_TIMEOUT?.StatusCode).toBe('504');
+    for (const response of Object.values(byType)) {
+      const body = (response.ResponseTemplates as Record<string, string>)['application/json'];
+      // Fill the mapping variables the way API Gateway does, then check the shape.
+      const filled = body.replace('$context.error.messageString', '"Too Many Requests"').replace('$context.error.responseType', 'THROTTLED');
+      expect(JSON.parse(filled)).toEqual({ error: { message: expect.any(String), type: expect.any(String), code: expect.any(String), param: null }, status: 'failure' });
+    }
+  });
+
+  it('has no custom domain or WAF unless configured', () => {
+    template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+});
+
+describe('the REST API with a custom domain and a WAF web ACL', () => {
+  const certificateArn = 'arn:aws:acm:eu-west-1:123456789012:certificate/abcd';
+  const webAclArn = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1234';
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synthGwStack({
+      context: { domainName: 'ai.example.com', certificateArn, hostedZoneId: 'Z123', hostedZoneName: 'example.com', webAclArn, apiExecutionLogging: 'OFF' },
+    }));
+  });
+
+  it('serves the API on the domain with TLS 1.2 and an alias record in the hosted zone', () => {
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'ai.example.com',
+      RegionalCertificateArn: certificateArn,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { DomainName: Match.anyValue(), Stage: Match.anyValue() });
+    template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'ai.example.com.', Type: 'A', HostedZoneId: 'Z123' });
+  });
+
+  it('associates the web ACL with the stage, once the stage exists', () => {
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn, ResourceArn: Match.anyValue() });
+    const association = Object.values(resources(template, 'AWS::WAFv2::WebACLAssociation'))[0] as { DependsOn?: string[] };
+    const stage = Object.keys(resources(template, 'AWS::ApiGateway::Stage'))[0];
+    expect(association.DependsOn).toContain(stage);
+  });
+
+  it('switches execution logging off, and with it the account-level CloudWatch role', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { MethodSettings: [Match.objectLike({ LoggingLevel: 'OFF' })] });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const names = Object.values(resources(template, 'AWS::Logs::LogGroup')).map((group) => JSON.stringify(group.Properties?.LogGroupName ?? ''));
+    expect(names.filter((name) => name.includes('API-Gateway-Execution-Logs'))).toEqual([]);
+  });
+});

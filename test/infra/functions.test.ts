@@ -1,0 +1,206 @@
+import { join } from 'node:path';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_TABLE } from '../../infra/cdk/function-table.js';
+import type { GwStack } from '../../infra/cdk/gw-stack.js';
+import { FIXTURES, synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
+import { functionLogicalId, functionProperties, grantsOf, managedPolicyArnsOf, resources } from './support/template-queries.js';
+
+/** Logical ids → readable names for the grant strings (`dynamodb:Query main/index/gsi2`). */
+function aliasesOf(stack: GwStack): Record<string, string> {
+  const aliases: Record<string, string> = {};
+  const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);
+  for (const [id, { table }] of stack.tables.byId) aliases[logicalId(table.node.defaultChild)] = id;
+  for (const [, fn] of stack.functions) aliases[logicalId(fn.logGroup.node.defaultChild)] = 'own-log-group';
+  if (stack.secretsKey) aliases[logicalId(stack.secretsKey.node.defaultChild)] = 'secrets-key';
+  return aliases;
+}
+
+const SECRETS = 'arn:${Partition}:secretsmanager:${Region}:${AccountId}:secret:gw/virtual-keys/*';
+const ALWAYS = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
+const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
+
+describe('the functions, with the scheduled ones present (fixture handlers)', () => {
+  let stack: GwStack;
+  let template: Template;
+  let aliases: Record<string, string>;
+  beforeAll(() => {
+    ({ stack, template } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create' } }));
+    aliases = aliasesOf(stack);
+  });
+
+  it('runs every function on nodejs22.x, arm64, with X-Ray active and the handler of an ESM bundle', () => {
+    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(4);
+    for (const { name } of FUNCTION_TABLE) {
+      expect(functionProperties(template, name)).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+  });
+
+  it('sizes each function as the table says, the gateway long enough for a 15-minute stream', () => {
+    const sizes = Object.fromEntries(FUNCTION_TABLE.map(({ name }) => [name, [functionProperties(template, name).MemorySize, functionProperties(template, name).Timeout]]));
+    expect(sizes).toEqual({ gateway: [1024, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
+  });
+
+  it('gives every function the table names, Powertools settings, secret store and source maps', () => {
+    for (const { name } of FUNCTION_TABLE) {
+      const variables = (functionProperties(template, name).Environment as { Variables: Record<string, unknown> }).Variables;
+      const refs = Object.fromEntries(['GW_TABLE_MAIN', 'GW_TABLE_CACHE', 'GW_TABLE_LOGS'].map((key) => [key, aliases[(variables[key] as { Ref: string }).Ref]]));
+      expect(refs).toEqual({ GW_TABLE_MAIN: 'main', GW_TABLE_CACHE: 'cache', GW_TABLE_LOGS: 'logs' });
+      expect(variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: `gw-${name}`,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_NAMESPACE: 'gw',
+        GW_SECRET_STORE: 'secrets-manager',
+        NODE_OPTIONS: '--enable-source-maps',
+        // Under API Gateway's 5-minute idle cut-off for streams.
+        GW_STREAM_IDLE_TIMEOUT_MS: '280000',
+      });
+      expect(aliases[(variables.GW_SECRETS_KMS_KEY_ID as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]).toBe('secrets-key');
+    }
+  });
+
+  it('writes each function to its own log group, kept for 30 days, with no reserved concurrency by default', () => {
+    for (const { name } of FUNCTION_TABLE) {
+      const properties = functionProperties(template, name);
+      expect(aliases[(properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref]).toBe('own-log-group');
+      expect(properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+    const retentions = Object.values(resources(template, 'AWS::Logs::LogGroup')).map((group) => group.Properties?.RetentionInDays);
+    expect(retentions).toEqual(new Array(6).fill(30)); // four functions, the API's access and execution logs
+  });
+
+  it('attaches no AWS managed policy to any function role', () => {
+    for (const { name } of FUNCTION_TABLE) expect(managedPolicyArnsOf(template, name)).toEqual([]);
+  });
+
+  it('lets the gateway read the main table and add to counters, use the cache, write logs and only read secrets', () => {
+    expect(grantsOf(template, 'gateway', aliases)).toEqual(
+      [
+        ...ALWAYS,
+        'dynamodb:BatchGetItem main',
+        'dynamodb:GetItem main',
+        'dynamodb:Query main',
+        'dynamodb:UpdateItem main',
+        'dynamodb:DeleteItem cache',
+        'dynamodb:GetItem cache',
+        'dynamodb:PutItem cache',
+        'dynamodb:Query cache',
+        'dynamodb:PutItem logs',
+        `secretsmanager:GetSecretValue ${SECRETS}`,
+        `kms:Decrypt secrets-key${KMS_VIA_SECRETS_MANAGER}`,
+      ].sort(),
+    );
+  });
+
+  it('lets the control plane read and write the main table and its indexes, query logs and manage secrets', () => {
+    const main = ['BatchGetItem', 'BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((action) => `dynamodb:${action} main`);
+    const secrets = ['CreateSecret', 'DeleteSecret', 'DescribeSecret', 'GetSecretValue', 'PutSecretValue', 'TagResource', 'UpdateSecret'].map(
+      (action) => `secretsmanager:${action} ${SECRETS}`,
+    );
+    expect(grantsOf(template, 'control-plane', aliases)).toEqual(
+      [
+        ...ALWAYS,
+        ...main,
+        'dynamodb:Query main/index/gsi1',
+        'dynamodb:Query main/index/gsi2',
+        'dynamodb:GetItem logs',
+        'dynamodb:Query logs',
+        'dynamodb:Query logs/index/gsi1',
+        ...secrets,
+        `kms:Decrypt secrets-key${KMS_VIA_SECRETS_MANAGER}`,
+        `kms:GenerateDataKey secrets-key${KMS_VIA_SECRETS_MANAGER}`,
+      ].sort(),
+    );
+  });
+
+  it('lets expire-api-keys query the expiry index, update keys and write audit events, nothing else', () => {
+    expect(grantsOf(template, 'expire-api-keys', aliases)).toEqual(
+      [...ALWAYS, 'dynamodb:Query main/index/gsi2', 'dynamodb:UpdateItem main', 'dynamodb:PutItem main'].sort(),
+    );
+  });
+
+  it('lets restore-budgets query the reset index, read and update budgets, nothing else', () => {
+    expect(grantsOf(template, 'restore-budgets', aliases)).toEqual([...ALWAYS, 'dynamodb:Query main/index/gsi2', 'dynamodb:GetItem main', 'dynamodb:UpdateItem main'].sort());
+  });
+
+  it('invokes each scheduled function from an EventBridge rule every 5 minutes, retrying twice', () => {
+    for (const name of ['expire-api-keys', 'restore-budgets']) {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(5 minutes)',
+        State: 'ENABLED',
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [functionLogicalId(template, name), 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
+          }),
+        ],
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [functionLogicalId(template, name), 'Arn'] },
+      });
+    }
+    template.resourceCountIs('AWS::Events::Rule', 2);
+  });
+
+  it('rotates the customer-managed key it creates for secrets', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+});
+
+describe('functions whose handler does not exist yet', () => {
+  it('leaves a scheduled function and its schedule out of the stack until its handler lands', () => {
+    const missing = FUNCTION_TABLE.map((spec) => (spec.name === 'restore-budgets' ? { ...spec, entry: join(FIXTURES, 'no-such-handler.ts') } : spec.scheduleMinutes ? { ...spec, entry: join(FIXTURES, 'scheduled-handler.ts') } : spec));
+    const { template } = synthGwStack({ functions: missing });
+    expect(() => functionLogicalId(template, 'restore-budgets')).toThrow('No gw-restore-budgets function');
+    expect(functionLogicalId(template, 'expire-api-keys')).toMatch(/^ExpireApiKeys/);
+    template.resourceCountIs('AWS::Events::Rule', 1);
+  });
+
+  it('refuses to synthesize without the gateway handler', () => {
+    const noGateway = FUNCTION_TABLE.map((spec) => (spec.name === 'gateway' ? { ...spec, entry: join(FIXTURES, 'no-such-handler.ts') } : spec));
+    expect(() => synthGwStack({ functions: noGateway })).toThrow(/The gateway function is required/);
+  });
+});
+
+describe('per-function overrides from context', () => {
+  it('applies reserved concurrency and memory overrides to the named functions only', () => {
+    const { template } = synthGwStack({ context: { reservedConcurrency: '{"gateway": 50}', memoryMb: { 'control-plane': 1024 } } });
+    expect(functionProperties(template, 'gateway')).toMatchObject({ ReservedConcurrentExecutions: 50, MemorySize: 1024 });
+    expect(functionProperties(template, 'control-plane')).toMatchObject({ MemorySize: 1024 });
+    expect(functionProperties(template, 'control-plane').ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('passes gw settings from context to every function, feature flags as ON/OFF', () => {
+    const { template } = synthGwStack({ context: { settings: { GUARDRAILS_ENABLED: false, GW_AUTH_CACHE_TTL_MS: 5000, GW_STREAM_IDLE_TIMEOUT_MS: 120000 }, logLevel: 'DEBUG' } });
+    for (const name of ['gateway', 'control-plane']) {
+      expect((functionProperties(template, name).Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+        GUARDRAILS_ENABLED: 'OFF',
+        GW_AUTH_CACHE_TTL_MS: '5000',
+        GW_STREAM_IDLE_TIMEOUT_MS: '120000',
+        POWERTOOLS_LOG_LEVEL: 'DEBUG',
+      });
+    }
+  });
+
+  it('lets the gateway read the logs table only when model prices or capabilities are kept there', () => {
+    const { stack, template } = synthGwStack({ context: { settings: { MODEL_CONFIGS_PRICING_LOG_STORE_PATH: 'pricing' } } });
+    const logsGrants = grantsOf(template, 'gateway', aliasesOf(stack)).filter((grant) => grant.endsWith(' logs'));
+    expect(logsGrants).toEqual(['dynamodb:GetItem logs', 'dynamodb:PutItem logs']);
+  });
+
+  it('grants KMS on an existing key given by ARN instead of creating one', () => {
+    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const { template } = synthGwStack({ context: { secretsKmsKey: keyArn } });
+    template.resourceCountIs('AWS::KMS::Key', 0);
+    const grants = grantsOf(template, 'gateway', {});
+    expect(grants.filter((grant) => grant.startsWith('kms:'))).toEqual([`kms:Decrypt ${keyArn}${KMS_VIA_SECRETS_MANAGER}`]);
+  });
+});

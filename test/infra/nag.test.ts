@@ -1,0 +1,74 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
+
+/** Violations as `rule at construct path` lines, so a failure says exactly what to fix. */
+function violationsOf(app: App, scope: IConstruct): string[] {
+  const report = new AwsSolutionsChecks(app).validateScope(scope);
+  return report.violations.flatMap((violation) =>
+    violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath ?? resource.resourceLogicalId}`),
+  );
+}
+
+/** Every acknowledgement recorded anywhere in the tree: rule id → reason. */
+function acknowledgementsOf(scope: IConstruct): Array<{ path: string; id: string; reason: string }> {
+  const found: Array<{ path: string; id: string; reason: string }> = [];
+  for (const construct of scope.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) found.push({ path: construct.node.path, id, reason });
+    }
+  }
+  return found;
+}
+
+describe('cdk-nag AwsSolutions checks', () => {
+  it('pass on the default stack with every function present', () => {
+    const { app, stack } = synthGwStack({ functions: tableWithScheduledFixtures() });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
+  it('pass with every optional part switched on: domain, WAF, KMS key, alarm topic, development data', () => {
+    const { app, stack } = synthGwStack({
+      functions: tableWithScheduledFixtures(),
+      context: {
+        environment: 'development',
+        domainName: 'ai.example.com',
+        certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abcd',
+        webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1234',
+        secretsKmsKey: 'create',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:gw-ops',
+      },
+    });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
+  it('pass with API execution logging switched off', () => {
+    const { app, stack } = synthGwStack({ context: { apiExecutionLogging: 'OFF' } });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
+  it('give every acknowledgement a written reason', () => {
+    const { stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create' } });
+    const acknowledgements = acknowledgementsOf(stack);
+    expect(acknowledgements.map((entry) => entry.id.replace(/^Annotation::/, '').replace(/\[.*$/, ''))).toEqual(
+      expect.arrayContaining(['AwsSolutions-APIG2', 'AwsSolutions-APIG4', 'AwsSolutions-COG4', 'AwsSolutions-APIG3', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-IAM4']),
+    );
+    for (const { id, reason } of acknowledgements) {
+      expect(reason.length, `reason for ${id}`).toBeGreaterThan(60);
+    }
+  });
+
+  it('do find problems when there are some (the checks are not vacuous)', () => {
+    const app = new App();
+    const scratch = new Stack(app, 'Scratch');
+    new Table(scratch, 'NoRecovery', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+    new LambdaFunction(scratch, 'OldRuntime', { runtime: Runtime.NODEJS_18_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => 1') });
+    const violations = violationsOf(app, scratch);
+    expect(violations).toEqual(expect.arrayContaining([expect.stringMatching(/^AwsSolutions-DDB3 /), expect.stringMatching(/^AwsSolutions-L1 /), expect.stringMatching(/^AwsSolutions-IAM4\[/)]));
+  });
+});

@@ -1,0 +1,190 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settings } from '../../../shared/settings.js';
+import { call, createKey, createWorkspace, type CreatedKey } from '../control-plane/policies-support.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { bagOfWordsEmbedding } from '../../support/mock-embeddings.js';
+import { faultInjectingHandler } from '../../support/fault-mock.js';
+import { sse, startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
+import { readSseEvents } from '../../support/sse-client.js';
+import { StreamAssembler } from '../../../shared/gateway/cache/stream-assembler.js';
+import { drainBackgroundWork } from '../../../shared/observability/background.js';
+
+let gateway: TestGateway;
+let upstream: MockUpstream;
+let otherWorkspaceKey: CreatedKey;
+const faults = faultInjectingHandler();
+
+/** A reasoning model that answers with two parallel tool calls, streamed like DeepSeek/OpenAI do. */
+function toolStream(model: string): string[] {
+  const base = { id: 'chatcmpl-tools', object: 'chat.completion.chunk', created: 1_700_000_123, model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  return sse(
+    chunk({ role: 'assistant', content: '' }),
+    chunk({ reasoning_content: 'Two cities, ' }),
+    chunk({ reasoning_content: 'two calls.' }),
+    chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+    chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] }),
+    chunk({}, 'tool_calls'),
+    { ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } },
+    '[DONE]',
+  );
+}
+
+function handler(request: RecordedRequest): ScriptedResponse | Promise<ScriptedResponse> {
+  const body = (request.json ?? {}) as { model?: string; input?: string | string[]; stream?: boolean };
+  if (request.path.endsWith('/embeddings')) {
+    const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ''];
+    return { json: { object: 'list', model: body.model, data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWordsEmbedding(String(text)) })), usage: { prompt_tokens: 1, total_tokens: 1 } } };
+  }
+  if (body.model === 'tools' && body.stream) return { chunks: toolStream('tools') };
+  return faults(request);
+}
+
+beforeAll(async () => {
+  upstream = await startMockUpstream(handler);
+  gateway = await startTestGateway();
+  const other = await createWorkspace(gateway.bootstrap.organisationId, 'cache-other');
+  otherWorkspaceKey = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: other, scopes: ['completions:write'] });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+let counter = 0;
+const unique = () => `question ${++counter} ${Date.now()}`;
+const simple = () => JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: upstream.url, cache: { mode: 'simple' } });
+const chatBody = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
+const ask = (body: unknown, headers: Record<string, string> = {}, key?: string) =>
+  gateway.post('/v1/chat/completions', body, { 'x-gw-config': simple(), ...(key ? { 'x-gw-api-key': key } : {}), ...headers });
+const upstreamCalls = () => upstream.requests.filter((request) => request.path.endsWith('/chat/completions')).length;
+
+describe('simple cache', () => {
+  it('misses, then hits without calling upstream, for the same request in any key order', async () => {
+    const content = unique();
+    const first = await ask(chatBody(content, { temperature: 0.5 }));
+    expect(first.headers.get('x-gw-cache-status')).toBe('MISS');
+    const original = await first.json();
+    const before = upstreamCalls();
+    const second = await ask({ temperature: 0.5, messages: [{ content, role: 'user' }], model: 'gpt-4o-mini' });
+    expect(second.headers.get('x-gw-cache-status')).toBe('HIT');
+    expect(await second.json()).toEqual(original);
+    expect(upstreamCalls()).toBe(before);
+  });
+
+  it('any parameter change misses', async () => {
+    const content = unique();
+    await ask(chatBody(content));
+    expect((await ask(chatBody(content, { temperature: 0.9 }))).headers.get('x-gw-cache-status')).toBe('MISS');
+  });
+
+  it('force refresh skips the read, calls upstream and stores the new answer', async () => {
+    const content = unique();
+    await ask(chatBody(content));
+    const before = upstreamCalls();
+    const refreshed = await ask(chatBody(content), { 'x-gw-cache-force-refresh': 'true' });
+    expect(refreshed.headers.get('x-gw-cache-status')).toBe('REFRESH');
+    expect(upstreamCalls()).toBe(before + 1);
+    expect((await ask(chatBody(content))).headers.get('x-gw-cache-status')).toBe('HIT');
+  });
+
+  it('metadata is part of the key, unless a namespace is given', async () => {
+    const content = unique();
+    await ask(chatBody(content), { 'x-gw-metadata': '{"team":"a"}' });
+    expect((await ask(chatBody(content), { 'x-gw-metadata': '{"team":"b"}' })).headers.get('x-gw-cache-status')).toBe('MISS');
+    const spaced = unique();
+    await ask(chatBody(spaced), { 'x-gw-metadata': '{"team":"a"}', 'x-gw-cache-namespace': 'faq' });
+    expect((await ask(chatBody(spaced), { 'x-gw-metadata': '{"team":"b"}', 'x-gw-cache-namespace': 'faq' })).headers.get('x-gw-cache-status')).toBe('HIT');
+    expect((await ask(chatBody(spaced), { 'x-gw-cache-namespace': 'other' })).headers.get('x-gw-cache-status')).toBe('MISS');
+  });
+
+  it('two workspaces never share entries', async () => {
+    const content = unique();
+    await ask(chatBody(content));
+    expect((await ask(chatBody(content))).headers.get('x-gw-cache-status')).toBe('HIT');
+    const other = await ask(chatBody(content), {}, otherWorkspaceKey.raw);
+    expect(other.status).toBe(200);
+    expect(other.headers.get('x-gw-cache-status')).toBe('MISS');
+  });
+
+  it('says DISABLED without a cache config', async () => {
+    const response = await gateway.post('/v1/chat/completions', chatBody(unique()), { 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url });
+    expect(response.headers.get('x-gw-cache-status')).toBe('DISABLED');
+  });
+});
+
+describe('streams and the cache', () => {
+  it('stores a stream once it ended cleanly and replays it as SSE chunks equal to the original', async () => {
+    const body = { model: 'tools', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: unique() }] };
+    const first = await ask(body);
+    expect(first.headers.get('x-gw-cache-status')).toBe('MISS');
+    const original = assemble(await readSseEvents(first));
+    await drainBackgroundWork();
+    const replay = await ask(body);
+    expect(replay.headers.get('x-gw-cache-status')).toBe('HIT');
+    const events = await readSseEvents(replay);
+    expect(events.length).toBeGreaterThan(6);
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    expect(assemble(events)).toEqual(original);
+    // The same entry serves a non-streamed call.
+    const json = await ask({ ...body, stream: false, stream_options: undefined });
+    expect(json.headers.get('x-gw-cache-status')).toBe('HIT');
+    expect(await json.json()).toEqual(original);
+  });
+
+  it('does not store a stream that failed', async () => {
+    const body = { model: 'stream-mid-fail', stream: true, messages: [{ role: 'user', content: unique() }] };
+    await readSseEvents(await ask(body));
+    await drainBackgroundWork();
+    const again = await ask(body);
+    expect(again.headers.get('x-gw-cache-status')).toBe('MISS');
+    await readSseEvents(again);
+  });
+});
+
+describe('semantic cache', () => {
+  const semantic = () =>
+    JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: upstream.url, cache: { mode: 'semantic', similarity_threshold: 0.9 } });
+  const askSemantic = (content: string) => gateway.post('/v1/chat/completions', chatBody(content), { 'x-gw-config': semantic() });
+
+  it('answers a near-identical question from the cache and a different one from upstream', async () => {
+    const tag = `run${Date.now()}`;
+    const first = await askSemantic(`What is the capital city of France ${tag}`);
+    expect(first.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    await drainBackgroundWork();
+    const similar = await askSemantic(`what is the capital city of france ${tag} ?`);
+    expect(similar.headers.get('x-gw-cache-status')).toBe('SEMANTIC HIT');
+    const different = await askSemantic(`Write a long poem about the deep blue ocean ${tag}`);
+    expect(different.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    const embeddingCall = upstream.requests.find((request) => request.path.endsWith('/embeddings'))!;
+    expect((embeddingCall.json as { model: string }).model).toBe('text-embedding-3-small');
+  });
+
+  it('400 AB0117 when the provider has no standard embeddings model and none is configured', async () => {
+    const config = JSON.stringify({ provider: 'groq', api_key: 'sk', custom_host: upstream.url, cache: { mode: 'semantic' } });
+    const response = await gateway.post('/v1/chat/completions', chatBody(unique()), { 'x-gw-config': config });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('AB0117');
+  });
+});
+
+describe('a failing cache store', () => {
+  it('never fails the request: gw answers uncached', async () => {
+    const client = new DynamoDBClient({ endpoint: settings().GW_DYNAMODB_ENDPOINT, region: 'us-east-1' });
+    await client.send(new DeleteTableCommand({ TableName: settings().GW_TABLE_CACHE }));
+    const response = await ask(chatBody(unique()));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gw-cache-status')).toBe('MISS');
+    client.destroy();
+    expect((await call(gateway, 'GET', '/v1/configs')).status).toBe(200);
+  });
+});
+
+function assemble(events: Array<{ data: string }>): Record<string, unknown> {
+  const assembler = new StreamAssembler();
+  for (const event of events) if (event.data !== '[DONE]') assembler.add(JSON.parse(event.data));
+  return assembler.result();
+}

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditLog } from '../../../shared/control-plane/audit-logs/schemas.js';
+import { AuditLogRepository, UNKNOWN_ORGANISATION } from '../../../shared/store/audit-log-repository.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { allPages, api, expectError, newKey, newWorkspace, type Page } from './identities-support.js';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+});
+afterAll(async () => {
+  await gateway?.close();
+});
+
+async function events(query: string, key?: string): Promise<AuditLog[]> {
+  return (await allPages<AuditLog>(gateway, `/v1/audit-logs?${query}`, { key }, 100)).items;
+}
+
+describe('GET /v1/audit-logs', () => {
+  it('records every mutation with who, what, when, resource and outcome, never a secret', async () => {
+    const started = new Date().toISOString();
+    const workspace = await newWorkspace(gateway, { name: 'audited' });
+    const key = await newKey(gateway, { workspace_id: workspace.id, scopes: ['api_keys:read'] });
+    const rotated = await api<{ key: string }>(gateway, 'POST', `/v1/api-keys/${key.id}/rotate`, { body: {} });
+    await api(gateway, 'PATCH', `/v1/api-keys/${key.id}`, { body: { name: 'renamed' } });
+    await api(gateway, 'DELETE', `/v1/api-keys/${key.id}`);
+
+    const log = await events(`from=${started}`);
+    const mine = log.filter((event) => event.resource_id === key.id || event.resource_id === workspace.id);
+    expect(mine.map((event) => event.action)).toEqual(['api_key.revoke', 'api_key.update', 'api_key.rotate', 'api_key.create', 'workspace.create']);
+    for (const event of mine) {
+      expect(event).toMatchObject({ object: 'audit_log', outcome: 'success', organisation_id: gateway.bootstrap.organisationId, actor: { type: 'api_key' } });
+      expect(Date.parse(event.at)).toBeGreaterThanOrEqual(Date.parse(started));
+      expect(event.trace_id).toEqual(expect.any(String));
+    }
+    expect(mine.find((event) => event.action === 'api_key.create')?.workspace_id).toBe(workspace.id);
+    const everything = JSON.stringify(log);
+    expect(everything).not.toContain(key.key);
+    expect(everything).not.toContain(rotated.body.key);
+  });
+
+  it('records refused mutations as failures with the error code', async () => {
+    await api(gateway, 'POST', '/v1/workspaces', { body: { name: 'dup', slug: 'dup-slug' } });
+    expectError(await api(gateway, 'POST', '/v1/workspaces', { body: { name: 'dup', slug: 'dup-slug' } }), 409, 'slug_taken');
+    const failures = await events('action=workspace.create&outcome=failure');
+    expect(failures[0]).toMatchObject({ outcome: 'failure', details: { status: 409, code: 'slug_taken' } });
+  });
+
+  it('records authentication failures: under the organisation for a recognised key, apart for an unknown one', async () => {
+    const key = await newKey(gateway, { scopes: ['api_keys:read'] });
+    await api(gateway, 'DELETE', `/v1/api-keys/${key.id}`);
+    expectError(await api(gateway, 'GET', '/v1/workspaces', { key: key.key }), 401, 'api_key_revoked');
+    const failures = await events(`action=authentication.failed&actor_id=${key.id}`);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      outcome: 'failure',
+      resource_type: 'authentication',
+      actor: { type: 'api_key', id: key.id },
+      details: { method: 'api_key', code: 'api_key_revoked', http_method: 'GET', path: '/v1/workspaces' },
+    });
+    expect(JSON.stringify(failures)).not.toContain(key.key);
+
+    // Unknown keys and missing credentials are filed apart: no organisation can be named for them.
+    const unknownKey = 'gwk_this_key_was_never_issued_000000';
+    expectError(await api(gateway, 'GET', '/v1/workspaces', { key: unknownKey }), 401, 'api_key_invalid');
+    expectError(await api(gateway, 'GET', '/v1/workspaces', { key: null }), 401, 'api_key_missing');
+    const filed = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
+    const codes = filed.items.map((event) => event.details?.code);
+    expect(codes).toEqual(expect.arrayContaining(['api_key_invalid', 'api_key_missing']));
+    expect(JSON.stringify(filed.items)).not.toContain(unknownKey);
+    expect((await events('action=authentication.failed')).every((event) => event.actor.id === key.id)).toBe(true);
+  });
+
+  it('refuses a JWT when none is configured, and records that', async () => {
+    expectError(await api(gateway, 'GET', '/v1/workspaces', { bearer: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl' }), 401, 'jwt_not_configured');
+    const filed = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
+    expect(filed.items.some((event) => event.details?.code === 'jwt_not_configured' && event.details?.method === 'jwt')).toBe(true);
+  });
+
+  it('filters by action, outcome, resource, actor and time, newest first, page by page', async () => {
+    const started = new Date().toISOString();
+    const created: string[] = [];
+    for (let i = 0; i < 3; i++) created.push((await newKey(gateway, { scopes: ['api_keys:read'], name: `paged ${i}` })).id);
+    const creations = await allPages<AuditLog>(gateway, `/v1/audit-logs?action=api_key.create&from=${started}`, {}, 2);
+    expect(creations.pages).toBe(2);
+    expect(creations.items.map((event) => event.resource_id)).toEqual([...created].reverse());
+    expect(creations.items.every((event) => event.action === 'api_key.create')).toBe(true);
+    const one = await events(`resource_id=${created[1]}`);
+    expect(one.map((event) => event.action)).toEqual(['api_key.create']);
+    const byActor = await events(`actor_type=api_key&outcome=success&from=${started}`);
+    expect(byActor.length).toBeGreaterThanOrEqual(3);
+    const ended = new Date(Date.parse(started) - 1).toISOString();
+    expect(await events(`to=${ended}&action=api_key.create&from=${new Date(Date.parse(started) - 60_000).toISOString()}`)).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ resource_id: created[0] })]),
+    );
+  });
+
+  it('shows a workspace key only the events of its own workspace', async () => {
+    const first = await newWorkspace(gateway);
+    const second = await newWorkspace(gateway);
+    const firstKey = await newKey(gateway, { workspace_id: first.id, scopes: ['audit_logs:read', 'api_keys:write'] });
+    const secondKey = await newKey(gateway, { workspace_id: second.id, scopes: ['audit_logs:read'] });
+    const made = await newKey(gateway, { name: 'by first', scopes: ['audit_logs:read'] }, firstKey.key);
+    const seenByFirst = await events('', firstKey.key);
+    expect(seenByFirst.map((event) => event.resource_id)).toContain(made.id);
+    expect(seenByFirst.every((event) => event.workspace_id === first.id)).toBe(true);
+    const seenBySecond = await events('', secondKey.key);
+    expect(seenBySecond.every((event) => event.workspace_id === second.id)).toBe(true);
+    expect(seenBySecond.map((event) => event.resource_id)).not.toContain(made.id);
+    expectError(await api(gateway, 'GET', `/v1/audit-logs?workspace_id=${first.id}`, { key: secondKey.key }), 404, 'not_found');
+    const adminView = await events(`workspace_id=${first.id}`);
+    expect(adminView.map((event) => event.resource_id)).toContain(made.id);
+  });
+
+  it('answers 400 for bad filters and 403 without audit_logs:read', async () => {
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?outcome=maybe'), 400, 'invalid_request', { param: 'outcome' });
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?from=yesterday'), 400, 'invalid_request', { param: 'from' });
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z'), 400, 'invalid_request', { param: 'from' });
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?who=me'), 400, 'invalid_request');
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?limit=-1'), 400, 'invalid_limit');
+    expectError(await api(gateway, 'GET', '/v1/audit-logs?cursor=%7B%7D'), 400, 'invalid_cursor');
+    const key = await newKey(gateway, { scopes: ['api_keys:read'] });
+    expectError(await api(gateway, 'GET', '/v1/audit-logs', { key: key.key }), 403, 'missing_scope');
+    const lister = await newKey(gateway, { scopes: ['audit_logs:list'] });
+    expect((await api<Page<AuditLog>>(gateway, 'GET', '/v1/audit-logs', { key: lister.key })).status).toBe(200);
+  });
+});

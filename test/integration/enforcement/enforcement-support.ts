@@ -1,0 +1,123 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
+import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
+import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
+import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
+import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
+import { settings } from '../../../shared/settings.js';
+import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
+import { keys } from '../../../shared/store/keys.js';
+import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
+import { LOGS_TABLE, MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
+import type { TestGateway } from '../../support/gateway.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
+
+export const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
+
+/** Headers that send a chat request to the mock upstream as OpenAI, with the given metadata. */
+export function viaMock(upstream: MockUpstream, metadata: Record<string, string> = {}, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'x-gw-provider': 'openai',
+    'x-gw-custom-host': upstream.url,
+    authorization: 'Bearer sk-provider-secret',
+    'x-gw-metadata': JSON.stringify(metadata),
+    ...extra,
+  };
+}
+
+/** The id of the gateway's bootstrap admin key (the key the test requests are sent with). */
+export async function adminKeyId(gateway: TestGateway): Promise<string> {
+  return (await new ApiKeyRepository().findByHash(hashApiKey(gateway.apiKey)))!.id;
+}
+
+/** How many calls the mock provider received for a metadata user (gw sends `_user` as the body's `user`). */
+export function upstreamCallsFor(upstream: MockUpstream, user: string): number {
+  return upstream.requests.filter((request) => (request.json as { user?: string } | undefined)?.user === user).length;
+}
+
+/** Creates a policy through the policies API (as the bootstrap admin) and returns its stored record. */
+export async function createPolicy(gateway: TestGateway, kind: 'rate-limits' | 'usage-limits', payload: Record<string, unknown>): Promise<PolicyRecord> {
+  const response = await fetch(`${gateway.url}/v1/policies/${kind}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+    body: JSON.stringify(payload),
+  });
+  const body = (await response.json()) as { id: string };
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  return (await new PolicyRepository().findById(body.id))!;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** One chat completion through the gateway; the body is read so the response (and its usage) completes. */
+export async function chat(gateway: TestGateway, headers: Record<string, string>, body: unknown = CHAT): Promise<Answer> {
+  const response = await gateway.post('/v1/chat/completions', body, headers);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
+}
+
+/** `count` requests at once. */
+export function concurrently(count: number, send: (index: number) => Promise<Answer>): Promise<Answer[]> {
+  return Promise.all(Array.from({ length: count }, (_, index) => send(index)));
+}
+
+/** The value of a policy's rate counter for a group, in the current window. */
+export async function rateCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
+  const now = Date.now();
+  const window = rateWindow(policy.unit, now);
+  const group = groupOf(policy, (key) => values[key]);
+  return new CounterRepository().read({ pk: counterKey(policy.id, 'rate', group.hash, window.id), windowEnd: window.end }, now);
+}
+
+/** The value of a usage-limit policy's credit counter for a group, in the current period. */
+export async function creditCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
+  const now = Date.now();
+  const period = resetPeriod(policy.periodic_reset ?? 'none', now);
+  const group = groupOf(policy, (key) => values[key]);
+  return new CounterRepository().read({ pk: counterKey(policy.id, 'credit', group.hash, period.id), windowEnd: period.end }, now);
+}
+
+/** Polls until `check` returns a value (background work such as charging lands after the response). */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, attempts = 200): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** The error body every refusal has; `message` is a fragment the message must contain. */
+export function expectedError(code: string, type: string, message: string, param: string | null = null) {
+  return { error: { code, type, param, message: expect.stringContaining(message) }, status: 'failure' };
+}
+
+/** Writes a workspace's budget numbers straight to the store (as spending elsewhere would have left them). */
+export async function storeBudget(workspaceId: string, budget: { creditLimit: number | null; usage: number; status: 'active' | 'exhausted' }): Promise<void> {
+  await dynamoDocumentClient().send(
+    new UpdateCommand({
+      TableName: tableName(settings(), MAIN_TABLE),
+      Key: keys.workspace(workspaceId),
+      UpdateExpression: 'SET budget_credit_limit = :limit, budget_current_usage = :usage, budget_status = :status',
+      ExpressionAttributeValues: { ':limit': budget.creditLimit, ':usage': budget.usage, ':status': budget.status },
+    }),
+  );
+}
+
+/**
+ * The request-log record of a trace, once written. It is written after the response was priced and charged,
+ * so once it exists every charge of that request has landed.
+ */
+export async function requestLog(traceId: string): Promise<Record<string, unknown>> {
+  return eventually(async () => {
+    const result = await dynamoDocumentClient().send(
+      new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TRACE#${traceId}` } }),
+    );
+    return result.Items?.[0];
+  }, `the request log of ${traceId}`);
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyRepository } from '../../../shared/store/policy-repository.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { chat, createPolicy, expectedError, storeBudget, viaMock } from './enforcement-support.js';
+
+// USAGE_LIMITS_ENABLED=OFF: neither usage-limit policies nor the workspace budget are enforced; rate limits are.
+let gateway: TestGateway;
+let upstream: MockUpstream;
+
+beforeAll(async () => {
+  upstream = await startMockUpstream(openAIMockHandler());
+  gateway = await startTestGateway({ USAGE_LIMITS_ENABLED: 'OFF', GW_POLICY_CACHE_TTL_MS: '0' });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+describe('USAGE_LIMITS_ENABLED=OFF', () => {
+  it('ignores an exhausted budget and an exhausted usage limit, and still enforces rate limits', async () => {
+    await storeBudget(gateway.bootstrap.workspaceId, { creditLimit: 1, usage: 5, status: 'exhausted' });
+    const now = new Date().toISOString();
+    // The usage-limit API is off with the flag, so the policy is stored directly: 1 token, already used up.
+    await new PolicyRepository().create({
+      id: randomUUID(),
+      kind: 'usage_limit',
+      name: 'tiny',
+      conditions: [{ key: 'workspace_id', value: '*' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'requests',
+      unit: 'rpd',
+      value: 1_000,
+      credit_limit: { type: 'tokens', value: 1 },
+      periodic_reset: 'none',
+      status: 'active',
+      workspace_id: gateway.bootstrap.workspaceId,
+      organisation_id: gateway.bootstrap.organisationId,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    });
+    expect((await chat(gateway, viaMock(upstream, { _user: 'off' }))).status).toBe(200);
+    expect((await chat(gateway, viaMock(upstream, { _user: 'off' }))).status).toBe(200);
+
+    await createPolicy(gateway, 'rate-limits', { name: 'rate still on', conditions: [{ key: 'metadata._user', value: 'rated' }], group_by: [{ key: 'api_key' }], type: 'requests', unit: 'rpd', value: 1 });
+    expect((await chat(gateway, viaMock(upstream, { _user: 'rated' }))).status).toBe(200);
+    const refused = await chat(gateway, viaMock(upstream, { _user: 'rated' }));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(expectedError('rate_limit_exceeded', 'rate_limit_error', '"rate still on"'));
+  });
+});

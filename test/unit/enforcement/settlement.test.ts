@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { Admission, type EnforcementDependencies } from '../../../shared/gateway/enforcement/admission.js';
+import { EnforcementSnapshots } from '../../../shared/gateway/enforcement/snapshot-cache.js';
+import { releaseAdmission, settleUsage } from '../../../shared/gateway/enforcement/settlement.js';
+import type { RequestLogger } from '../../../shared/observability/logger.js';
+import type { CounterKey, CounterRepository } from '../../../shared/store/counter-repository.js';
+import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
+import type { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
+
+/** Counters that record what would be written, so the arithmetic of settling is checked on its own. */
+function recordingDependencies() {
+  const writes: Array<{ op: 'add' | 'release'; pk: string; amount: number }> = [];
+  const counters = {
+    add: async (key: CounterKey, amount: number) => {
+      writes.push({ op: 'add', pk: key.pk, amount });
+      return amount;
+    },
+    release: async (key: CounterKey, amount: number) => {
+      writes.push({ op: 'release', pk: key.pk, amount });
+    },
+  } as unknown as CounterRepository;
+  const deps: EnforcementDependencies = { counters, budgets: {} as WorkspaceBudgetRepository, snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: Date.now };
+  return { writes, deps };
+}
+
+const warnings: string[] = [];
+const log: RequestLogger = { info: () => undefined, warn: (message) => warnings.push(message), error: () => undefined };
+const key = (name: string): CounterKey => ({ pk: name, windowEnd: Number.POSITIVE_INFINITY });
+const creditPolicy = (type: 'cost' | 'tokens') => ({ id: `credit-${type}`, credit_limit: { type, value: 100 } }) as PolicyRecord;
+const usage = { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, total_tokens: 2_000_000 };
+
+function admission(): Admission {
+  return new Admission('ws', [key('requests')], [key('tokens-reserved'), key('tokens-plain')].map((counterKey, index) => ({ key: counterKey, reserved: index === 0 ? 300 : 0 })), [
+    { key: key('credit-cost'), policy: creditPolicy('cost') },
+    { key: key('credit-tokens'), policy: creditPolicy('tokens') },
+  ], false);
+}
+
+describe('settling a response', () => {
+  it('adds the real tokens (minus a reservation) and the cost (gpt-4o-mini: $0.15 + $0.60 per million)', async () => {
+    const { writes, deps } = recordingDependencies();
+    const cost = await settleUsage(admission(), { usage, cacheHit: false, provider: 'openai', model: 'gpt-4o-mini' }, log, deps);
+    expect(cost).toBeCloseTo(0.75, 10);
+    expect(writes).toEqual([
+      { op: 'add', pk: 'tokens-reserved', amount: 2_000_000 - 300 },
+      { op: 'add', pk: 'tokens-plain', amount: 2_000_000 },
+      { op: 'add', pk: 'credit-cost', amount: cost },
+      { op: 'add', pk: 'credit-tokens', amount: 2_000_000 },
+    ]);
+  });
+
+  it('charges nothing for a cache hit, and gives a reservation back', async () => {
+    const { writes, deps } = recordingDependencies();
+    const cost = await settleUsage(admission(), { usage, cacheHit: true, provider: 'openai', model: 'gpt-4o-mini' }, log, deps);
+    expect(cost).toBe(0);
+    expect(writes).toEqual([{ op: 'add', pk: 'tokens-reserved', amount: -300 }]);
+  });
+
+  it('an unpriced model: cost null, tokens still counted, a cost limit not charged (and a warning logged)', async () => {
+    const { writes, deps } = recordingDependencies();
+    warnings.length = 0;
+    const cost = await settleUsage(admission(), { usage, cacheHit: false, provider: 'ollama', model: 'llama3' }, log, deps);
+    expect(cost).toBeNull();
+    expect(writes.map((write) => write.pk)).toEqual(['tokens-reserved', 'tokens-plain', 'credit-tokens']);
+    expect(warnings).toEqual(['unpriced model: its cost is not charged to a cost usage limit']);
+  });
+
+  it('settles an admission once, however often it is called', async () => {
+    const { writes, deps } = recordingDependencies();
+    const held = admission();
+    await settleUsage(held, { usage, cacheHit: false, provider: 'openai', model: 'gpt-4o-mini' }, log, deps);
+    await settleUsage(held, { usage, cacheHit: false, provider: 'openai', model: 'gpt-4o-mini' }, log, deps);
+    await releaseAdmission(held, false, log, deps);
+    expect(writes).toHaveLength(4);
+  });
+});
+
+describe('releasing a request that got no response', () => {
+  it('gives back reservations, and request slots when no provider answered', async () => {
+    const { writes, deps } = recordingDependencies();
+    await releaseAdmission(admission(), false, log, deps);
+    expect(writes).toEqual([
+      { op: 'release', pk: 'tokens-reserved', amount: 300 },
+      { op: 'release', pk: 'requests', amount: 1 },
+    ]);
+  });
+
+  it('keeps the request slot when a provider answered (the request counted)', async () => {
+    const { writes, deps } = recordingDependencies();
+    await releaseAdmission(admission(), true, log, deps);
+    expect(writes).toEqual([{ op: 'release', pk: 'tokens-reserved', amount: 300 }]);
+  });
+});
