@@ -2,14 +2,14 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createControlPlaneApp } from '../../shared/control-plane/app.js';
-import { drainBackgroundWork } from '../../shared/observability/background.js';
+import { beginBackgroundScope, drainBackgroundWork } from '../../shared/observability/background.js';
 import { logger } from '../../shared/observability/logger.js';
 import { toNeutralRequest, toProxyResult } from '../lib/api-gateway-event.js';
 
 const app = createControlPlaneApp();
 
 /** The control-plane Lambda: a buffered API Gateway proxy integration. */
-export const handler = middy<APIGatewayProxyEvent>()
+export const handler = middy<APIGatewayProxyEvent>({ requestStart: () => beginBackgroundScope() })
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event: APIGatewayProxyEvent) => {
     const result = await toProxyResult(await app(toNeutralRequest(event)));

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createGatewayApp } from '../../shared/gateway/app.js';
-import { drainBackgroundWork } from '../../shared/observability/background.js';
+import { beginBackgroundScope, drainBackgroundWork } from '../../shared/observability/background.js';
 import { logger } from '../../shared/observability/logger.js';
 import { toNeutralRequest, toStreamingResult } from '../lib/api-gateway-event.js';
 
@@ -12,6 +12,10 @@ const app = createGatewayApp();
  * The gateway Lambda, invoked by API Gateway with response streaming. Background work (request logs) is
  * drained after the body is fully written, before the invocation ends and the sandbox freezes.
  */
-export const handler = middy<APIGatewayProxyEvent>({ streamifyResponse: true, requestEnd: () => drainBackgroundWork() })
+export const handler = middy<APIGatewayProxyEvent>({
+  streamifyResponse: true,
+  requestStart: () => beginBackgroundScope(),
+  requestEnd: () => drainBackgroundWork(),
+})
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event: APIGatewayProxyEvent) => toStreamingResult(await app(toNeutralRequest(event))));

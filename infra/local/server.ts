@@ -180,7 +180,9 @@ async function serveStreaming(event: APIGatewayProxyEvent, response: ServerRespo
     },
     () => response.end(),
   );
-  // A client that goes away destroys the stream; the handler's pipeline then stops reading the upstream.
+  // A client that goes away destroys the stream; the handler's pipeline then stops reading the upstream. Until
+  // the handler pipes into the stream nothing else listens, so the destroy error must not go unhandled.
+  stream.on('error', () => undefined);
   response.once('close', () => {
     if (!response.writableFinished) stream.destroy(new Error('client closed the connection'));
   });
@@ -221,7 +223,7 @@ async function closeAll(server: Server, store: EmbeddedStore): Promise<void> {
     server.closeAllConnections();
   });
   // Request logs still being written need the store: let them land before it goes.
-  const { drainBackgroundWork } = await import('../../shared/observability/background.js');
-  await drainBackgroundWork();
+  const { drainAllBackgroundWork } = await import('../../shared/observability/background.js');
+  await drainAllBackgroundWork();
   await store.close();
 }

@@ -105,8 +105,10 @@ export async function openStreamRelay(
       }
       outcome = { ok: true };
     } finally {
-      // Runs on normal end, on error and when the client goes away (the consumer calls return()).
-      upstream.body.destroy();
+      // Runs on normal end, on error and when the client goes away (the consumer calls return()). After a clean
+      // end the provider may still be closing its body: read that out so the keep-alive connection is reused.
+      if (outcome.ok && upstream.body.dump) void upstream.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      else upstream.body.destroy();
       options.onEnd?.(outcome);
     }
   }

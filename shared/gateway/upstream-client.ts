@@ -8,7 +8,8 @@ import { addressRefusal, type HostRules } from './custom-host.js';
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
+  /** `dump` reads what is left so the connection goes back to the pool; `destroy` drops the connection. */
+  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown; dump?(options?: { limit?: number }): Promise<unknown> };
 }
 
 export interface UpstreamCallOptions {

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey, maskApiKey } from '../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository, type ApiKeyRecord } from '../../shared/store/api-key-repository.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
+import { useGatewayWithUpstream } from '../support/harness.js';
 import { openAIMockHandler } from '../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
+import type { MockUpstream } from '../support/mock-upstream.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started));
 
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
 const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-test' });

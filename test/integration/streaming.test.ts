@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../support/gateway.js';
+import { useGatewayWithUpstream } from '../support/harness.js';
 import { chatStream, openAIMockHandler } from '../support/mock-openai.js';
-import { sse, startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
+import { sse, type MockUpstream } from '../support/mock-upstream.js';
 import { readSseEvents } from '../support/sse-client.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started));
 
 const streamed = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true };
 const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-test' });
@@ -86,6 +79,37 @@ describe('streamed chat completions', () => {
     const events = await readSseEvents(await gateway.post('/v1/chat/completions', streamed, viaMock()));
     expect(events.at(-1)!.event).toBe('error');
     expect(JSON.parse(events.at(-1)!.data).error.message).toBe('lost the model');
+  });
+
+  it('keeps the upstream connection alive across streams whose body ends a moment after [DONE]', async () => {
+    upstream.setHandler(() => ({ chunks: chatStream('gpt-4o-mini', 'reuse me'), endDelayMs: 30 }));
+    const start = upstream.requests.length;
+    for (let i = 0; i < 8; i++) {
+      const events = await readSseEvents(await gateway.post('/v1/chat/completions', streamed, viaMock()));
+      expect(events.at(-1)!.data).toBe('[DONE]');
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    const ports = new Set(upstream.requests.slice(start).map((request) => request.remotePort));
+    expect(ports.size).toBe(1);
+    upstream.setHandler(openAIMockHandler());
+  });
+
+  it('survives a client that disconnects while gw still waits for the provider', async () => {
+    upstream.setHandler(() => ({ chunks: chatStream('gpt-4o-mini', 'late answer'), delayMs: 300 }));
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, ...viaMock() },
+      body: JSON.stringify(streamed),
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    upstream.setHandler(openAIMockHandler());
+    const after = await gateway.post('/v1/chat/completions', streamed, viaMock());
+    expect(after.status).toBe(200);
+    expect((await readSseEvents(after)).at(-1)!.data).toBe('[DONE]');
   });
 
   it('aborts the upstream call when the client disconnects', async () => {

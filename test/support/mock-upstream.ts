@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: string;
   json: unknown;
+  /** The client's port: requests on one keep-alive connection share it. */
+  remotePort?: number;
 }
 
 /** How a mock provider answers one request. */
@@ -28,6 +30,8 @@ export interface ScriptedResponse {
   destroy?: boolean;
   /** After `count` chunks, wait for `until` before sending the rest (to prove the relay does not buffer). */
   holdAfter?: { count: number; until: Promise<void> };
+  /** After the chunks: wait this long before ending the body (providers often close a moment after [DONE]). */
+  endDelayMs?: number;
   /** After the chunks: keep the connection open without ending it. */
   hangAfterChunks?: boolean;
   /** After the chunks: destroy the socket (a connection reset mid-body). */
@@ -65,7 +69,7 @@ export async function startMockUpstream(initial: MockHandler): Promise<MockUpstr
     } catch {
       json = undefined;
     }
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: request.headers, body, json };
+    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: request.headers, body, json, remotePort: request.socket.remotePort };
     requests.push(recorded);
     const script = await handler(recorded);
     let finished = false;
@@ -95,6 +99,7 @@ export async function startMockUpstream(initial: MockHandler): Promise<MockUpstr
         response.socket?.destroy();
         return;
       }
+      if (script.endDelayMs) await sleep(script.endDelayMs);
       finished = true;
       response.end();
       return;

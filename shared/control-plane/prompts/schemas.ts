@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { workspaceListQuerySchema, workspaceQueryField, workspaceQuerySchema } from '../query-schemas.js';
 
 /**
  * Bodies and responses of /v1/prompts. The schemas are the single source of truth (types are inferred, and
@@ -159,20 +160,9 @@ export const promptDeletedSchema = z
   .meta({ id: 'PromptDeleted' });
 
 /** Documentation of the route parameters (the routes read them by hand: see routes.ts, versions.ts, pagination.ts). */
-const workspaceQueryField = z
-  .string()
-  .min(1)
-  .max(128)
-  .optional()
-  .meta({ description: 'Another workspace of the organisation, by id or slug (organisation admin keys only).' });
+export const promptWorkspaceQuerySchema = workspaceQuerySchema;
 
-export const promptWorkspaceQuerySchema = z.object({ workspace_id: workspaceQueryField });
-
-export const promptListQuerySchema = z.object({
-  limit: z.int().min(1).max(100).optional().meta({ description: 'Page size, 1-100 (default 20).' }),
-  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page.' }),
-  workspace_id: workspaceQueryField,
-});
+export const promptListQuerySchema = workspaceListQuerySchema;
 
 export const promptVersionSelectorQuerySchema = z.object({
   version: z.int().min(1).optional().meta({ description: 'A version number.' }),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 
 /**
  * Bodies and responses of /v1/virtual-keys. The schemas are the single source of truth: TypeScript types are
@@ -95,20 +96,9 @@ export const virtualKeyDeletedSchema = z
   .meta({ id: 'VirtualKeyDeleted' });
 
 /** Documentation of the route parameters (the routes read them by hand: see routes.ts and pagination.ts). */
-const workspaceQueryField = z
-  .string()
-  .min(1)
-  .max(128)
-  .optional()
-  .meta({ description: 'Another workspace of the organisation, by id or slug (organisation admin keys only).' });
+export const virtualKeyWorkspaceQuerySchema = workspaceQuerySchema;
 
-export const virtualKeyWorkspaceQuerySchema = z.object({ workspace_id: workspaceQueryField });
-
-export const virtualKeyListQuerySchema = z.object({
-  limit: z.int().min(1).max(100).optional().meta({ description: 'Page size, 1-100 (default 20).' }),
-  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page.' }),
-  workspace_id: workspaceQueryField,
-});
+export const virtualKeyListQuerySchema = workspaceListQuerySchema;
 
 export const virtualKeyIdPathSchema = z.object({ virtualKeyId: z.string().meta({ description: 'The virtual key id.' }) });
 

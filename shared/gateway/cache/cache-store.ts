@@ -49,25 +49,12 @@ export class ResponseCacheStore {
   /** The unexpired vectors of a partition (at most MAX_SEMANTIC_CANDIDATES). */
   async candidates(workspaceId: string, partition: string): Promise<SemanticCandidate[]> {
     const now = this.now();
-    const candidates: SemanticCandidate[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': partitionPk(workspaceId, partition) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if ((item.expires_at as number) <= now) continue;
+    return (await this.partitionItems(workspaceId, partition))
+      .filter((item) => (item.expires_at as number) > now)
+      .map((item) => {
         const bytes = item.vector as Uint8Array;
-        candidates.push({ key: item.key as string, vector: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) });
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return candidates;
+        return { key: item.key as string, vector: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) };
+      });
   }
 
   /** Adds a vector to a partition and evicts the oldest beyond the bound. */
@@ -91,7 +78,16 @@ export class ResponseCacheStore {
   }
 
   private async evictBeyondBound(workspaceId: string, partition: string): Promise<void> {
-    const keys: string[] = [];
+    const keys = (await this.partitionItems(workspaceId, partition, 'sk')).map((item) => item.sk as string);
+    // Sort keys start with the creation time, so the first ones are the oldest.
+    for (const sk of keys.slice(0, Math.max(0, keys.length - MAX_SEMANTIC_CANDIDATES))) {
+      await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: partitionPk(workspaceId, partition), sk } }));
+    }
+  }
+
+  /** Every item of a semantic partition, oldest first, across result pages. */
+  private async partitionItems(workspaceId: string, partition: string, projection?: string): Promise<Array<Record<string, unknown>>> {
+    const items: Array<Record<string, unknown>> = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
@@ -99,17 +95,14 @@ export class ResponseCacheStore {
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': partitionPk(workspaceId, partition) },
-          ProjectionExpression: 'sk',
+          ProjectionExpression: projection,
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of page.Items ?? []) keys.push(item.sk as string);
+      items.push(...(page.Items ?? []));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
-    // Sort keys start with the creation time, so the first ones are the oldest.
-    for (const sk of keys.slice(0, Math.max(0, keys.length - MAX_SEMANTIC_CANDIDATES))) {
-      await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: partitionPk(workspaceId, partition), sk } }));
-    }
+    return items;
   }
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { OpenAIBody } from '../../providers/types.js';
 import { runInBackground } from '../../observability/background.js';
 import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/schema.js';
@@ -5,7 +6,7 @@ import type { LeafSettings } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import type { GatewayHeaderValues } from '../response-headers.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
-import { ResponseCacheStore } from './cache-store.js';
+import { MAX_SEMANTIC_CANDIDATES, ResponseCacheStore, type SemanticCandidate } from './cache-store.js';
 import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf, nearest } from './semantic.js';
 
 export type CacheStatus = NonNullable<GatewayHeaderValues['cacheStatus']>;
@@ -25,7 +26,12 @@ const DISABLED: CacheDecision = { status: 'DISABLED' };
  * looks up the exact key first, then compares the conversation's embedding with the partition's vectors.
  * A failing store never fails the request: gw proceeds uncached and logs why.
  */
+// A partition's vectors are kept in memory this long: other instances' new entries are seen within it.
+const PARTITION_TTL_MS = 10_000;
+
 export class ResponseCache {
+  private readonly partitions = new LRUCache<string, SemanticCandidate[]>({ max: 1_000, ttl: PARTITION_TTL_MS });
+
   constructor(private readonly store = new ResponseCacheStore()) {}
 
   async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody): Promise<CacheDecision> {
@@ -46,7 +52,15 @@ export class ResponseCache {
           return;
         }
         const embedding = vector ?? (embeddingTarget ? await this.embedConversation(context, embeddingTarget, body) : undefined);
-        if (embedding) await this.store.putVector(workspaceId, semanticPartition(keyInput), key, embedding, maxAge);
+        if (!embedding) return;
+        const partition = semanticPartition(keyInput);
+        await this.store.putVector(workspaceId, partition, key, embedding, maxAge);
+        // This instance sees its own new entry at once; others within PARTITION_TTL_MS.
+        const cached = this.partitions.get(`${workspaceId}\u0000${partition}`);
+        if (cached) {
+          cached.push({ key, vector: embedding });
+          if (cached.length > MAX_SEMANTIC_CANDIDATES) cached.splice(0, cached.length - MAX_SEMANTIC_CANDIDATES);
+        }
       });
 
     if (context.options.cacheForceRefresh) return { status: 'REFRESH', store: writer() };
@@ -56,7 +70,7 @@ export class ResponseCache {
       if (!embeddingTarget) return { status: 'MISS', store: writer() };
 
       const vector = await this.embedConversation(context, embeddingTarget, body);
-      const best = nearest(vector, await this.store.candidates(workspaceId, semanticPartition(keyInput)));
+      const best = nearest(vector, await this.partitionCandidates(workspaceId, semanticPartition(keyInput)));
       const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
       if (best && best.similarity >= threshold) {
         const similar = await this.store.get(workspaceId, best.key);
@@ -67,6 +81,17 @@ export class ResponseCache {
       context.log.error('response cache unavailable; answering uncached', { error: error as Error });
       return { status: semantic ? 'SEMANTIC MISS' : 'MISS' };
     }
+  }
+
+  /** The partition's vectors, from memory when read within the last PARTITION_TTL_MS. */
+  private async partitionCandidates(workspaceId: string, partition: string): Promise<SemanticCandidate[]> {
+    const cacheKey = `${workspaceId}\u0000${partition}`;
+    let candidates = this.partitions.get(cacheKey);
+    if (!candidates) {
+      candidates = await this.store.candidates(workspaceId, partition);
+      this.partitions.set(cacheKey, candidates);
+    }
+    return candidates;
   }
 
   private embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {

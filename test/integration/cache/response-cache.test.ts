@@ -8,7 +8,7 @@ import { faultInjectingHandler } from '../../support/fault-mock.js';
 import { sse, startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
 import { readSseEvents } from '../../support/sse-client.js';
 import { StreamAssembler } from '../../../shared/gateway/cache/stream-assembler.js';
-import { drainBackgroundWork } from '../../../shared/observability/background.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
@@ -122,7 +122,7 @@ describe('streams and the cache', () => {
     const first = await ask(body);
     expect(first.headers.get('x-gw-cache-status')).toBe('MISS');
     const original = assemble(await readSseEvents(first));
-    await drainBackgroundWork();
+    await drainAllBackgroundWork();
     const replay = await ask(body);
     expect(replay.headers.get('x-gw-cache-status')).toBe('HIT');
     const events = await readSseEvents(replay);
@@ -138,7 +138,7 @@ describe('streams and the cache', () => {
   it('does not store a stream that failed', async () => {
     const body = { model: 'stream-mid-fail', stream: true, messages: [{ role: 'user', content: unique() }] };
     await readSseEvents(await ask(body));
-    await drainBackgroundWork();
+    await drainAllBackgroundWork();
     const again = await ask(body);
     expect(again.headers.get('x-gw-cache-status')).toBe('MISS');
     await readSseEvents(again);
@@ -154,7 +154,7 @@ describe('semantic cache', () => {
     const tag = `run${Date.now()}`;
     const first = await askSemantic(`What is the capital city of France ${tag}`);
     expect(first.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
-    await drainBackgroundWork();
+    await drainAllBackgroundWork();
     const similar = await askSemantic(`what is the capital city of france ${tag} ?`);
     expect(similar.headers.get('x-gw-cache-status')).toBe('SEMANTIC HIT');
     const different = await askSemantic(`Write a long poem about the deep blue ocean ${tag}`);

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drainBackgroundWork } from '../../../shared/observability/background.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { LOGS_TABLE, tableName } from '../../../shared/store/table-definitions.js';
@@ -88,7 +88,7 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
   it('records the prompt id as the _prompt metadata of the request log, beside the caller’s metadata', async () => {
     const headers = { ...providerHeaders(), 'x-gw-trace-id': 'prompt-trace-metadata', 'x-gw-metadata': JSON.stringify({ _user: 'alice' }) };
     expect((await complete(prompt.id, { variables }, headers)).status).toBe(200);
-    await drainBackgroundWork();
+    await drainAllBackgroundWork();
     const logged = await dynamoDocumentClient().send(
       new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'TRACE#prompt-trace-metadata' } }),
     );

@@ -172,8 +172,8 @@ describe('x-gw-virtual-key on the gateway', () => {
 describe('the stored credential', () => {
   it('appears in no reply and in no log line (logs captured at DEBUG)', async () => {
     // Imported only now: importing it earlier would build the logger before POWERTOOLS_LOG_LEVEL=DEBUG is set.
-    const { drainBackgroundWork } = await import('../../../shared/observability/background.js');
-    await drainBackgroundWork();
+    const { drainAllBackgroundWork } = await import('../../../shared/observability/background.js');
+    await drainAllBackgroundWork();
     const logs = captured.join('');
     // The capture works: the gateway's own request lines are in it.
     expect(logs).toContain('request completed');

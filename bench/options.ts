@@ -1,0 +1,128 @@
+import { MAX_SEMANTIC_CANDIDATES } from '../shared/gateway/cache/cache-store.js';
+import type { MockMode } from './mock/payloads.js';
+
+export const PHASES = ['cold-start', 'latency', 'features', 'throughput'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface LatencySeriesPlan {
+  warmup: number;
+  count: number;
+}
+
+/** How much work each phase does: `full` for the README table, `quick` for CI (seconds, not minutes). */
+export interface BenchPlan {
+  name: 'full' | 'quick';
+  latency: { json: LatencySeriesPlan; stream: LatencySeriesPlan; delayed: LatencySeriesPlan; deadlineMs: number; connectionReuseRequests: number };
+  load: { durationSeconds: number; warmupSeconds: number; runs: ReadonlyArray<{ upstream: MockMode; connections: number }> };
+  features: LatencySeriesPlan & { deadlineMs: number; semanticPartitionEntries: number; setupDeadlineMs: number };
+  coldStart: { runs: number };
+}
+
+export const FULL_PLAN: BenchPlan = {
+  name: 'full',
+  latency: { json: { warmup: 300, count: 3000 }, stream: { warmup: 200, count: 2000 }, delayed: { warmup: 20, count: 500 }, deadlineMs: 45_000, connectionReuseRequests: 100 },
+  load: {
+    durationSeconds: 10,
+    warmupSeconds: 2,
+    runs: [
+      { upstream: 'fast', connections: 1 },
+      { upstream: 'fast', connections: 16 },
+      { upstream: 'fast', connections: 64 },
+      { upstream: 'delayed', connections: 64 },
+    ],
+  },
+  // A full semantic partition holds as many vectors as gw keeps per partition; each lookup compares against all.
+  features: { warmup: 50, count: 800, deadlineMs: 30_000, semanticPartitionEntries: MAX_SEMANTIC_CANDIDATES, setupDeadlineMs: 30_000 },
+  coldStart: { runs: 7 },
+};
+
+export const QUICK_PLAN: BenchPlan = {
+  name: 'quick',
+  latency: { json: { warmup: 30, count: 200 }, stream: { warmup: 20, count: 100 }, delayed: { warmup: 5, count: 30 }, deadlineMs: 10_000, connectionReuseRequests: 20 },
+  load: { durationSeconds: 2, warmupSeconds: 1, runs: [{ upstream: 'fast', connections: 16 }] },
+  features: { warmup: 5, count: 50, deadlineMs: 10_000, semanticPartitionEntries: 20, setupDeadlineMs: 10_000 },
+  coldStart: { runs: 2 },
+};
+
+export interface BenchOptions {
+  plan: BenchPlan;
+  phases: ReadonlySet<Phase>;
+  /** Run `npm run build` first (default) or measure dist/ as it is. */
+  build: boolean;
+  /** Write a V8 CPU profile of gw and summarise its hot spots. */
+  cpuProfile: boolean;
+  /** Extra gw settings, for investigations; the report lists them. */
+  gwEnv: Record<string, string>;
+  /** Only the hot-path scenarios whose name contains this (for a profile of one feature). */
+  scenarioFilter?: string;
+  outDir: string;
+}
+
+export const USAGE = `npm run bench [-- options]
+
+  --quick              small counts, one connection level: a smoke run (CI); fails only on errors
+  --phases a,b         run only some of: ${PHASES.join(', ')} (results go to <out>/partial.*)
+  --no-build           measure dist/ as it is instead of running npm run build first
+  --cpu-prof           profile the gw process (node --cpu-prof) and print its hot spots
+  --gw-env NAME=VALUE  extra gw setting for an investigation (repeatable; listed in the report)
+  --scenario TEXT      only the hot-path scenarios whose name contains TEXT (e.g. semantic)
+  --out DIR            where results go (default bench/results)
+  --help`;
+
+export class UsageError extends Error {}
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, outDir: 'bench/results' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${arg} needs a value`);
+      return next;
+    };
+    switch (arg) {
+      case '--quick':
+        options.plan = QUICK_PLAN;
+        break;
+      case '--phases': {
+        const wanted = value().split(',').map((name) => name.trim());
+        const unknown = wanted.filter((name) => !(PHASES as readonly string[]).includes(name));
+        if (unknown.length > 0) throw new UsageError(`unknown phase(s): ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+        options.phases = new Set(wanted as Phase[]);
+        break;
+      }
+      case '--no-build':
+        options.build = false;
+        break;
+      case '--cpu-prof':
+        options.cpuProfile = true;
+        break;
+      case '--gw-env': {
+        const setting = value();
+        const equals = setting.indexOf('=');
+        if (equals <= 0) throw new UsageError(`--gw-env takes NAME=VALUE (got ${JSON.stringify(setting)})`);
+        options.gwEnv[setting.slice(0, equals)] = setting.slice(equals + 1);
+        break;
+      }
+      case '--scenario':
+        options.scenarioFilter = value();
+        break;
+      case '--out':
+        options.outDir = value();
+        break;
+      case '--help':
+      case '-h':
+        throw new UsageError(USAGE);
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
+    }
+  }
+  return options;
+}
+
+/** Which file name the results get: the README table comes only from a complete, full run. */
+export function resultName(options: BenchOptions): string {
+  if (options.plan.name === 'quick') return 'quick';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined) return 'partial';
+  return 'latest';
+}

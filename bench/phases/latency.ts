@@ -1,0 +1,84 @@
+import type { MockMode } from '../mock/payloads.js';
+import { CpuMeter } from '../measure/proc-stats.js';
+import { runSequential, type SequentialResult } from '../measure/sequential.js';
+import { added, percentiles } from '../measure/stats.js';
+import type { LatencySeriesPlan } from '../options.js';
+import type { LatencyRow } from '../report/results.js';
+import { checkChatJson, checkChatStream, directChat, gwChat, proxyChat } from '../scenarios/requests.js';
+import { MAX_ERRORS_PER_SERIES, REQUEST_TIMEOUT_MS, type PhaseContext } from './context.js';
+
+interface SeriesSpec {
+  label: string;
+  upstream: MockMode;
+  stream: boolean;
+  plan: LatencySeriesPlan;
+  /** The rows this series yields: JSON gives the whole answer; a stream gives first and last byte. */
+  metrics: ReadonlyArray<LatencyRow['metric']>;
+}
+
+export interface LatencyPhaseResult {
+  rows: LatencyRow[];
+  /** gw CPU per request over the sequential JSON series (fast upstream). */
+  cpuMicrosPerRequest?: number;
+}
+
+/**
+ * Added latency: sequential requests direct to the mock, through the minimal reference proxy (when it runs) and
+ * through gw, interleaved, per percentile.
+ */
+export async function measureAddedLatency(context: PhaseContext): Promise<LatencyPhaseResult> {
+  const { plan } = context;
+  const series: SeriesSpec[] = [
+    { label: 'JSON', upstream: 'fast', stream: false, plan: plan.latency.json, metrics: ['last byte'] },
+    { label: 'stream', upstream: 'fast', stream: true, plan: plan.latency.stream, metrics: ['first byte', 'last byte'] },
+    { label: 'JSON, 20 ms upstream', upstream: 'delayed', stream: false, plan: plan.latency.delayed, metrics: ['last byte'] },
+  ];
+  const rows: LatencyRow[] = [];
+  let cpuMicrosPerRequest: number | undefined;
+  for (const spec of series) {
+    const check = spec.stream ? checkChatStream : checkChatJson;
+    const meter = new CpuMeter(context.gw.child.pid);
+    const mockBefore = await context.mock.stats();
+    const withProxy = context.endpoints.proxyUrl !== undefined;
+    let result: SequentialResult;
+    try {
+      result = await runSequential(
+        [
+          { name: 'direct', request: directChat(context.endpoints, spec.upstream, spec.stream), check },
+          { name: 'gw', request: gwChat(context.endpoints, spec.upstream, spec.stream), check },
+          ...(withProxy ? [{ name: 'reference proxy', request: proxyChat(context.endpoints, spec.upstream, spec.stream), check }] : []),
+        ],
+        { ...spec.plan, deadlineMs: plan.latency.deadlineMs, timeoutMs: REQUEST_TIMEOUT_MS, maxErrors: MAX_ERRORS_PER_SERIES, guard: () => context.registry.assertAlive() },
+      );
+    } catch (error) {
+      context.errors.push(`latency, ${spec.label}: ${(error as Error).message}`);
+      continue;
+    }
+    const [direct, gw, proxy] = result.paths;
+    // Every path keeps its connections alive: a handful of new ones is normal, one per request is not.
+    const upstreamConnections = (await context.mock.stats()).connections - mockBefore.connections;
+    for (const path of result.paths) {
+      if (path.errors > 0) context.errors.push(`latency, ${spec.label}, ${path.name}: ${path.errors} failed requests, e.g. ${path.errorSamples.join(' | ')}`);
+    }
+    if (spec.label === 'JSON') cpuMicrosPerRequest = meter.perUnitMicros(spec.plan.warmup + gw.lastByteMs.length);
+    for (const metric of spec.metrics) {
+      const pick = (samples: typeof direct) => (metric === 'first byte' ? samples.firstByteMs : samples.lastByteMs);
+      const directStats = percentiles(pick(direct));
+      const gwStats = percentiles(pick(gw));
+      const proxyStats = proxy ? percentiles(pick(proxy)) : undefined;
+      rows.push({
+        name: spec.stream ? `${spec.label}, ${metric}` : spec.label,
+        metric,
+        samples: Math.min(directStats.count, gwStats.count),
+        truncated: result.truncated,
+        direct: directStats,
+        gw: gwStats,
+        added: added(gwStats, directStats),
+        proxy: proxyStats,
+        proxyAdded: proxyStats ? added(proxyStats, directStats) : undefined,
+        upstreamConnections,
+      });
+    }
+  }
+  return { rows, cpuMicrosPerRequest };
+}
