@@ -167,7 +167,8 @@ function standingNotes(collected: Collected, loadStart: number[]): string[] {
   if (loadStart[0] > os.cpus().length * 0.5) notes.push(`The machine was busy when the run started (load average ${loadStart[0].toFixed(2)} on ${os.cpus().length} CPUs): expect noisy numbers.`);
   if (collected.freshness) notes.push(collected.freshness);
   const reuse = collected.connectionReuse;
-  if (reuse && reuse.gwConnections > 2) {
+  // More than one new connection in ten requests means keep-alive is being lost after streams.
+  if (reuse && reuse.gwConnections > Math.max(2, reuse.requests / 10)) {
     notes.push(
       `gw opened ${reuse.gwConnections} upstream connections for ${reuse.requests} sequential streamed requests whose body ends ${reuse.trailingEndMs} ms after [DONE] (direct: ${reuse.directConnections}): it does not keep the connection, so against a real provider each request pays a new TCP and TLS handshake.`,
     );

@@ -7,6 +7,10 @@ import { logger } from '../../shared/observability/logger.js';
 import { toNeutralRequest, toStreamingResult } from '../lib/api-gateway-event.js';
 
 const app = createGatewayApp();
+// A Lambda sandbox freezes when the invocation ends, so its background work (request logs) must be done by
+// then. A long-lived process (the local runtime) never freezes: there the write-behind buffers batch across
+// requests instead of flushing once per request.
+const drainsPerInvocation = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
 
 /**
  * The gateway Lambda, invoked by API Gateway with response streaming. Background work (request logs) is
@@ -15,7 +19,7 @@ const app = createGatewayApp();
 export const handler = middy<APIGatewayProxyEvent>({
   streamifyResponse: true,
   requestStart: () => beginBackgroundScope(),
-  requestEnd: () => drainBackgroundWork(),
+  requestEnd: () => (drainsPerInvocation ? drainBackgroundWork() : undefined),
 })
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event: APIGatewayProxyEvent) => toStreamingResult(await app(toNeutralRequest(event))));
