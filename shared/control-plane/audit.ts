@@ -2,23 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { isJwtPrincipal, type Principal } from '../auth/principal.js';
 import { toGatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
-import { AuditLogRepository, type AuditActorType } from '../store/audit-log-repository.js';
+import { AuditLogRepository, type AuditEvent } from '../store/audit-log-repository.js';
 import type { ControlPlaneRequest } from './app.js';
 
-/** One audit event: who did what to which resource, when, and how it ended. Never a secret. */
-export interface AuditEvent {
-  action: string;
-  resource_type: string;
-  resource_id?: string;
-  outcome: 'success' | 'failure';
-  /** Free details; callers must not put credentials or raw keys here. */
-  details?: Record<string, unknown>;
-  organisation_id?: string;
-  workspace_id?: string;
-  actor?: { type: AuditActorType; id?: string };
-  source_ip?: string;
-  trace_id?: string;
-}
+export type { AuditEvent };
 
 let repository: AuditLogRepository | undefined;
 

@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { queryPage, type PagedResult } from './paged-query.js';
+import { gsi1Children, queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
@@ -301,14 +301,7 @@ export class ApiKeyRepository {
 
   private async list(partition: string, filter: ApiKeyListFilter, limit: number, startKey: Record<string, unknown> | undefined, now: number): Promise<PagedResult<ApiKeyRecord>> {
     const page = await queryPage<Record<string, unknown>>({
-      input: {
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :partition',
-        ExpressionAttributeValues: { ':partition': partition },
-      },
-      keyAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-      partition: { attribute: 'gsi1pk', value: partition },
+      ...gsi1Children(this.table, partition),
       limit,
       startKey,
       keep: (item) => {

@@ -7,21 +7,25 @@ import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 export type AuditActorType = 'api_key' | 'jwt' | 'system' | 'anonymous';
 
-/** One stored audit event: who did what to which resource, when, and how it ended. Never a secret. */
-export interface AuditLogRecord {
-  id: string;
-  /** ISO-8601 time of the event. */
-  at: string;
+/** One audit event: who did what to which resource, when, and how it ended. Never a secret. */
+export interface AuditEvent {
   action: string;
   resource_type: string;
   resource_id?: string;
   outcome: 'success' | 'failure';
+  /** Free details; callers must not put credentials or raw keys here. */
   details?: Record<string, unknown>;
   organisation_id?: string;
   workspace_id?: string;
   actor?: { type: AuditActorType; id?: string };
   source_ip?: string;
   trace_id?: string;
+}
+
+/** An audit event as stored: with its id and the ISO-8601 time it happened. */
+export interface AuditLogRecord extends AuditEvent {
+  id: string;
+  at: string;
 }
 
 export interface AuditLogFilter {

@@ -74,3 +74,21 @@ function checkedStartKey<Item>(query: PagedQuery<Item>): Record<string, unknown>
   if (!wellFormed) throw badRequest('invalid_cursor', 'cursor does not belong to this list; pass next_cursor from the previous page unchanged', 'cursor');
   return startKey;
 }
+
+/**
+ * The query of a `gsi1` list — the children of one parent (keys of a workspace, prompts of a workspace, …) —
+ * with the cursor rules that go with it; spread it into `queryPage` and add `limit`, `startKey`, `keep`.
+ */
+export function gsi1Children(table: string, partition: string, order: 'oldest-first' | 'newest-first' = 'oldest-first') {
+  return {
+    input: {
+      TableName: table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :partition',
+      ExpressionAttributeValues: { ':partition': partition },
+      ...(order === 'newest-first' ? { ScanIndexForward: false } : {}),
+    },
+    keyAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const,
+    partition: { attribute: 'gsi1pk', value: partition },
+  };
+}

@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { queryPage } from './paged-query.js';
+import { gsi1Children, queryPage } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import { stripKeys, type RecordPage } from './virtual-key-repository.js';
 
@@ -89,15 +89,7 @@ export class PromptRepository {
   async list(workspaceId: string, limit: number, startKey?: Record<string, unknown>): Promise<RecordPage<PromptRecord>> {
     const partition = keys.promptsOfWorkspace(workspaceId);
     const page = await queryPage({
-      input: {
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :partition',
-        ExpressionAttributeValues: { ':partition': partition },
-        ScanIndexForward: false,
-      },
-      keyAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-      partition: { attribute: 'gsi1pk', value: partition },
+      ...gsi1Children(this.table, partition, 'newest-first'),
       limit,
       startKey,
     });

@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { queryPage } from './paged-query.js';
+import { gsi1Children, queryPage } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /** The secret parts of a virtual key, kept only in the SecretStore as one JSON document. */
@@ -78,15 +78,7 @@ export class VirtualKeyRepository {
   async list(workspaceId: string, limit: number, startKey?: Record<string, unknown>): Promise<RecordPage<VirtualKeyRecord>> {
     const partition = keys.virtualKeysOfWorkspace(workspaceId);
     const page = await queryPage({
-      input: {
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :partition',
-        ExpressionAttributeValues: { ':partition': partition },
-        ScanIndexForward: false,
-      },
-      keyAttributes: STORED_KEY_ATTRIBUTES,
-      partition: { attribute: 'gsi1pk', value: partition },
+      ...gsi1Children(this.table, partition, 'newest-first'),
       limit,
       startKey,
     });

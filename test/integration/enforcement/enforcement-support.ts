@@ -5,6 +5,7 @@ import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/win
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
@@ -99,6 +100,9 @@ export function expectedError(code: string, type: string, message: string, param
 
 /** Writes a workspace's budget numbers straight to the store (as spending elsewhere would have left them). */
 export async function storeBudget(workspaceId: string, budget: { creditLimit: number | null; usage: number; status: 'active' | 'exhausted' }): Promise<void> {
+  // Earlier requests charge their cost after their response, in the background: let those land first, or
+  // they would add to the usage set here.
+  await drainAllBackgroundWork();
   await dynamoDocumentClient().send(
     new UpdateCommand({
       TableName: tableName(settings(), MAIN_TABLE),
