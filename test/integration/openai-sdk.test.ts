@@ -1,26 +1,21 @@
 import OpenAI, { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../support/gateway.js';
+import { useGatewayWithUpstream } from '../support/harness.js';
 import { chatStream, openAIMockHandler } from '../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
+import type { MockUpstream } from '../support/mock-upstream.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let client: OpenAI;
-
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started));
 beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway();
   client = new OpenAI({
     apiKey: 'sk-provider-token',
     baseURL: `${gateway.url}/v1`,
     maxRetries: 0,
     defaultHeaders: { 'x-gw-api-key': gateway.apiKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url },
   });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 describe('the real openai SDK against gw', () => {

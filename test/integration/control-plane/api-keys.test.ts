@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { expireDueApiKeys } from '../../../shared/control-plane/api-keys/expiry.js';
 import type { User } from '../../../shared/control-plane/users/schemas.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { allPages, api, expectError, newKey, newWorkspace, otherOrganisation, waitUntilPast, type ApiKey, type ApiKeyWithSecret, type Page, type Workspace } from './identities-support.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started));
 
 /** A chat completion through the gateway with `key`, to the mock provider. */
 async function chat(key: string): Promise<Response> {

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { faultInjectingHandler } from '../../support/fault-mock.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { call, createKey, createWorkspace, type CreatedKey } from './policies-support.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let otherWorkspaceKey: CreatedKey;
 let readOnlyKey: CreatedKey;
-
+useGatewayWithUpstream(faultInjectingHandler(), (started) => ({ gateway, upstream } = started));
 beforeAll(async () => {
-  upstream = await startMockUpstream(faultInjectingHandler());
-  gateway = await startTestGateway();
   const { organisationId, workspaceId } = gateway.bootstrap;
   const otherWorkspace = await createWorkspace(organisationId, 'configs-other');
   otherWorkspaceKey = await createKey({ organisationId, workspaceId: otherWorkspace, scopes: ['configs:read', 'configs:write', 'completions:write'] });
   readOnlyKey = await createKey({ organisationId, workspaceId, scopes: ['configs:read'] });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 const target = (model: string) => ({ provider: 'openai', api_key: 'sk-saved', custom_host: upstream.url, override_params: { model } });

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PolicyRepository } from '../../../shared/store/policy-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { chat, expectedError, storeBudget, viaMock } from './enforcement-support.js';
 
 // POLICY_ENABLED=OFF: no policy is enforced (the policies API is off too, so the policy is stored directly);
 // the workspace budget, governed by USAGE_LIMITS_ENABLED, still is.
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ POLICY_ENABLED: 'OFF', GW_POLICY_CACHE_TTL_MS: '0' });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), { POLICY_ENABLED: 'OFF', GW_POLICY_CACHE_TTL_MS: '0' });
 
 describe('POLICY_ENABLED=OFF', () => {
   it('does not enforce a stored rate-limit policy', async () => {

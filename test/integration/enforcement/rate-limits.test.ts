@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { adminKeyId, chat, concurrently, createPolicy, eventually, expectedError, rateCounter, upstreamCallsFor, viaMock } from './enforcement-support.js';
 
 // A short policy cache: every test's policy is enforced within 100 ms even without the local invalidation.
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let keyId: string;
-
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), { GW_POLICY_CACHE_TTL_MS: '100' });
 beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '100' });
   keyId = await adminKeyId(gateway);
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 // 200 requests through the in-process store take a few seconds on a busy 2-core machine.

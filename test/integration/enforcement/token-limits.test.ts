@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { adminKeyId, chat, concurrently, createPolicy, eventually, expectedError, rateCounter, requestLog, viaMock } from './enforcement-support.js';
 
 // The OpenAI mock reports 21 tokens (9 prompt + 12 completion) for every chat completion.
@@ -10,15 +11,9 @@ const TOKENS_PER_REQUEST = 21;
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let keyId: string;
-
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), { GW_POLICY_CACHE_TTL_MS: '100' });
 beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '100' });
   keyId = await adminKeyId(gateway);
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 function tokensPolicy(user: string, value: number) {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { adminKeyId, chat, concurrently, createPolicy, eventually, expectedError, rateCounter, viaMock } from './enforcement-support.js';
 
 // GW_TOKEN_LIMIT_RESERVATION=ON: a tokens policy reserves max_tokens before forwarding and settles the
@@ -11,15 +12,9 @@ const TOKENS_PER_REQUEST = 21;
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let keyId: string;
-
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), { GW_POLICY_CACHE_TTL_MS: '100', GW_TOKEN_LIMIT_RESERVATION: 'ON' });
 beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '100', GW_TOKEN_LIMIT_RESERVATION: 'ON' });
   keyId = await adminKeyId(gateway);
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 const policyFor = (user: string, value: number) => ({ name: `${user} reserved`, conditions: [{ key: 'metadata._user', value: user }], group_by: [{ key: 'api_key' }], type: 'tokens', unit: 'rpd', value });

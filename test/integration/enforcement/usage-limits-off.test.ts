@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PolicyRepository } from '../../../shared/store/policy-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { chat, createPolicy, expectedError, storeBudget, viaMock } from './enforcement-support.js';
 
 // USAGE_LIMITS_ENABLED=OFF: neither usage-limit policies nor the workspace budget are enforced; rate limits are.
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ USAGE_LIMITS_ENABLED: 'OFF', GW_POLICY_CACHE_TTL_MS: '0' });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), { USAGE_LIMITS_ENABLED: 'OFF', GW_POLICY_CACHE_TTL_MS: '0' });
 
 describe('USAGE_LIMITS_ENABLED=OFF', () => {
   it('ignores an exhausted budget and an exhausted usage limit, and still enforces rate limits', async () => {

@@ -1,13 +1,14 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { LOGS_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import type { PromptView } from '../../../shared/control-plane/prompts/schemas.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 import { readSseEvents } from '../../support/sse-client.js';
 import { api, expectError, newKey, newWorkspace, type Reply } from '../control-plane/identities-support.js';
 
@@ -18,10 +19,8 @@ let renderOnly: string;
 let completionsOnly: string;
 let both: string;
 let otherWorkspaceKey: string;
-
+useGatewayWithUpstream(openAIMockHandler({ content: 'Paris is the capital.' }), (started) => ({ gateway, upstream } = started));
 beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler({ content: 'Paris is the capital.' }));
-  gateway = await startTestGateway();
   const created = await api<PromptView>(gateway, 'POST', '/v1/prompts', {
     body: {
       name: 'capital',
@@ -40,10 +39,6 @@ beforeAll(async () => {
   both = (await newKey(gateway, { scopes: ['prompts:render', 'completions:write'] })).key;
   const other = await newWorkspace(gateway);
   otherWorkspaceKey = (await newKey(gateway, { workspace_id: other.id, scopes: ['prompts:render', 'completions:write'] })).key;
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 const providerHeaders = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-provider' });

@@ -1,21 +1,14 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicJsonFixture, anthropicSseFixture } from '../../fixtures/anthropic/index.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream, type ScriptedResponse } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { type MockUpstream, type ScriptedResponse } from '../../support/mock-upstream.js';
 import { readSseEvents, type ReceivedEvent } from '../../support/sse-client.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(() => ({ json: anthropicJsonFixture('message-text') }));
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(() => ({ json: anthropicJsonFixture('message-text') }), (started) => ({ gateway, upstream } = started));
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 const chat = { model: MODEL, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SseDecoder } from '../../../shared/http/sse.js';
 import {
   concatBytes,
@@ -13,8 +13,9 @@ import {
   splitAt,
 } from '../../fixtures/bedrock/event-stream.js';
 import { verifySigV4 } from '../../fixtures/bedrock/sigv4-verifier.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 const SESSION_TOKEN = 'IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN';
@@ -24,15 +25,7 @@ const EVENT_STREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let answer: (request: RecordedRequest) => ScriptedResponse;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream((request) => answer(request));
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream((request) => answer(request), (started) => ({ gateway, upstream } = started));
 beforeEach(() => {
   upstream.requests.length = 0;
 });

@@ -1,20 +1,13 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixtureJson, geminiMockHandler, readSse } from '../../fixtures/google/mock-gemini.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(geminiMockHandler());
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(geminiMockHandler(), (started) => ({ gateway, upstream } = started));
 
 const API_KEY = 'AIzaSy-test-secret-key';
 const viaMock = (provider = 'google') => ({ 'x-gw-provider': provider, 'x-gw-custom-host': `${upstream.url}/v1beta`, authorization: `Bearer ${API_KEY}` });

@@ -1,21 +1,14 @@
 import { decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importSPKI, jwtVerify } from 'jose';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { awkwardCuts, cutAt, fixtureBytes, fixtureJson, geminiMockHandler, readSse } from '../../fixtures/google/mock-gemini.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockHandler, type MockUpstream, type RecordedRequest } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { type MockHandler, type MockUpstream, type RecordedRequest } from '../../support/mock-upstream.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(vertexMockHandler());
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(vertexMockHandler(), (started) => ({ gateway, upstream } = started));
 
 const ACCESS_TOKEN = 'ya29.a0-test-access-token';
 const PREFIX = '/v1/projects/my-project/locations/us-central1/publishers';
