@@ -117,16 +117,19 @@ const atLeastOneField = (fields: string[]) => ({
 const RATE_LIMIT_UPDATABLE = ['name', 'conditions', 'group_by', 'type', 'unit', 'value'];
 const USAGE_LIMIT_UPDATABLE = [...RATE_LIMIT_UPDATABLE, 'credit_limit', 'periodic_reset'];
 
+/** The fields both policy kinds can change; usage limits add their credit limit and reset. */
+const updatableRateLimitFields = {
+  name: nameSchema.optional(),
+  conditions: conditionsSchema.optional(),
+  group_by: groupBySchema.optional(),
+  type: typeSchema.optional(),
+  unit: unitSchema.optional(),
+  value: valueSchema.optional(),
+};
+
 export const updateRateLimitPolicySchema = z
   .strictObject(
-    {
-      name: nameSchema.optional(),
-      conditions: conditionsSchema.optional(),
-      group_by: groupBySchema.optional(),
-      type: typeSchema.optional(),
-      unit: unitSchema.optional(),
-      value: valueSchema.optional(),
-    },
+    updatableRateLimitFields,
     { error: unexpectedFieldsOr('must be a JSON object', undefined, RATE_LIMIT_UPDATABLE) },
   )
   .refine((body) => Object.keys(body).length > 0, atLeastOneField(RATE_LIMIT_UPDATABLE))
@@ -135,12 +138,7 @@ export const updateRateLimitPolicySchema = z
 export const updateUsageLimitPolicySchema = z
   .strictObject(
     {
-      name: nameSchema.optional(),
-      conditions: conditionsSchema.optional(),
-      group_by: groupBySchema.optional(),
-      type: typeSchema.optional(),
-      unit: unitSchema.optional(),
-      value: valueSchema.optional(),
+      ...updatableRateLimitFields,
       credit_limit: creditLimitSchema.optional(),
       periodic_reset: periodicResetSchema.optional(),
     },
