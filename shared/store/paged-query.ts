@@ -92,3 +92,16 @@ export function gsi1Children(table: string, partition: string, order: 'oldest-fi
     partition: { attribute: 'gsi1pk', value: partition },
   };
 }
+
+/** The query of the items of one partition whose sort key starts with `prefix` (members of a workspace, …). */
+export function prefixedItems(table: string, partition: string, prefix: string) {
+  return {
+    input: {
+      TableName: table,
+      KeyConditionExpression: 'pk = :partition AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':partition': partition, ':prefix': prefix },
+    },
+    keyAttributes: ['pk', 'sk'] as const,
+    partition: { attribute: 'pk', value: partition },
+  };
+}

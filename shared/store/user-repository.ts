@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { queryPage, type PagedResult } from './paged-query.js';
+import { prefixedItems, queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /** Role in the organisation: owners and admins manage it; members work in the workspaces they belong to. */
@@ -93,13 +93,7 @@ export class UserRepository {
   async list(organisationId: string, filter: { role?: OrganisationRole; status?: UserStatus }, limit: number, startKey?: Record<string, unknown>): Promise<PagedResult<UserRecord>> {
     const partition = keys.organisation(organisationId).pk;
     const page = await queryPage<Record<string, unknown>>({
-      input: {
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :partition AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':partition': partition, ':prefix': keys.userSortPrefix },
-      },
-      keyAttributes: ['pk', 'sk'],
-      partition: { attribute: 'pk', value: partition },
+      ...prefixedItems(this.table, partition, keys.userSortPrefix),
       limit,
       startKey,
       keep: (item) => (filter.role === undefined || item.role === filter.role) && (filter.status === undefined || item.status === filter.status),
@@ -117,13 +111,7 @@ export class UserRepository {
   ): Promise<PagedResult<UserRecord>> {
     const partition = keys.workspace(workspaceId).pk;
     const page = await queryPage<Record<string, unknown>>({
-      input: {
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :partition AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':partition': partition, ':prefix': keys.memberSortPrefix },
-      },
-      keyAttributes: ['pk', 'sk'],
-      partition: { attribute: 'pk', value: partition },
+      ...prefixedItems(this.table, partition, keys.memberSortPrefix),
       limit,
       startKey,
     });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
@@ -99,6 +100,28 @@ export function expectedError(code: string, type: string, message: string, param
 }
 
 /** Writes a workspace's budget numbers straight to the store (as spending elsewhere would have left them). */
+/**
+ * Stores an active policy straight through the repository, for tests whose feature flag switches the
+ * policies API off: only the fields given differ from a workspace-wide, per-key policy.
+ */
+export async function storePolicyDirectly(gateway: TestGateway, fields: Partial<PolicyRecord> & Pick<PolicyRecord, 'kind' | 'name' | 'value'>): Promise<void> {
+  const now = new Date().toISOString();
+  await new PolicyRepository().create({
+    id: randomUUID(),
+    conditions: [{ key: 'workspace_id', value: '*' }],
+    group_by: [{ key: 'api_key' }],
+    type: 'requests',
+    unit: 'rpd',
+    status: 'active',
+    workspace_id: gateway.bootstrap.workspaceId,
+    organisation_id: gateway.bootstrap.organisationId,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    ...fields,
+  });
+}
+
 export async function storeBudget(workspaceId: string, budget: { creditLimit: number | null; usage: number; status: 'active' | 'exhausted' }): Promise<void> {
   // Earlier requests charge their cost after their response, in the background: let those land first, or
   // they would add to the usage set here.

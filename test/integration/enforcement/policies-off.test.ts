@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PolicyRepository } from '../../../shared/store/policy-repository.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
-import { chat, expectedError, storeBudget, viaMock } from './enforcement-support.js';
+import { chat, expectedError, storeBudget, storePolicyDirectly, viaMock } from './enforcement-support.js';
 
 // POLICY_ENABLED=OFF: no policy is enforced (the policies API is off too, so the policy is stored directly);
 // the workspace budget, governed by USAGE_LIMITS_ENABLED, still is.
@@ -15,23 +13,7 @@ useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } 
 
 describe('POLICY_ENABLED=OFF', () => {
   it('does not enforce a stored rate-limit policy', async () => {
-    const now = new Date().toISOString();
-    await new PolicyRepository().create({
-      id: randomUUID(),
-      kind: 'rate_limit',
-      name: 'one only',
-      conditions: [{ key: 'workspace_id', value: '*' }],
-      group_by: [{ key: 'api_key' }],
-      type: 'requests',
-      unit: 'rpd',
-      value: 1,
-      status: 'active',
-      workspace_id: gateway.bootstrap.workspaceId,
-      organisation_id: gateway.bootstrap.organisationId,
-      created_at: now,
-      updated_at: now,
-      version: 1,
-    });
+    await storePolicyDirectly(gateway, { kind: 'rate_limit', name: 'one only', value: 1 });
     const statuses = [];
     for (let index = 0; index < 3; index++) statuses.push((await chat(gateway, viaMock(upstream))).status);
     expect(statuses).toEqual([200, 200, 200]);

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PolicyRepository } from '../../../shared/store/policy-repository.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
-import { chat, createPolicy, expectedError, storeBudget, viaMock } from './enforcement-support.js';
+import { chat, createPolicy, expectedError, storeBudget, storePolicyDirectly, viaMock } from './enforcement-support.js';
 
 // USAGE_LIMITS_ENABLED=OFF: neither usage-limit policies nor the workspace budget are enforced; rate limits are.
 let gateway: TestGateway;
@@ -15,26 +13,8 @@ useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } 
 describe('USAGE_LIMITS_ENABLED=OFF', () => {
   it('ignores an exhausted budget and an exhausted usage limit, and still enforces rate limits', async () => {
     await storeBudget(gateway.bootstrap.workspaceId, { creditLimit: 1, usage: 5, status: 'exhausted' });
-    const now = new Date().toISOString();
     // The usage-limit API is off with the flag, so the policy is stored directly: 1 token, already used up.
-    await new PolicyRepository().create({
-      id: randomUUID(),
-      kind: 'usage_limit',
-      name: 'tiny',
-      conditions: [{ key: 'workspace_id', value: '*' }],
-      group_by: [{ key: 'api_key' }],
-      type: 'requests',
-      unit: 'rpd',
-      value: 1_000,
-      credit_limit: { type: 'tokens', value: 1 },
-      periodic_reset: 'none',
-      status: 'active',
-      workspace_id: gateway.bootstrap.workspaceId,
-      organisation_id: gateway.bootstrap.organisationId,
-      created_at: now,
-      updated_at: now,
-      version: 1,
-    });
+    await storePolicyDirectly(gateway, { kind: 'usage_limit', name: 'tiny', value: 1_000, credit_limit: { type: 'tokens', value: 1 }, periodic_reset: 'none' });
     expect((await chat(gateway, viaMock(upstream, { _user: 'off' }))).status).toBe(200);
     expect((await chat(gateway, viaMock(upstream, { _user: 'off' }))).status).toBe(200);
 

@@ -29,6 +29,18 @@ function chunksOf(events: ReceivedEvent[]): Array<{ choices: Array<{ delta: Reco
   return events.filter((event) => event.event === undefined && event.data !== '[DONE]').map((event) => JSON.parse(event.data));
 }
 
+/** Anthropic's overloaded error in gw's shape, whether it ends a stream or answers before any content. */
+const OVERLOADED_ERROR = {
+  error: {
+    message: 'Overloaded',
+    type: 'upstream_error',
+    code: 'overloaded_error',
+    param: null,
+    provider_error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+  },
+  status: 'failure',
+};
+
 describe('Anthropic through the gateway: requests and responses', () => {
   it('calls the Messages endpoint with x-api-key and anthropic-version and answers in OpenAI’s format', async () => {
     upstream.setHandler(() => ({ json: anthropicJsonFixture('message-text') }));
@@ -110,32 +122,14 @@ describe('Anthropic through the gateway: streams', () => {
     expect(chunksOf(events).map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Once upon a time');
     const last = events.at(-1)!;
     expect(last.event).toBe('error');
-    expect(JSON.parse(last.data)).toEqual({
-      error: {
-        message: 'Overloaded',
-        type: 'upstream_error',
-        code: 'overloaded_error',
-        param: null,
-        provider_error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      },
-      status: 'failure',
-    });
+    expect(JSON.parse(last.data)).toEqual(OVERLOADED_ERROR);
   });
 
   it('answers an error event that comes before any content with its HTTP status, so nothing half-done reaches the client', async () => {
     upstream.setHandler(() => streamedIn(anthropicSseFixture('stream-error-at-start'), [100]));
     const response = await gateway.post('/v1/chat/completions', { ...chat, stream: true }, viaMock());
     expect(response.status).toBe(529);
-    expect(await response.json()).toEqual({
-      error: {
-        message: 'Overloaded',
-        type: 'upstream_error',
-        code: 'overloaded_error',
-        param: null,
-        provider_error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      },
-      status: 'failure',
-    });
+    expect(await response.json()).toEqual(OVERLOADED_ERROR);
   });
 
   it('streams two parallel tool calls that the openai SDK reassembles into valid JSON arguments with their ids and names', async () => {
