@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'cdk.out/**', '.data/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '**/dist/**', 'test-results/**', 'cdk.out/**', '.data/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

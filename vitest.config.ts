@@ -8,7 +8,10 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // The run's AWS-operation record (shared/store/recording/), checked against the grants by scripts/check-grants.ts.
+    reporters: ['default', './test/support/aws-operations-reporter.ts'],
     env: {
+      GW_RECORD_AWS_OPERATIONS_DIR: process.env.GW_RECORD_AWS_OPERATIONS_DIR ?? '.test-results/aws-ops',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_DEV: 'false',
       AWS_ACCESS_KEY_ID: 'local',

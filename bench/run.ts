@@ -10,6 +10,7 @@ import { buildBundles, distFreshness, measureColdStart } from './phases/cold-sta
 import { measureFeatures } from './phases/features.js';
 import { measureConnectionReuse, type ConnectionReuse } from './phases/connection-reuse.js';
 import { measureAddedLatency } from './phases/latency.js';
+import { formatSoak, measureSoak, SOAK_PLAN } from './phases/soak.js';
 import { measureThroughput } from './phases/throughput.js';
 import { ChildRegistry } from './processes/children.js';
 import { compileGwForProfiling } from './processes/compile-gw.js';
@@ -114,6 +115,14 @@ async function runPhases(options: BenchOptions, registry: ChildRegistry, collect
   if (phases.has('throughput')) {
     progress(`throughput: ${plan.load.runs.map((run) => `${run.upstream}/${run.connections}c`).join(', ')}, ${plan.load.durationSeconds} s each`);
     collected.throughput = await measureThroughput(context);
+  }
+  if (phases.has('throughput')) {
+    // The reliability soak (issue #21): 0 5xx, 0 lost charges, 0 lost logs and a flat RSS are the targets.
+    const soakPlan = plan.name === 'quick' ? SOAK_PLAN.quick : SOAK_PLAN.full;
+    progress(`soak: ${soakPlan.requests} requests at ${soakPlan.connections} connections`);
+    const soak = await measureSoak(context, soakPlan);
+    progress(formatSoak(soak));
+    if (soak.fiveXx > 0 || soak.transportErrors > 0 || soak.lostCharges > 0 || soak.lostLogs > 0) errors.push(formatSoak(soak));
   }
   const memory = memoryOf(gw.child.pid);
   collected.process.rssAtEndBytes = memory?.rssBytes;

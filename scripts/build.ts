@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
@@ -17,6 +17,8 @@ export interface BuiltFunction {
   budgetKiB: number;
   /** Output bytes per npm package (or `(own code)`), largest first. */
   byPackage: Array<{ source: string; bytes: number }>;
+  /** What the bundle still imports at run time, as esbuild recorded it (no scanning of the minified text). */
+  externalImports: { staticImports: string[]; dynamicImports: string[] };
 }
 
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
@@ -38,6 +40,13 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   };
 }
 
+/** gpt-tokenizer as its own file beside each bundle (the bundles import it by a computed specifier). */
+export const TOKENIZER_FILE = 'gpt-tokenizer.mjs';
+
+export function tokenizerBuildOptions(outfile: string): BuildOptions {
+  return { entryPoints: ['gpt-tokenizer'], outfile, bundle: true, platform: 'node', target: LAMBDA_BUNDLE.target, format: 'esm', minify: true, legalComments: 'none', logLevel: 'warning' };
+}
+
 /** Every function folder with a handler.ts. */
 export function functionNames(functionsDir = 'functions'): string[] {
   return readdirSync(functionsDir).filter((name) => existsSync(join(functionsDir, name, 'handler.ts')));
@@ -46,10 +55,14 @@ export function functionNames(functionsDir = 'functions'): string[] {
 export async function buildFunctions(outRoot = 'dist', names = functionNames()): Promise<BuiltFunction[]> {
   rmSync(outRoot, { recursive: true, force: true });
   const results: BuiltFunction[] = [];
+  const tokenizer = join(outRoot, TOKENIZER_FILE);
+  await build(tokenizerBuildOptions(tokenizer));
   for (const name of names) {
     const file = join(outRoot, name, LAMBDA_BUNDLE.outputFile);
     const { metafile } = await build(esbuildOptions(join('functions', name, 'handler.ts'), file));
-    results.push({ name, file, bytes: statSync(file).size, budgetKiB: bundleBudgetKiB(name), byPackage: bytesByPackage(metafile, file) });
+    // Loaded on first use (shared/tokenizer.ts, GW_TOKENIZER_MODULE), so it never weighs on a cold start.
+    copyFileSync(tokenizer, join(outRoot, name, TOKENIZER_FILE));
+    results.push({ name, file, bytes: statSync(file).size, budgetKiB: bundleBudgetKiB(name), byPackage: bytesByPackage(metafile, file), externalImports: externalImportsOf(metafile, file) });
   }
   return results;
 }
@@ -62,6 +75,13 @@ function bytesByPackage(metafile: Metafile | undefined, file: string): BuiltFunc
     totals.set(source, (totals.get(source) ?? 0) + bytesInOutput);
   }
   return [...totals.entries()].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+function externalImportsOf(metafile: Metafile | undefined, file: string): BuiltFunction['externalImports'] {
+  const output = Object.entries(metafile?.outputs ?? {}).find(([path]) => path.endsWith(file.replaceAll('\\', '/')))?.[1];
+  const external = (output?.imports ?? []).filter((entry) => entry.external);
+  const unique = (kind: string) => [...new Set(external.filter((entry) => entry.kind === kind).map((entry) => entry.path))];
+  return { staticImports: unique('import-statement'), dynamicImports: unique('dynamic-import') };
 }
 
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);

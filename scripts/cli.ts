@@ -5,7 +5,8 @@ import { describeStackOutputs, readOutputsFile, StackOutputsError, storeEnvironm
 /**
  * `npm run cli -- <command>`: operations on a deployed gw stack, with the AWS SDK's default credentials.
  *
- *   bootstrap   creates the first organisation, a workspace and an admin API key (printed once)
+ *   bootstrap          creates the first organisation, a workspace and an admin API key (printed once)
+ *   keys create-admin  a new admin API key for the local gw's data directory (access lost? this recovers it)
  */
 const USAGE = `Usage: npm run cli -- bootstrap (--stack <name> [--region <region>] | --outputs-file <cdk-outputs.json> [--stack <name>])
                                [--name <organisation and workspace name>] [--json]
@@ -17,7 +18,12 @@ const USAGE = `Usage: npm run cli -- bootstrap (--stack <name> [--region <region
   --name           name of the first organisation and workspace (default: "default")
   --json           print {"organisation_id","workspace_id","api_key"} as JSON on stdout, nothing else
 
-Set GW_BOOTSTRAP_API_KEY to make that exact key the admin key instead of generating one.`;
+Set GW_BOOTSTRAP_API_KEY to make that exact key the admin key instead of generating one.
+
+       npm run cli -- keys create-admin [--data-dir <dir>]
+
+  Creates a new organisation-admin API key in the local gw's store (GW_DATA_DIR, default .data) and prints
+  it once as \`export GW_API_KEY=…\`. Stop the local gw first: the embedded store is opened by one process.`;
 
 class UsageError extends Error {}
 
@@ -86,9 +92,43 @@ async function bootstrap(options: BootstrapOptions): Promise<void> {
   );
 }
 
+/** A fresh admin key in the local store: the way back in when the key shown on first start is lost. */
+async function createLocalAdminKey(args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, strict: true, allowPositionals: false, options: { 'data-dir': { type: 'string' } } }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const dataDir = values['data-dir'] ?? process.env.GW_DATA_DIR ?? '.data';
+  const { startEmbeddedStore, ensureTables } = await import('../infra/local/embedded-store.js');
+  const store = await startEmbeddedStore(dataDir).catch((error: unknown) => {
+    throw new StackOutputsError(`could not open the local store in ${dataDir} (is gw still running? stop it first): ${(error as Error).message}`);
+  });
+  try {
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: process.env.AWS_REGION ?? 'us-east-1', GW_DYNAMODB_ENDPOINT: store.endpoint });
+    const { settings } = await import('../shared/settings.js');
+    const { TABLES, tableName } = await import('../shared/store/table-definitions.js');
+    await ensureTables(store.endpoint, settings().AWS_REGION, TABLES.map((definition) => ({ definition, name: tableName(settings(), definition) })));
+    const { generateRawApiKey } = await import('../shared/auth/api-key-secrets.js');
+    const { bootstrapOrganisation } = await import('../shared/control-plane/bootstrap.js');
+    const result = await bootstrapOrganisation(generateRawApiKey());
+    console.log(`New admin API key for workspace ${result.workspaceId} (shown once, store it now):\n`);
+    console.log(`export GW_API_KEY=${result.createdApiKey}`);
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   try {
+    if (command === 'keys') {
+      const [subcommand, ...rest] = args;
+      if (subcommand !== 'create-admin') throw new UsageError(`Unknown keys command '${subcommand ?? ''}' (try: keys create-admin)`);
+      await createLocalAdminKey(rest);
+      return 0;
+    }
     if (command === 'bootstrap') {
       await bootstrap(parseBootstrapArgs(args));
       return 0;

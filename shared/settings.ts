@@ -1,16 +1,22 @@
 import * as z from 'zod';
+import { storeTlsSettingsShape } from './store/store-tls.js';
+
+/** A switch is `ON` or `OFF` (any case); unset or empty takes its default. Anything else is refused. */
+const onOffSwitch = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || ['', 'ON', 'OFF'].includes(value.trim().toUpperCase()), { message: 'must be ON or OFF' })
+    .transform((value) => (value === undefined || value.trim() === '' ? fallback : value.trim().toUpperCase() === 'ON'));
 
 /** Feature flags of the spec are on unless set to `OFF` (any case). */
-const onUnlessOff = z
-  .string()
-  .optional()
-  .transform((value) => value === undefined || value.trim().toUpperCase() !== 'OFF');
+const onUnlessOff = onOffSwitch(true);
 
 /** Switches that are off unless set to `ON`. */
-const offUnlessOn = z
-  .string()
-  .optional()
-  .transform((value) => value !== undefined && value.trim().toUpperCase() === 'ON');
+const offUnlessOn = onOffSwitch(false);
+
+/** Settings whose values are secrets: an error names them but never shows the value. */
+const SECRET_SETTINGS = new Set(['GW_BOOTSTRAP_API_KEY']);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -20,11 +26,20 @@ const settingsSchema = z.object({
   GW_TABLE_MAIN: z.string().min(3).default('gw-main'),
   GW_TABLE_CACHE: z.string().min(3).default('gw-cache'),
   GW_TABLE_LOGS: z.string().min(3).default('gw-logs'),
+  // TLS towards a custom https store endpoint (mutual TLS included): shared/store/store-tls.ts.
+  ...storeTlsSettingsShape,
 
   // Custom-host rules: link-local and metadata addresses are always refused; these open loopback / private ranges.
   GW_ALLOW_LOOPBACK_HOSTS: offUnlessOn,
   GW_ALLOW_PRIVATE_HOSTS: offUnlessOn,
 
+  // The admin key the local runtime (or `npm run cli -- bootstrap`) makes sure exists; empty means generate one.
+  GW_BOOTSTRAP_API_KEY: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value === '' || /^[A-Za-z0-9_.-]{16,256}$/.test(value), {
+      message: "must be 16-256 characters of letters, digits, '_', '-' or '.' (a key like `gwk_` + 32 random characters)",
+    }),
   GW_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   // JWT on control-plane routes (`Authorization: Bearer <jwt>`): verified against a JWKS URL or a shared
   // HMAC secret (JWKS wins when both are set); issuer and audience are checked when set.
@@ -35,6 +50,8 @@ const settingsSchema = z.object({
   GW_JWT_AUDIENCE: z.string().min(1).optional(),
   // Tolerated clock difference between the token issuer and gw, in seconds.
   GW_JWT_CLOCK_TOLERANCE_S: z.coerce.number().int().min(0).max(300).default(30),
+  // ON: accept JWTs without an `exp` claim (they never expire). Off by default: such tokens are refused.
+  GW_JWT_ALLOW_NO_EXP: offUnlessOn,
   GW_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
   // Connect + first byte of an upstream call, when the request gives no x-gw-request-timeout.
   GW_DEFAULT_REQUEST_TIMEOUT_MS: positiveInt(600_000),
@@ -43,9 +60,12 @@ const settingsSchema = z.object({
   // Ceiling for a whole upstream call, kept under the Lambda timeout (15 min) so gw can still answer.
   GW_UPSTREAM_MAX_DURATION_MS: positiveInt(870_000),
 
-  // Where virtual-key credentials live: AWS Secrets Manager (names under gw/virtual-keys/) or, locally, an
+  // Where credentials live: AWS Secrets Manager (names under <GW_SECRET_NAME_PREFIX>/) or, locally, an
   // AES-256-GCM encrypted file store in GW_LOCAL_SECRET_DIR.
   GW_SECRET_STORE: z.enum(['secrets-manager', 'local-file']).default('secrets-manager'),
+  // Every Secrets Manager name gw uses starts with `<prefix>/` (the stack passes its name), so two stacks in one
+  // account never share a credential and each role is granted exactly its own prefix.
+  GW_SECRET_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_+=.@-]+$/).default('gw'),
   // Another Secrets Manager endpoint (a VPC endpoint, LocalStack); AWS's own by default.
   GW_SECRETS_MANAGER_ENDPOINT: z.url().optional(),
   // A customer-managed KMS key (id or ARN) new virtual-key secrets are encrypted with; aws/secretsmanager when unset.
@@ -62,6 +82,14 @@ const settingsSchema = z.object({
   GW_POLICY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   // ON: a token policy reserves a request's max_tokens before forwarding (tighter bound, see the docs).
   GW_TOKEN_LIMIT_RESERVATION: offUnlessOn,
+  // Where charges that failed wait for a replay (a file journal); unset on AWS: pending items in the main table.
+  GW_CHARGE_JOURNAL_DIR: z.string().min(1).optional(),
+  // Local runtime only: how often expired items (the `ttl` attribute) are swept from the embedded store; 0 never.
+  GW_LOCAL_TTL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  // Local runtime only: request logs older than this many hours are swept (LOG_RETENTION_DISPLAY still caps it).
+  GW_LOCAL_LOG_RETENTION_HOURS: positiveInt(168),
+  // Local runtime only: on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut.
+  GW_SHUTDOWN_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   // Local runtime only: how often the scheduled functions run (EventBridge runs them every 5 minutes); 0 stops them.
   GW_LOCAL_SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
 
@@ -75,6 +103,20 @@ const settingsSchema = z.object({
   MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: z.string().min(1).optional(),
 
   GW_REQUEST_LOGS: onUnlessOff,
+  // The web console's built assets (npm run build → dist/console; the Lambda bundle ships them under console/).
+  GW_CONSOLE_DIR: z.string().min(1).default('dist/console'),
+  // Where gpt-tokenizer is imported from (shared/tokenizer.ts): the package locally, a file beside the Lambda bundle.
+  GW_TOKENIZER_MODULE: z.string().min(1).default('gpt-tokenizer'),
+  // Large payloads (log bodies, exports, stored conversations): an S3 bucket of the stack, or locally a folder.
+  GW_BLOB_BUCKET: z.string().min(3).optional(),
+  GW_BLOB_DIR: z.string().min(1).default('.data/blobs'),
+  GW_S3_ENDPOINT: z.url().optional(),
+  // Request/response bodies larger than this go to the blob store instead of the log item.
+  GW_LOG_BODY_INLINE_BYTES: positiveInt(16 * 1024),
+  // Bodies are cut at this size before they are stored at all.
+  GW_LOG_BODY_MAX_BYTES: positiveInt(1024 * 1024),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('gw'),
   LOG_RETENTION_DISPLAY: positiveInt(90),
   METRICS_RETENTION_DISPLAY: positiveInt(365),
 
@@ -83,6 +125,9 @@ const settingsSchema = z.object({
   DATA_EXPORTS_ENABLED: onUnlessOff,
   USAGE_LIMITS_ENABLED: onUnlessOff,
   AUDIT_LOGS_ENABLED: onUnlessOff,
+  // Every audit item expires (DynamoDB TTL) this many days after it was written; anonymous authentication
+  // failures are counted per source and minute instead of stored one by one (audit-logs/authentication-failures.ts).
+  AUDIT_LOG_RETENTION_DAYS: positiveInt(365),
   SCIM_ENABLED: onUnlessOff,
   POLICY_ENABLED: onUnlessOff,
 }).superRefine((parsed, context) => {
@@ -105,7 +150,8 @@ export class InvalidSettingsError extends Error {
 export function parseSettings(env: Record<string, string | undefined>): Settings {
   const result = settingsSchema.safeParse(env);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`);
+  const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value not shown)' : `(got ${JSON.stringify(env[name])})`);
+  const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} ${shown(String(issue.path[0]))}`);
   throw new InvalidSettingsError(issues);
 }
 

@@ -5,14 +5,15 @@ import { createControlPlaneApp } from '../../shared/control-plane/app.js';
 import { beginBackgroundScope, drainBackgroundWork } from '../../shared/observability/background.js';
 import { logger } from '../../shared/observability/logger.js';
 import { toNeutralRequest, toProxyResult } from '../lib/api-gateway-event.js';
+import { labelHandler } from '../../shared/store/recording/aws-operation-recorder.js';
 
 const app = createControlPlaneApp();
 
 /** The control-plane Lambda: a buffered API Gateway proxy integration. */
-export const handler = middy<APIGatewayProxyEvent>({ requestStart: () => beginBackgroundScope() })
+export const handler = labelHandler('control-plane', middy<APIGatewayProxyEvent>({ requestStart: () => beginBackgroundScope() })
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event: APIGatewayProxyEvent) => {
     const result = await toProxyResult(await app(toNeutralRequest(event)));
     await drainBackgroundWork();
     return result;
-  });
+  }));

@@ -5,6 +5,7 @@ import { createGatewayApp } from '../../shared/gateway/app.js';
 import { beginBackgroundScope, drainBackgroundWork } from '../../shared/observability/background.js';
 import { logger } from '../../shared/observability/logger.js';
 import { toNeutralRequest, toStreamingResult } from '../lib/api-gateway-event.js';
+import { labelHandler } from '../../shared/store/recording/aws-operation-recorder.js';
 
 const app = createGatewayApp();
 // A Lambda sandbox freezes when the invocation ends, so its background work (request logs) must be done by
@@ -16,10 +17,10 @@ const drainsPerInvocation = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
  * The gateway Lambda, invoked by API Gateway with response streaming. Background work (request logs) is
  * drained after the body is fully written, before the invocation ends and the sandbox freezes.
  */
-export const handler = middy<APIGatewayProxyEvent>({
+export const handler = labelHandler('gateway', middy<APIGatewayProxyEvent>({
   streamifyResponse: true,
   requestStart: () => beginBackgroundScope(),
   requestEnd: () => (drainsPerInvocation ? drainBackgroundWork() : undefined),
 })
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async (event: APIGatewayProxyEvent) => toStreamingResult(await app(toNeutralRequest(event))));
+  .handler(async (event: APIGatewayProxyEvent) => toStreamingResult(await app(toNeutralRequest(event)))));

@@ -24,6 +24,10 @@ export const STACK_OWNED_SETTINGS: readonly string[] = [
   'GW_TABLE_LOGS',
   'GW_DYNAMODB_ENDPOINT',
   'GW_SECRET_STORE',
+  'GW_SECRET_NAME_PREFIX',
+  'GW_BLOB_BUCKET',
+  'GW_BLOB_DIR',
+  'GW_S3_ENDPOINT',
   'GW_SECRETS_MANAGER_ENDPOINT',
   'GW_LOCAL_SECRET_DIR',
   'GW_LOCAL_SECRET_KEY',
@@ -79,6 +83,12 @@ const contextSchema = z
     /** `create` for a new customer-managed key (rotated yearly), or the ARN of an existing one. */
     secretsKmsKey: z.preprocess(emptyToUndefined, z.union([z.literal('create'), arn('kms')]).optional()),
     alarmTopicArn: z.preprocess(emptyToUndefined, arn('sns').optional()),
+    /** Subscribed by e-mail to the alarm topic (the stack's own, or alarmTopicArn). */
+    alarmEmail: z.preprocess(emptyToUndefined, z.email().optional()),
+    /** Create a WAF web ACL with a rate-based rule per client IP in front of the API. */
+    waf: flag(false),
+    /** The WAF rule's limit: requests per client IP per 5-minute window. */
+    wafRateLimit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(2_000_000_000).default(2000)),
     logRetentionDays: z.preprocess(
       emptyToUndefined,
       z.coerce
@@ -106,6 +116,9 @@ const contextSchema = z
     }
     if (config.hostedZoneId && !config.domainName) {
       ctx.addIssue({ code: 'custom', path: ['domainName'], message: 'is required when a hosted zone is given' });
+    }
+    if (config.waf && config.webAclArn) {
+      ctx.addIssue({ code: 'custom', path: ['waf'], message: 'waf creates a web ACL; it cannot be combined with webAclArn (an existing one)' });
     }
     if (config.throttleBurstLimit < config.throttleRateLimit) {
       ctx.addIssue({ code: 'custom', path: ['throttleBurstLimit'], message: 'must be at least throttleRateLimit' });

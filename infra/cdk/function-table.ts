@@ -1,9 +1,8 @@
-import type { TableDefinition } from '../../shared/store/table-definitions.js';
-import { MAIN_TABLE } from '../../shared/store/table-definitions.js';
+import { LOGS_TABLE, type TableDefinition } from '../../shared/store/table-definitions.js';
 
 /**
  * The Lambda functions of gw, in one table: what each runs, how big and how long, how it is invoked and
- * exactly which table and secret actions it may perform. The stack builds functions, API routes, schedules,
+ * exactly which table, secret and blob actions it may perform. The stack builds functions, API routes, schedules,
  * grants and alarms from these rows and nothing else.
  */
 export type FunctionName = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets';
@@ -24,10 +23,13 @@ export interface TableGrant {
 }
 
 /**
- * `read`: GetSecretValue on the virtual-key prefix. `manage`: create, update, tag, delete and read there.
- * Both are limited to names under `gw/virtual-keys/`.
+ * `read`: GetSecretValue. `manage`: also CreateSecret, PutSecretValue and DeleteSecret (SecretsManagerSecretStore
+ * issues nothing else). Both are limited to names under `<stackName>/` (GW_SECRET_NAME_PREFIX).
  */
 export type SecretAccess = 'read' | 'manage';
+
+/** `read-write`: Get, Put and Delete objects in the stack's blob bucket (GW_BLOB_BUCKET), nothing on the bucket itself. */
+export type BlobAccess = 'read-write';
 
 export interface FunctionSpec {
   name: FunctionName;
@@ -42,14 +44,20 @@ export interface FunctionSpec {
   scheduleMinutes?: number;
   tables: readonly TableGrant[];
   secrets?: SecretAccess;
+  blobs?: BlobAccess;
   /** p99 Duration above this alarms. */
   p99DurationAlarmMs: number;
   /** Errors alarm: the error rate (% of invocations) for API functions, the error count for scheduled ones. */
   errorAlarmThreshold: number;
 }
 
-const allMainIndexes = MAIN_TABLE.globalIndexes.map((index) => index.indexName);
+const indexesOf = (table: TableDefinition) => table.globalIndexes.map((index) => index.indexName);
 
+/*
+ * The grants below are what the code issues, as recorded by the tests (shared/store/recording/, checked by
+ * scripts/check-grants.ts after `vitest run`): a grant the tests never use must be listed with its reason in
+ * infra/cdk/grant-allowances.ts, and an operation without a grant fails the check naming the row to change.
+ */
 export const FUNCTION_TABLE: readonly FunctionSpec[] = [
   {
     name: 'gateway',
@@ -63,16 +71,23 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     timeoutSeconds: 900,
     api: 'streaming',
     tables: [
-      // Keys, configs, policies, virtual-key metadata; counters are UpdateItem ADD.
-      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'] },
+      // Keys, configs, policies, virtual-key metadata; counters and reservations are UpdateItem ADD; pending charges
+      // and stored Responses-API conversations are Put/Delete, the latter also in batches
+      // (shared/dialects/responses/response-repository.ts); the indexes find a workspace's entities.
+      // No index: every gateway read is by key or by partition.
+      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
       // Exact entries by key, semantic candidates by Query, replaced or dropped (shared/gateway/cache/cache-store.ts).
       { table: 'cache', actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] },
-      // Request logs are written, never read, by the gateway.
-      { table: 'logs', actions: ['PutItem'] },
+      // Request logs go out in batches (shared/observability/batched-writer.ts), rollups are UpdateItem ADD.
+      { table: 'logs', actions: ['BatchWriteItem', 'UpdateItem'] },
       // Model prices and capabilities kept in the logs table ("log store" source of shared/observability/pricing).
       { table: 'logs', actions: ['GetItem'], whenSettings: ['MODEL_CONFIGS_PRICING_LOG_STORE_PATH', 'MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH'] },
     ],
+    // Reads virtual-key, saved-config, deployment, MCP-server and integration credentials. It never writes one:
+    // saved configs still in plaintext are used as they are until the control plane migrates them.
     secrets: 'read',
+    // Large request/response bodies of log records and stored conversations.
+    blobs: 'read-write',
     // Approaching the 900 s timeout: streams are about to be cut.
     p99DurationAlarmMs: 840_000,
     errorAlarmThreshold: 5,
@@ -86,10 +101,16 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     timeoutSeconds: 30,
     api: 'buffered',
     tables: [
-      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], queryIndexes: allMainIndexes },
-      { table: 'logs', actions: ['GetItem', 'Query'], queryIndexes: ['gsi1'] },
+      // Users are read in batches (user-repository.ts), prompt versions removed in batches (prompt-repository.ts);
+      // gsi1 lists a workspace's entities (gsi2 is the scheduled functions' queues).
+      { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], queryIndexes: ['gsi1'] },
+      // Logs, traces and analytics are read by key, in batches and by the logs table's indexes (never scanned);
+      // export jobs are items there too (export-repository.ts).
+      { table: 'logs', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queryIndexes: indexesOf(LOGS_TABLE) },
     ],
     secrets: 'manage',
+    // Exports and the log bodies the read APIs return.
+    blobs: 'read-write',
     p99DurationAlarmMs: 5_000,
     errorAlarmThreshold: 5,
   },
@@ -113,7 +134,10 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     timeoutSeconds: 120,
     scheduleMinutes: 5,
     // The reset and exhausted queues are gsi2 partitions; a budget is re-read before its queue marker is cleared.
-    tables: [{ table: 'main', actions: ['GetItem', 'UpdateItem'], queryIndexes: ['gsi2'] }],
+    // It also replays the charge journal (shared/gateway/enforcement/charge-journal.ts): pending charges and expired
+    // reservations are gsi2 partitions, claimed with a conditional DeleteItem, applied as counter UpdateItems, and
+    // put back when applying fails.
+    tables: [{ table: 'main', actions: ['GetItem', 'UpdateItem', 'DeleteItem', 'PutItem'], queryIndexes: ['gsi2'] }],
     p99DurationAlarmMs: 96_000,
     errorAlarmThreshold: 1,
   },

@@ -1,18 +1,21 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { VIRTUAL_KEY_SECRET_PREFIX } from '../../shared/store/secrets/secrets-manager-secret-store.js';
+import { parseSettings } from '../../shared/settings.js';
+import { secretNamePrefix } from '../../shared/store/secrets/secrets-manager-secret-store.js';
 import { LAMBDA_BUNDLE } from './bundle-options.js';
 import type { GwConfig } from './config.js';
 import { grantFunctionAccess } from './constructs/access-grants.js';
+import { BlobBucket } from './constructs/blob-bucket.js';
 import { DataTables } from './constructs/data-tables.js';
 import { GwFunction } from './constructs/gw-function.js';
 import { Operations } from './constructs/operations.js';
 import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
+import { GwWebAcl } from './constructs/web-acl.js';
 import { FUNCTION_TABLE, type FunctionName, type FunctionSpec } from './function-table.js';
 import { OUTPUT_KEYS, tableOutputKey } from './outputs.js';
 
@@ -40,6 +43,8 @@ export class GwStack extends Stack {
   readonly restApi: GwRestApi;
   readonly operations: Operations;
   readonly secretsKey?: IKey;
+  readonly blobs: BlobBucket;
+  readonly webAcl?: GwWebAcl;
 
   constructor(scope: Construct, id: string, props: GwStackProps) {
     super(scope, id, props);
@@ -49,6 +54,8 @@ export class GwStack extends Stack {
 
     this.tables = new DataTables(this, 'Tables', { production });
     this.secretsKey = this.secretsKmsKey(config, production);
+    // Objects expire with the request logs that point at them (LOG_RETENTION_DISPLAY, days).
+    this.blobs = new BlobBucket(this, 'Blobs', { expireAfterDays: parseSettings(config.settings).LOG_RETENTION_DISPLAY, production });
 
     const specs = (props.functions ?? FUNCTION_TABLE).map((spec) => ({ spec, entry: resolveEntry(props.projectRoot, spec.entry) }));
     for (const name of REQUIRED_FUNCTIONS) {
@@ -72,7 +79,7 @@ export class GwStack extends Stack {
         logRetention,
         production,
       });
-      grantFunctionAccess(fn.role, spec, this.tables, config.settings, this.secretsKey);
+      grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket });
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes) {
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
@@ -84,6 +91,7 @@ export class GwStack extends Stack {
       functions.set(spec.name, fn);
     }
     this.functions = functions;
+    if (config.waf) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
 
     this.restApi = new GwRestApi(this, 'Api', {
       gateway: this.requireFunction('gateway').function,
@@ -101,7 +109,7 @@ export class GwStack extends Stack {
             hostedZone: config.hostedZoneId && config.hostedZoneName ? { id: config.hostedZoneId, name: config.hostedZoneName } : undefined,
           }
         : undefined,
-      webAclArn: config.webAclArn,
+      webAclArn: this.webAcl?.webAcl.attrArn ?? config.webAclArn,
     });
 
     this.operations = new Operations(this, 'Operations', {
@@ -109,6 +117,8 @@ export class GwStack extends Stack {
       functions: [...functions.values()].map((fn) => ({ spec: fn.spec, fn: fn.function })),
       tables: this.tables,
       alarmTopicArn: config.alarmTopicArn,
+      alarmEmail: config.alarmEmail,
+      production,
     });
 
     this.addOutputs(config);
@@ -124,7 +134,7 @@ export class GwStack extends Stack {
     if (!config.secretsKmsKey) return undefined;
     if (config.secretsKmsKey !== 'create') return Key.fromKeyArn(this, 'SecretsKey', config.secretsKmsKey);
     return new Key(this, 'SecretsKey', {
-      description: `gw ${this.stackName}: encrypts virtual-key credentials in Secrets Manager`,
+      description: `gw ${this.stackName}: encrypts credentials in Secrets Manager`,
       enableKeyRotation: true,
       removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
@@ -140,6 +150,13 @@ export class GwStack extends Stack {
     };
     for (const [, { table, definition }] of this.tables.byId) environment[definition.nameSetting] = table.tableName;
     environment.GW_SECRET_STORE = 'secrets-manager';
+    // Secret names start with the stack's name, and each role is granted exactly that prefix (access-grants.ts).
+    environment.GW_SECRET_NAME_PREFIX = this.stackName;
+    environment.GW_BLOB_BUCKET = this.blobs.bucket.bucketName;
+    // The control-plane bundle carries the console's assets beside its code (nodejs-bundling.ts, scripts/build-console.ts).
+    environment.GW_CONSOLE_DIR = '/var/task/console';
+    // gpt-tokenizer ships as its own file beside each bundle, loaded on first use (shared/tokenizer.ts).
+    environment.GW_TOKENIZER_MODULE = './gpt-tokenizer.mjs';
     if (this.secretsKey) environment.GW_SECRETS_KMS_KEY_ID = this.secretsKey.keyArn;
     environment.POWERTOOLS_LOG_LEVEL = config.logLevel;
     environment.POWERTOOLS_METRICS_NAMESPACE = config.metricsNamespace;
@@ -147,10 +164,6 @@ export class GwStack extends Stack {
   }
 
   private acknowledgeFunctionNagRules(fn: GwFunction, spec: FunctionSpec): void {
-    Validations.of(fn.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: 'gw targets nodejs22.x on purpose (DESIGN.md): it is the newest runtime its test matrix (Node 20 locally and in CI, middy 6) covers; the upgrade is a deliberate change, not a default.',
-    });
     const policy = fn.role.node.tryFindChild('DefaultPolicy');
     if (!policy) return;
     Validations.of(policy).acknowledge({
@@ -159,8 +172,14 @@ export class GwStack extends Stack {
     });
     if (spec.secrets) {
       Validations.of(policy).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${VIRTUAL_KEY_SECRET_PREFIX}*]`,
-        reason: 'Virtual-key credentials are created at run time, one secret per key, all under the gw/virtual-keys/ prefix; the wildcard is that prefix (and the random suffix Secrets Manager appends), nothing wider.',
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${secretNamePrefix(this.stackName)}*]`,
+        reason: `Credentials are created at run time, one secret per virtual key, saved config, MCP server or integration, all under this stack's ${secretNamePrefix(this.stackName)} prefix; the wildcard is that prefix (and the random suffix Secrets Manager appends), nothing wider and nothing of another stack.`,
+      });
+    }
+    if (spec.blobs) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.blobs.bucket.node.defaultChild as CfnElement)}.Arn>/*]`,
+        reason: 'Blob keys (log bodies, exports, stored conversations) are created at run time; the grant is object actions (Get/Put/Delete) on this stack\'s own bucket only, no bucket-level action.',
       });
     }
   }
@@ -172,6 +191,8 @@ export class GwStack extends Stack {
     for (const [, { table, definition }] of this.tables.byId) {
       new CfnOutput(this, tableOutputKey(definition), { value: table.tableName, description: `DynamoDB table for ${definition.nameSetting}` });
     }
+    new CfnOutput(this, OUTPUT_KEYS.blobBucketName, { value: this.blobs.bucket.bucketName, description: 'S3 bucket for large payloads and exports (GW_BLOB_BUCKET)' });
+    new CfnOutput(this, OUTPUT_KEYS.alarmTopicArn, { value: this.operations.alarmTopic.topicArn, description: 'SNS topic every alarm notifies' });
     new CfnOutput(this, OUTPUT_KEYS.dashboardName, { value: this.operations.dashboard.dashboardName, description: 'CloudWatch dashboard' });
     const domain = this.restApi.api.domainName;
     if (domain && config.domainName && !config.hostedZoneId) {

@@ -5,8 +5,9 @@ import { LAMBDA_BUNDLE } from './bundle-options.js';
  * LAMBDA_BUNDLE expressed as NodejsFunction bundling options: the same esbuild settings `npm run build` uses,
  * run by the project's own esbuild (never Docker).
  */
-export function nodejsBundlingOptions(): BundlingOptions {
+export function nodejsBundlingOptions(options: { withConsole?: boolean } = {}): BundlingOptions {
   return {
+    commandHooks: afterBundlingHooks(options.withConsole === true),
     target: LAMBDA_BUNDLE.target,
     format: LAMBDA_BUNDLE.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
     minify: LAMBDA_BUNDLE.minify,
@@ -19,5 +20,24 @@ export function nodejsBundlingOptions(): BundlingOptions {
     esbuildArgs: { '--legal-comments': LAMBDA_BUNDLE.legalComments },
     logLevel: LogLevel.WARNING,
     forceDockerBundling: false,
+  };
+}
+
+/**
+ * After esbuild: every function gets gpt-tokenizer as its own file beside the bundle (shared/tokenizer.ts loads it
+ * on first use through GW_TOKENIZER_MODULE), built the way scripts/build.ts builds it; the control-plane function
+ * also serves the web console from `console/` (GW_CONSOLE_DIR), copied from `npm run build`'s dist/console.
+ * Without a console build the console answers 503 `console_not_built`.
+ */
+function afterBundlingHooks(withConsole: boolean): NonNullable<BundlingOptions['commandHooks']> {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/node_modules/gpt-tokenizer/esm/main.js" --bundle --platform=node --target=${LAMBDA_BUNDLE.target} --format=esm --minify --legal-comments=none --log-level=warning --outfile="${outputDir}/gpt-tokenizer.mjs"`,
+      ...(withConsole
+        ? [`if [ -d "${inputDir}/dist/console" ]; then cp -R "${inputDir}/dist/console" "${outputDir}/console"; else echo "gw: dist/console is missing (npm run build); the console will answer 503" >&2; fi`]
+        : []),
+    ],
   };
 }

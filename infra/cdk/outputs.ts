@@ -10,6 +10,8 @@ export const OUTPUT_KEYS = {
   region: 'Region',
   customDomainTarget: 'CustomDomainTarget',
   dashboardName: 'DashboardName',
+  blobBucketName: 'BlobBucketName',
+  alarmTopicArn: 'AlarmTopicArn',
 } as const;
 
 /** `main` → `MainTableName`, paired with the setting the functions read the table's name from. */

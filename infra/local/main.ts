@@ -1,4 +1,5 @@
 import { InvalidSettingsError } from '../../shared/settings.js';
+import { PortInUseError } from './reliability.js';
 import { startLocalServer } from './server.js';
 
 /** `npm start`: the local gw on 127.0.0.1:8787 (PORT, HOST, GW_DATA_DIR, GW_BOOTSTRAP_API_KEY override). */
@@ -16,31 +17,45 @@ async function main(): Promise<void> {
   console.log(`  workspace: ${server.bootstrap.workspaceId}`);
   if (shownKey && !process.env.GW_BOOTSTRAP_API_KEY) {
     console.log(`  admin API key (shown once, store it now): ${shownKey}`);
+    console.log('\nSet it for the examples below and in README:\n');
+    console.log(`export GW_API_KEY=${shownKey}`);
+  } else if (!process.env.GW_BOOTSTRAP_API_KEY) {
+    console.log('  admin API key: created on first start and not shown again. Lost it? `npm run cli -- keys create-admin` makes a new one');
   }
-  const key = process.env.GW_BOOTSTRAP_API_KEY || shownKey || '<your gw API key>';
   console.log('\nTry it (with an OpenAI key in OPENAI_API_KEY):\n');
   console.log(
     `curl ${server.url}/v1/chat/completions \\\n` +
       `  -H 'content-type: application/json' \\\n` +
-      `  -H 'x-gw-api-key: ${key}' \\\n` +
+      `  -H "x-gw-api-key: $GW_API_KEY" \\\n` +
       `  -H 'x-gw-provider: openai' \\\n` +
       `  -H "authorization: Bearer $OPENAI_API_KEY" \\\n` +
       `  -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello"}]}'\n`,
   );
 
+  // SIGTERM and SIGINT (Ctrl-C, or either one relayed by npm and tsx) both shut down gracefully: stop
+  // accepting, let requests in flight finish, flush logs and charges, close the store, exit 0. A second
+  // signal while that runs exits at once.
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.log(`${signal} again: exiting now`);
+      process.exit(130);
+    }
     stopping = true;
-    console.log(`\n${signal}: shutting down`);
-    await server.close();
+    console.log(`\n${signal}: shutting down (finishing requests in flight, flushing logs and charges)`);
+    const report = await server.close();
+    if (report.cutRequests > 0 || report.pendingBackground > 0) {
+      console.log(`gw stopped: ${report.cutRequests} request(s) cut at the drain timeout, ${report.pendingBackground} background task(s) not flushed`);
+    } else {
+      console.log('gw stopped cleanly');
+    }
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', (signal) => void stop(signal));
+  process.on('SIGTERM', (signal) => void stop(signal));
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof InvalidSettingsError ? error.message : error);
+  console.error(error instanceof InvalidSettingsError || error instanceof PortInUseError ? error.message : error);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,8 @@ import { toApiGatewayEvent, localLambdaContext } from './api-gateway-event.js';
 import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
 import { installLambdaShim, isStreamingHandler, type StreamingHandler } from './lambda-shim.js';
 import { PreludeSplittingStream, type StreamPrelude } from './response-stream.js';
+import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
+import { PortInUseError, startLocalReliability } from './reliability.js';
 
 export interface LocalServerOptions {
   port?: number;
@@ -27,7 +29,8 @@ export interface LocalServer {
   url: string;
   port: number;
   bootstrap: BootstrapResult;
-  close(): Promise<void>;
+  /** Graceful: stops accepting, drains requests in flight, flushes background work, then closes the store. */
+  close(): Promise<CloseReport>;
 }
 
 type BufferedHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
@@ -54,14 +57,26 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   if (!isStreamingHandler(gateway)) throw new Error('the gateway handler is not a streaming handler');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
+  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, log cap, charge replay on start.
+  const reliability = await startLocalReliability(store.endpoint);
 
   const maxBody = current.GW_MAX_BODY_BYTES;
   const server = createServer((request, response) => {
     void serve(request, response, { gateway, controlPlane, maxBody, controlPlaneChanged: forgetEnforcementSnapshots }).catch((error: unknown) => failResponse(response, error));
   });
+  const inFlight = trackInFlight(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      // A busy port is a setup problem, not a crash: one line that says what to do (main.ts prints it).
+      if (error.code === 'EADDRINUSE') reject(new PortInUseError(options.host ?? '127.0.0.1', options.port ?? 8787));
+      else reject(error);
+    });
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
+  }).catch(async (error: unknown) => {
+    await reliability.stop();
+    await schedules.stop();
+    await store.close();
+    throw error;
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
@@ -70,8 +85,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port,
     bootstrap,
     close: async () => {
-      await schedules.stop();
-      await closeAll(server, store);
+      const { drainAllBackgroundWork } = await import('../../shared/observability/background.js');
+      return closeGracefully(server, inFlight, {
+        drainTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
+        flushTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
+        stopTimers: async () => {
+          await schedules.stop();
+          await reliability.stop();
+        },
+        flushBackground: drainAllBackgroundWork,
+        closeStore: () => store.close(),
+      });
     },
   };
 }
@@ -100,6 +124,26 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
       process.env.GW_LOCAL_SECRET_DIR = directory;
     } else {
       process.env.GW_LOCAL_SECRET_DIR = join(dataDir, 'secrets');
+    }
+  }
+  // Charges that failed wait in a file journal beside the store and are replayed on start (charge-journal.ts).
+  if (process.env.GW_CHARGE_JOURNAL_DIR === undefined) {
+    if (dataDir === ':memory:') {
+      const directory = mkdtempSync(join(tmpdir(), 'gw-journal-'));
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+      process.env.GW_CHARGE_JOURNAL_DIR = directory;
+    } else {
+      process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
+    }
+  }
+  // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
+  if (process.env.GW_BLOB_DIR === undefined && process.env.GW_BLOB_BUCKET === undefined) {
+    if (dataDir === ':memory:') {
+      const directory = mkdtempSync(join(tmpdir(), 'gw-blobs-'));
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+      process.env.GW_BLOB_DIR = directory;
+    } else {
+      process.env.GW_BLOB_DIR = join(dataDir, 'blobs');
     }
   }
 }
@@ -217,13 +261,3 @@ function failResponse(response: ServerResponse, error: unknown): void {
   response.end(JSON.stringify({ error: { message: 'gw local runtime failed to serve the request', type: 'api_error', code: 'internal_error', param: null }, status: 'failure' }));
 }
 
-async function closeAll(server: Server, store: EmbeddedStore): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  // Request logs still being written need the store: let them land before it goes.
-  const { drainAllBackgroundWork } = await import('../../shared/observability/background.js');
-  await drainAllBackgroundWork();
-  await store.close();
-}

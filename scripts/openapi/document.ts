@@ -117,7 +117,7 @@ function toOperationObject(operation: ParsedOpenApiOperation, components: Compon
     object.requestBody = {
       required: true,
       ...(operation.bodyDescription ? { description: operation.bodyDescription } : {}),
-      content: { 'application/json': { schema: refTo(name) } },
+      content: { [operation.bodyContentType]: { schema: refTo(name) } },
     };
   }
   const responses: Record<string, unknown> = {};
@@ -185,7 +185,8 @@ async function undocumentedRoutes(root: string, documented: ParsedOpenApiOperati
     found.push(minimalOperation(lower, pattern, gateway));
   };
   registerResourceRoutes((method, pattern) => add(method, pattern, false));
-  for (const path of GATEWAY_PATHS) add('post', path, true);
+  // A gateway path no descriptor documents at all is listed as a POST; one with documented methods is left as is.
+  for (const path of GATEWAY_PATHS) if (!documented.some((operation) => operation.path === path)) add('post', path, true);
   return found;
 }
 

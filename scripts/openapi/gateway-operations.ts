@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import type { OpenApiOperation } from './operation.js';
+import { dialectOperations } from './dialect-operations.js';
+import { passthroughOperations } from './passthrough-operations.js';
 
 /**
  * The gateway's inference endpoints. Their bodies are the provider's (OpenAI wire format) and pass through, so
@@ -8,10 +10,11 @@ import type { OpenApiOperation } from './operation.js';
 const stringHeader = z.string();
 
 export const GATEWAY_REQUEST_HEADERS: NonNullable<OpenApiOperation['headers']> = [
-  { name: 'x-gw-provider', description: 'Provider slug; used with Authorization or with x-gw-custom-host.', schema: stringHeader },
+  { name: 'x-gw-provider', description: 'Provider slug; used with Authorization or with x-gw-custom-host. @<slug> names a workspace provider (an enabled integration: its credential, model allowlist and limits).', schema: stringHeader },
   { name: 'Authorization', description: 'Provider credential, `Bearer <PROVIDER_TOKEN>`; converted to the header form the provider expects.', schema: stringHeader },
   { name: 'x-gw-virtual-key', description: 'Identifier of a stored provider credential (virtual key).', schema: stringHeader },
   { name: 'x-gw-config', description: 'A saved config id, or an inline config as JSON (see the GatewayConfig schema where present).', schema: stringHeader },
+  { name: 'x-gw-deployment', description: 'A deployment slug: the request runs that deployment’s config (not together with x-gw-config). A deployment restricted away from the workspace is a 404.', schema: stringHeader },
   { name: 'x-gw-custom-host', description: 'Base URL the request is sent to (with x-gw-provider naming its wire format).', schema: stringHeader },
   { name: 'x-gw-trace-id', description: 'Caller-chosen id (1-128 printable ASCII characters, no spaces); generated when absent and echoed back.', schema: stringHeader },
   { name: 'x-gw-metadata', description: 'JSON object of string values (at most 8 KiB); `_user` names the end user.', schema: stringHeader },
@@ -91,4 +94,6 @@ export const gatewayOperations: OpenApiOperation[] = [
   inference('/v1/chat/completions', 'createChatCompletion', 'Chat completion through gw', chatCompletionRequestSchema, true),
   inference('/v1/completions', 'createCompletion', 'Text completion through gw', completionRequestSchema, true),
   inference('/v1/embeddings', 'createEmbedding', 'Embeddings through gw', embeddingRequestSchema, false),
+  ...dialectOperations(inference),
+  ...passthroughOperations(inference),
 ];

@@ -43,6 +43,8 @@ export const openApiOperationSchema = z.strictObject({
   query: zodObject.optional(),
   headers: z.array(headerParameterSchema).default([]),
   body: zodSchema.optional(),
+  /** The request body's media type (multipart/form-data for file uploads); JSON unless given. */
+  bodyContentType: z.string().default('application/json'),
   bodyDescription: z.string().optional(),
   /** Success responses by status code (or `default`). */
   responses: z.record(z.string().regex(/^([1-5]\d\d|default)$/), responseSchema),

@@ -1,4 +1,6 @@
+import { GatewayError } from '../http/errors.js';
 import type { NeutralRequest } from '../http/types.js';
+import { settings } from '../settings.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { ApiKeyAuthenticator } from './authenticate.js';
 import type { JwtAuthenticator } from './jwt.js';
@@ -10,8 +12,10 @@ import type { Principal } from './principal.js';
  */
 export async function authenticateControlPlaneCaller(request: NeutralRequest, apiKeys: ApiKeyAuthenticator, jwts: JwtAuthenticator): Promise<Principal> {
   const apiKey = request.headers['x-gw-api-key'];
-  if (apiKey) return apiKeys.authenticate(apiKey);
+  if (apiKey) return requireApiAccess(await apiKeys.authenticate(apiKey));
   const token = bearerToken(request.headers.authorization);
+  // SCIM clients (Okta, Entra ID) can only send a bearer token: there, one that is not a JWT is a gw API key.
+  if (token && request.path.startsWith('/v1/scim/') && !JWT_SHAPE.test(token)) return requireApiAccess(await apiKeys.authenticate(token));
   if (token) return jwts.authenticate(token);
   throw new AuthenticationError(
     'api_key_missing',
@@ -19,6 +23,20 @@ export async function authenticateControlPlaneCaller(request: NeutralRequest, ap
     { method: 'api_key' },
   );
 }
+
+/**
+ * `API_ACCESS_ENABLED=OFF` closes the control plane to workspace API keys (programmatic access). What stays open:
+ * JWTs (read-only), organisation admin keys (the bootstrap key and those the operator made: without them nobody
+ * could administer the deployment or turn the flag back on), and the gateway's own routes, which this does not
+ * concern. Checked after authentication, so a wrong key is still a 401.
+ */
+function requireApiAccess(principal: Principal): Principal {
+  if (settings().API_ACCESS_ENABLED || principal.kind === 'admin') return principal;
+  throw new GatewayError(403, 'api_access_disabled', 'Control-plane access with workspace API keys is disabled on this deployment (API_ACCESS_ENABLED=OFF); use an organisation admin key or a JWT');
+}
+
+/** header.payload.signature, each base64url: what a compact JWS looks like. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 function bearerToken(header: string | undefined): string | undefined {
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);

@@ -16,6 +16,8 @@ export interface JwtOptions {
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
+  /** Accept tokens without `exp` (GW_JWT_ALLOW_NO_EXP=ON); otherwise a token that never expires is refused. */
+  allowNoExp?: boolean;
 }
 
 /**
@@ -58,6 +60,7 @@ export class JwtAuthenticator {
       audience: options.audience,
       clockTolerance: options.clockToleranceSeconds,
       algorithms: options.jwksUrl ? undefined : HMAC_ALGORITHMS,
+      requiredClaims: options.allowNoExp ? [] : ['exp'],
     };
   }
 
@@ -128,6 +131,7 @@ export function jwtOptionsFromSettings(): JwtOptions {
     issuer: current.GW_JWT_ISSUER,
     audience: current.GW_JWT_AUDIENCE,
     clockToleranceSeconds: current.GW_JWT_CLOCK_TOLERANCE_S,
+    allowNoExp: current.GW_JWT_ALLOW_NO_EXP,
   };
 }
 
@@ -141,12 +145,17 @@ function callerFrom(payload: JWTPayload | undefined): FailedCaller {
 
 function toAuthenticationError(error: unknown): GatewayError {
   if (error instanceof errors.JWTExpired) return new AuthenticationError('jwt_expired', 'The token has expired', callerFrom(error.payload));
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
+    return new AuthenticationError('jwt_exp_required', 'The token has no exp claim; tokens that never expire are refused (GW_JWT_ALLOW_NO_EXP)', callerFrom(error.payload));
+  }
   if (error instanceof errors.JWTClaimValidationFailed) {
     return new AuthenticationError('jwt_claims_invalid', `The token's ${error.claim} claim is invalid (${error.reason})`, callerFrom(error.payload));
   }
   if (error instanceof errors.JWKSTimeout) {
     return new GatewayError(503, 'jwks_unavailable', 'The key set used to verify tokens could not be fetched in time; retry shortly', { cause: error });
   }
+  // No organisation here on purpose: the claims of a token whose signature failed are the sender's word only, so
+  // the failure must not be filed under the organisation it names (audit-logs/authentication-failures.ts).
   if (error instanceof errors.JOSEError) return new AuthenticationError('jwt_invalid', 'The token is malformed or its signature does not verify', { method: 'jwt' });
   // Anything else (the JWKS endpoint refused or is unreachable) is gw's problem, not the caller's.
   return new GatewayError(503, 'jwks_unavailable', 'The key set used to verify tokens could not be fetched; retry shortly', { cause: error });

@@ -11,6 +11,9 @@ export const SCOPE_DESCRIPTIONS = {
   'configs:read': 'Read saved configs (includes listing them)',
   'configs:list': 'List saved configs',
   'configs:write': 'Create, update and delete saved configs',
+  'guardrails:read': 'Read guardrails and their versions (includes listing them)',
+  'guardrails:list': 'List guardrails',
+  'guardrails:write': 'Create, update and delete guardrails',
   'virtual_keys:read': 'Read virtual-key metadata (includes listing them; never the credential)',
   'virtual_keys:list': 'List virtual keys',
   'virtual_keys:write': 'Create, update and delete virtual keys',
@@ -34,6 +37,17 @@ export const SCOPE_DESCRIPTIONS = {
   'deployments:update': 'Update deployments',
   'deployments:delete': 'Delete deployments',
   'deployments:list': 'List deployments',
+  'mcp_servers:read': 'Read registered MCP servers and their metadata (includes listing them; never their credentials)',
+  'mcp_servers:list': 'List registered MCP servers',
+  'mcp_servers:write': 'Register, update and delete MCP servers',
+  'mcp:invoke': 'Use registered MCP servers through the MCP gateway (/v1/mcp/{server})',
+  'integrations:read': 'Read organisation integrations (provider credentials are never returned; includes listing them)',
+  'integrations:list': 'List organisation integrations',
+  'integrations:write': 'Create, update and delete integrations (admin keys only)',
+  'providers:read': 'Read the workspace providers (enabled integrations; includes listing them)',
+  'providers:list': 'List the workspace providers',
+  'providers:write': 'Enable, update and disable workspace providers',
+  scim: 'Provision users and groups through SCIM 2.0 (/v1/scim/v2)',
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;

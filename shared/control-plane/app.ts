@@ -7,9 +7,11 @@ import { errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
+import { isConsolePath, serveConsole } from '../console/serve-console.js';
 import { actorOf, recordAuditEvent } from './audit.js';
 import { auditAuthenticationFailure } from './audit-logs/authentication-failures.js';
 import { registerResourceRoutes } from './routes.js';
+import { isScimPath, scimErrorResponse } from './scim/protocol.js';
 
 export type ControlPlaneApp = (request: NeutralRequest) => Promise<NeutralResponse>;
 
@@ -40,6 +42,8 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
   );
 
   return async (request) => {
+    // The web console's static files are public: its pages call this API with the user's own key.
+    if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
     const traceId = request.headers['x-gw-trace-id'] || randomUUID();
     request.headers['x-gw-trace-id'] = traceId;
     try {
@@ -59,6 +63,8 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (error.code === 'internal_error') logger.error('unhandled error in control plane', { trace_id: traceId, error: thrown as Error });
+      // SCIM clients read only SCIM's error message (RFC 7644 §3.12), authentication failures included.
+      if (isScimPath(request.path)) return scimErrorResponse(error, { 'x-gw-trace-id': traceId });
       return errorResponse(error, { 'x-gw-trace-id': traceId });
     }
   };

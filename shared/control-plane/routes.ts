@@ -7,6 +7,17 @@ import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
 import { registerVirtualKeyRoutes } from './virtual-keys/routes.js';
+import { registerGuardrailRoutes } from './guardrails/routes.js';
+import { registerMcpServerRoutes } from './mcp-servers/routes.js';
+import { registerModelCatalogRoutes } from './model-catalog/routes.js';
+import { registerDeploymentRoutes } from './deployments/routes.js';
+import { registerIntegrationRoutes } from './integrations/routes.js';
+import { registerProviderRoutes } from './providers/routes.js';
+import { registerScimRoutes } from './scim/routes.js';
+import { registerLogRoutes } from './logs/routes.js';
+import { registerTraceRoutes } from './traces/routes.js';
+import { registerAnalyticsRoutes } from './analytics/routes.js';
+import { registerExportRoutes } from './exports/routes.js';
 
 export type RouteRegistrar = (method: string, pattern: string, handler: ResourceHandler) => void;
 
@@ -21,4 +32,16 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerConfigRoutes(register);
   registerVirtualKeyRoutes(register);
   registerPromptRoutes(register);
+  registerGuardrailRoutes(register);
+  registerMcpServerRoutes(register);
+  registerModelCatalogRoutes(register);
+  registerDeploymentRoutes(register);
+  registerIntegrationRoutes(register);
+  registerProviderRoutes(register);
+  registerScimRoutes(register);
+  // Observability read side (docs/observability.md).
+  registerLogRoutes(register);
+  registerTraceRoutes(register);
+  registerAnalyticsRoutes(register);
+  registerExportRoutes(register);
 }

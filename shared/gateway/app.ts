@@ -8,6 +8,10 @@ import { savedConfigSource } from '../store/config-repository.js';
 import { ConfigResolver } from './config/resolve-config.js';
 import { buildGatewayContext, forwardInference, type InferenceDependencies } from './inference.js';
 import { promptCompletionsHandler } from './prompt-completions.js';
+import { registerDialectRoutes } from '../dialects/routes.js';
+import { registerPassthroughRoutes } from './passthrough/routes.js';
+import { mcpGatewayHandler } from '../mcp/gateway.js';
+import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +38,14 @@ export function createGatewayApp(
       return forwardInference(context, inference.clock);
     });
   }
+  // Inbound dialects: /v1/responses (+ stored responses) and /v1/messages (+ count_tokens).
+  registerDialectRoutes(router, inference);
+  // Pass-through OpenAI endpoints: images, audio, moderations, rerank (docs/passthrough.md).
+  registerPassthroughRoutes(router, inference);
+  // The MCP gateway (docs/mcp.md) and the keyless health check.
+  const mcp = mcpGatewayHandler(authenticator);
+  for (const method of ['POST', 'GET', 'DELETE']) router.on(method, '/v1/mcp/{server}', mcp);
+  router.on('GET', '/health', healthHandler(authenticator));
   // Prompt completions render a stored prompt, then run it through the very chat-completions route above.
   router.on('POST', '/v1/prompts/{promptId}/completions', promptCompletionsHandler(authenticator, router.match('POST', '/v1/chat/completions').handler));
 

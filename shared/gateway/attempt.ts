@@ -2,15 +2,22 @@ import { badRequest, GatewayError } from '../http/errors.js';
 import type { ResponseBody } from '../http/types.js';
 import type { AdapterInput } from '../providers/types.js';
 import { settings } from '../settings.js';
+import { cacheTargetIdentity } from './cache/cache-key.js';
 import { replayAsSse } from './cache/replay.js';
 import { ResponseCache, type CacheDecision, type CacheStatus } from './cache/response-cache.js';
 import { StreamAssembler } from './cache/stream-assembler.js';
 import type { LeafSettings } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { applyMetadataUser } from './request-body.js';
+import { attemptSpanAttributes, attemptSpanError } from '../observability/attempt-span.js';
+import { startSpan, withSpan } from '../observability/spans.js';
 import { resolveLeafTarget } from './resolve-target.js';
 import { openStreamRelay } from './stream-relay.js';
+import { parseProviderBody, translateProviderBody } from './provider-body.js';
 import { readUpstreamBody, sendUpstream } from './upstream-client.js';
+import { relayedUpstreamHeaders } from './relayed-headers.js';
+import { attemptNatively } from '../dialects/native-attempt.js';
+import { canonicalEndpoint, dialectCodec } from '../dialects/registry.js';
 import { providerErrorFrom } from './upstream-errors.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -45,6 +52,8 @@ export interface AttemptSuccess {
   contentType: string;
   body: ResponseBody;
   cacheStatus: CacheStatus;
+  /** The body is already in the inbound dialect (native pass-through); otherwise it is canonical chat. */
+  dialectNative?: boolean;
 }
 
 let responseCache: ResponseCache | undefined;
@@ -64,8 +73,9 @@ export async function attemptLeaf(
   const started = performance.now();
   const record: AttemptRecord = { target_path: leafPath, status: 0, latency_ms: 0, retry };
   context.attempts.push(record);
+  const span = startSpan(context, 'attempt', { 'gw.retry': retry }, { kind: 'attempt' });
   try {
-    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, context.endpoint, context.request.headers, context.principal.workspaceId);
+    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, canonicalEndpoint(context.endpoint), context.request.headers, context.principal.workspaceId);
     record.provider = adapter.slug;
     const requested = { ...context.body, ...leaf.overrideParams };
     const body = applyMetadataUser(requested, context.options.metadata);
@@ -74,26 +84,30 @@ export async function attemptLeaf(
     }
     record.model = body.model;
     const stream = body.stream === true;
-    const clientWantsUsage = (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    // Inbound dialects (shared/dialects/) always report usage at the end of their streams.
+    const dialect = dialectCodec(context.endpoint);
+    const clientWantsUsage = dialect !== undefined || (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
+    if (dialect?.speaksNatively(adapter.slug, target, body)) return await attemptNatively({ context, codec: dialect, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage });
     // The cache key uses the body before gw filled `user` from metadata (metadata is part of the key anyway).
-    const cache = await (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, { provider: adapter.slug, customHost: target.customHost, virtualKey: leaf.virtualKey }, requested);
+    const cache = await withSpan(context, 'cache_lookup', () => (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested));
     if (cache.hit) {
       record.status = 200;
       record.cache_status = cache.status;
       onUsage({ usage: cache.hit.usage as Record<string, unknown> | undefined, cacheHit: true });
       return servedFromCache(adapter.slug, body.model, cache, stream, clientWantsUsage);
     }
-    const input: AdapterInput = { endpoint: context.endpoint, body, stream, target, forwardHeaders, dropUnsupportedParams: context.options.dropUnsupportedParams };
+    const input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: dialect ? dialect.toCanonical(body, adapter.slug) : body, stream, target, forwardHeaders, dropUnsupportedParams: context.options.dropUnsupportedParams };
     const call = await adapter.buildCall(input);
     const upstream = await sendUpstream(call, {
-      timeoutMs: context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS,
+      timeoutMs,
       idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS,
       signal: context.request.signal,
     });
     if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
-    const headers: Record<string, string> = {};
-    const upstreamRequestId = upstream.headers['x-request-id'] ?? upstream.headers['x-amzn-requestid'];
-    if (typeof upstreamRequestId === 'string') headers['x-request-id'] = upstreamRequestId;
+    // Provider rate-limit headers and request id (as x-gw-upstream-request-id) go back to the client.
+    const headers: Record<string, string> = relayedUpstreamHeaders(upstream.headers);
+    if (call.dropped?.length) headers['x-gw-dropped-params'] = call.dropped.join(','); // x-gw-drop-unsupported-params
     const success = { provider: adapter.slug, model: body.model, headers, cacheStatus: cache.status };
     record.cache_status = cache.status;
 
@@ -114,15 +128,19 @@ export async function attemptLeaf(
       return { ...success, contentType: 'text/event-stream; charset=utf-8', body: relayed };
     }
 
+    // A 2xx is accepted only once its body arrived whole, decoded and parsed as the provider's format (see
+    // provider-body.ts); anything else is an upstream failure that retries and falls back like a 5xx.
     const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
-    record.status = 200;
+    const parsed = parseProviderBody(raw, canonicalEndpoint(context.endpoint), adapter.toOpenAIResponse === undefined);
     if (!adapter.toOpenAIResponse) {
-      // Pass-through bytes go out untouched; usage is read from them after the response is sent.
-      onUsage({ usageSource: raw });
-      if (cache.store) cache.store(parseProviderJson(raw) as Record<string, unknown>);
+      // Pass-through bytes go out untouched.
+      record.status = 200;
+      onUsage({ usage: parsed.usage as Record<string, unknown> | undefined });
+      cache.store?.(parsed);
       return { ...success, contentType: 'application/json', body: raw };
     }
-    const translated = adapter.toOpenAIResponse(input, parseProviderJson(raw));
+    const translated = translateProviderBody(() => adapter.toOpenAIResponse!(input, parsed));
+    record.status = 200;
     cache.store?.(translated);
     onUsage({ usage: translated.usage as Record<string, unknown> | undefined });
     return { ...success, contentType: 'application/json', body: JSON.stringify(translated) };
@@ -134,6 +152,7 @@ export async function attemptLeaf(
     throw error;
   } finally {
     record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+    span.end(attemptSpanAttributes(record, leaf.virtualKey), attemptSpanError(record));
   }
 }
 
@@ -144,12 +163,4 @@ function servedFromCache(provider: string, model: string, cache: CacheDecision, 
     yield* replayAsSse(hit, includeUsage);
   }
   return { provider, model, headers: {}, contentType: 'text/event-stream; charset=utf-8', body: replay(), cacheStatus: cache.status };
-}
-
-function parseProviderJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new GatewayError(502, 'invalid_provider_response', 'The provider answered 2xx with a body that is not JSON', { type: 'upstream_error', upstream: true });
-  }
 }

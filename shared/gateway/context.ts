@@ -1,6 +1,8 @@
 import type { Principal } from '../auth/principal.js';
+import type { GuardrailSummary } from '../guardrails/run.js';
 import type { NeutralRequest } from '../http/types.js';
 import type { RequestLogger } from '../observability/logger.js';
+import type { SpanRecord } from '../observability/spans.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
 import type { AttemptRecord } from './attempt.js';
 import type { RouteNode } from './config/target-tree.js';
@@ -25,4 +27,10 @@ export interface GatewayContext {
   /** Every upstream try, in order. */
   attempts: AttemptRecord[];
   log: RequestLogger;
+  /** What the guardrail stage decided (shared/gateway/guardrail-stage.ts); absent when no guardrail applied. */
+  guardrails?: GuardrailSummary;
+  /** Timed stages and attempts (shared/observability/spans.ts `startSpan`), stored with the log record. */
+  spans?: SpanRecord[];
+  /** The request's own span id (the log record's `span_id`); stage spans hang under it. */
+  rootSpanId?: string;
 }

@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { classifyAddress } from './address-classes.js';
 import { badRequest } from '../http/errors.js';
 
 export interface HostRules {
@@ -8,8 +10,10 @@ export interface HostRules {
 
 /**
  * Checks a custom host URL so gw cannot be turned against its own network: http(s) only, no credentials in the
- * URL, and IP literals checked against the address rules. Hostnames are checked again at connect time, on the
- * addresses DNS actually returned (see upstream-client), which also defeats DNS rebinding.
+ * URL, and IP literals checked against the address rules (address-classes.ts). Names are normalised first
+ * (case, IDNA, trailing dots) so `localhost.` or `METADATA.google.internal.` cannot slip past the name checks.
+ * Hostnames are checked again at connect time, on the addresses DNS actually returned (see upstream-client),
+ * which also defeats DNS rebinding.
  */
 export function validateCustomHost(value: string, rules: HostRules): string {
   let url: URL;
@@ -27,18 +31,30 @@ export function validateCustomHost(value: string, rules: HostRules): string {
   if (url.search || url.hash) {
     throw badRequest('invalid_custom_host', 'x-gw-custom-host is a base URL: no query string or fragment', 'x-gw-custom-host');
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = normaliseHostname(url.hostname);
   const refusal = isIP(host) ? addressRefusal(host, rules) : hostnameRefusal(host, rules);
   if (refusal) throw badRequest('custom_host_not_allowed', `x-gw-custom-host is not allowed: ${refusal}`, 'x-gw-custom-host');
   return url.toString().replace(/\/+$/, '');
 }
 
+/**
+ * The form name checks compare: brackets of an IPv6 literal dropped, lower case, IDNA (punycode) ASCII, and no
+ * trailing dots (`localhost.` is the same host as `localhost`). A name IDNA refuses is returned as given,
+ * lower-cased; DNS will not resolve it either.
+ */
+export function normaliseHostname(hostname: string): string {
+  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isIP(bare)) return bare;
+  const ascii = domainToASCII(bare) || bare;
+  return ascii.replace(/\.+$/, '');
+}
+
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'instance-data', 'metadata.azure.internal']);
+
 function hostnameRefusal(host: string, rules: HostRules): string | undefined {
-  const lower = host.toLowerCase();
-  if (lower === 'metadata.google.internal' || lower === 'metadata' || lower.endsWith('.internal')) {
-    return 'cloud metadata hosts are always refused';
-  }
-  if ((lower === 'localhost' || lower.endsWith('.localhost')) && !rules.allowLoopback) {
+  if (host === '') return 'the host name is empty';
+  if (METADATA_NAMES.has(host) || host.endsWith('.internal')) return 'cloud metadata hosts are always refused';
+  if ((host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.localdomain') && !rules.allowLoopback) {
     return 'loopback addresses are refused here';
   }
   return undefined;
@@ -46,45 +62,15 @@ function hostnameRefusal(host: string, rules: HostRules): string | undefined {
 
 /** Why an address may not be reached, or undefined when it may. Shared with the connect-time check. */
 export function addressRefusal(address: string, rules: HostRules): string | undefined {
-  const kind = classifyAddress(address);
-  if (kind === 'link-local' || kind === 'metadata' || kind === 'unspecified') return `${kind} addresses are always refused`;
-  if (kind === 'loopback' && !rules.allowLoopback) return 'loopback addresses are refused here';
-  if (kind === 'private' && !rules.allowPrivate) return 'private-range addresses are refused here';
-  return undefined;
-}
-
-type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'unspecified';
-
-function classifyAddress(address: string): AddressKind {
-  const embedded = embeddedIPv4(address);
-  if (embedded) return classifyIPv4(embedded);
-  if (isIP(address) === 4) return classifyIPv4(address);
-  const lower = address.toLowerCase();
-  if (lower === '::1') return 'loopback';
-  if (lower === '::') return 'unspecified';
-  if (lower === 'fd00:ec2::254') return 'metadata';
-  if (/^fe[89ab]/.test(lower)) return 'link-local';
-  if (/^f[cd]/.test(lower)) return 'private';
-  return 'public';
-}
-
-function classifyIPv4(address: string): AddressKind {
-  const [a, b] = address.split('.').map(Number);
-  if (address === '169.254.169.254' || address === '169.254.170.2') return 'metadata';
-  if (a === 169 && b === 254) return 'link-local';
-  if (a === 127) return 'loopback';
-  if (a === 0) return 'unspecified';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return 'private';
-  return 'public';
-}
-
-/** The IPv4 address inside an IPv4-mapped (or IPv4-compatible) IPv6 address, dotted or hex (`::ffff:a00:1`). */
-function embeddedIPv4(address: string): string | undefined {
-  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted) return dotted[1];
-  const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const { kind, range } = classifyAddress(address);
+  switch (kind) {
+    case 'public':
+      return undefined;
+    case 'loopback':
+      return rules.allowLoopback ? undefined : `loopback addresses are refused here (${range})`;
+    case 'private':
+      return rules.allowPrivate ? undefined : `private-range addresses are refused here (${range})`;
+    default:
+      return `${kind} addresses are always refused (${range})`;
+  }
 }

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
-import { hasScope } from '../auth/principal.js';
+import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
-import type { NeutralRequest, NeutralResponse } from '../http/types.js';
-import { runInBackground } from '../observability/background.js';
+import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
+import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { requestLogger } from '../observability/logger.js';
-import { writeRequestLog } from '../observability/request-log.js';
+import { noteGatewayAuthenticationFailure } from '../observability/authentication-failures.js';
+import { BodyCapture, observedStream } from '../observability/body-capture.js';
+import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from '../observability/finished-request.js';
+import { recordFinishedRequest } from '../observability/request-record.js';
+import { newSpanId, startSpan, withSpan, type SpanHost } from '../observability/spans.js';
 import type { Endpoint } from '../providers/types.js';
 import { settings } from '../settings.js';
 import { attemptLeaf, type UsageReport } from './attempt.js';
@@ -13,10 +17,14 @@ import type { ConfigResolver } from './config/resolve-config.js';
 import { buildRouteTree } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { admitRequest, type Admission } from './enforcement/admission.js';
-import { releaseAdmission, settleUsage } from './enforcement/settlement.js';
+import { applyGuardrails } from './guardrail-stage.js';
+import { releaseAdmission, rememberReservations, settleUsage } from './enforcement/settlement.js';
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
+import { dialectAnswer, prepareDialectBody } from '../dialects/edge.js';
 import { readRequestOptions } from './request-options.js';
 import { leafFromHeaders } from './resolve-target.js';
+import { resolveRequestConfig } from './deployment-target.js';
+import { applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
 import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
 import { routeRequest, RouteFailure } from './routing/route.js';
@@ -27,15 +35,45 @@ export interface InferenceDependencies {
   clock?: RetryClock;
 }
 
-/** Authenticates, reads the options, the body and the config, and builds the pipeline context. */
+/**
+ * Authenticates, reads the options, the body and the config, and builds the pipeline context. A request
+ * refused after authentication (bad body, scope, config) still gets its log record.
+ */
 export async function buildGatewayContext(request: NeutralRequest, endpoint: Endpoint, traceId: string, deps: InferenceDependencies): Promise<GatewayContext> {
-  const principal = await deps.authenticator.authenticate(request.headers['x-gw-api-key']);
+  const startedAt = performance.now();
+  try {
+    return await buildContext(request, endpoint, traceId, deps, startedAt);
+  } catch (thrown) {
+    const known = authenticatedRequests.get(request);
+    if (known && thrown instanceof GatewayError) {
+      runInBackground('request log', () => recordFinishedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, ...known }, thrown)));
+    }
+    throw thrown;
+  }
+}
+
+/** Who a request turned out to be, kept until its context exists, for the log record of an early refusal. */
+const authenticatedRequests = new WeakMap<NeutralRequest, { principal: Principal } & SpanHost>();
+
+async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId: string, deps: InferenceDependencies, startedAt: number): Promise<GatewayContext> {
+  const spans: SpanHost = { spans: [], rootSpanId: newSpanId() };
+  const authSpan = startSpan(spans, 'auth');
+  const principal = await deps.authenticator.authenticate(request.headers['x-gw-api-key']).catch((thrown: unknown) => {
+    authSpan.end(undefined, thrown);
+    noteGatewayAuthenticationFailure(request, thrown, traceId);
+    throw thrown;
+  });
+  authSpan.end({ 'gw.workspace_id': principal.workspaceId });
+  authenticatedRequests.set(request, { principal, ...spans });
   if (!hasScope(principal, 'completions:write')) {
     throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
   }
   const options = readRequestOptions(request.headers);
-  const body = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
-  const config = await deps.configs.resolve(options.config, principal.workspaceId);
+  // An inbound dialect's body is checked by its codec (and a Responses conversation expanded); it stays in its dialect.
+  const body = await prepareDialectBody(endpoint, parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES), principal.workspaceId);
+  // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
+  await applyWorkspaceProvider(request, options, body, principal);
+  const config = await resolveRequestConfig(options, principal, deps.configs);
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);
   const routeTree = buildRouteTree(config, leafFromHeaders(options));
@@ -44,7 +82,7 @@ export async function buildGatewayContext(request: NeutralRequest, endpoint: End
     request,
     requestId: randomUUID(),
     traceId,
-    startedAt: performance.now(),
+    startedAt,
     deadline: now + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
     endpoint,
     principal,
@@ -53,69 +91,120 @@ export async function buildGatewayContext(request: NeutralRequest, endpoint: End
     routeTree,
     configured: config !== undefined,
     attempts: [],
-    log: requestLogger(traceId),
+    log: requestLogger(traceId, principal.workspaceId),
+    ...spans,
   };
 }
 
 /** Routes the call over the target tree (retries, fallback, load balancing) and answers as OpenAI would. */
 export async function forwardInference(context: GatewayContext, clock: RetryClock = systemClock): Promise<NeutralResponse> {
   let admission: Admission | undefined;
+  let settled: UsageReport | undefined;
+  // Backpressure: while the after-path (logs, charges) is far behind, new requests wait instead of piling on.
+  await backgroundCapacity();
   try {
+    // Guardrails first: a denied request (400 guardrail_violation) consumes no policy, budget or cache unit.
+    await applyGuardrails(context);
     // Policies and budgets, before anything is forwarded: a refusal (429, 412) has consumed nothing.
-    admission = await admitRequest(context);
-    const { value, leaf, retries } = await routeRequest(context.routeTree, {
+    admission = await withSpan(context, 'policy_check', () => admitRequest(context));
+    rememberReservations(admission, Date.now(), context.log);
+    const { value, leaf } = await routeRequest(context.routeTree, {
       conditionInput: { metadata: context.options.metadata, params: context.body },
       random: clock.random,
       attemptLeaf: (node) =>
         withRetries(node.settings.retry, context.deadline, (retry) => attemptLeaf(context, node.path, node.settings, retry, (report) => settle(report)), clock),
     });
+    // An inbound dialect's answer: canonical → dialect (event by event for streams), a stored Response kept.
+    Object.assign(value, await dialectAnswer(context, value));
     const headers: Record<string, string> = {
       ...value.headers,
       ...gatewayHeaders({
         traceId: context.traceId,
         provider: value.provider,
-        retryAttemptCount: retries,
+        attempts: context.attempts,
         cacheStatus: value.cacheStatus,
         lastUsedOptionIndex: context.configured ? leaf.path : undefined,
       }),
       'content-type': value.contentType,
     };
     if (value.contentType.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
-    return { status: 200, headers, body: value.body };
+    const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
+    // A buffered answer leaves once its reservations are replaced by its real usage: the next request sees exact counters.
+    if (admission && settled && !value.contentType.startsWith('text/event-stream')) {
+      const answered = context.attempts.at(-1);
+      await settleUsage(admission, { usage: settled.usage ?? (settled.usageSource ? readUsage(settled.usageSource) : undefined), cacheHit: settled.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
+    }
+    return { status: 200, headers, body: answer };
   } catch (thrown) {
     const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
-    if (!(failure instanceof GatewayError)) throw thrown;
-    const last = context.attempts.at(-1);
+    // Every way out gives back what admission took and leaves a log record, a bug (a 500) included.
     const held = admission;
-    if (held) runInBackground('policy release', () => releaseAdmission(held, failure.upstream, context.log));
-    recordOutcome(context, { status: failure.status, errorCode: failure.code });
-    throw failure.withHeaders(
-      gatewayHeaders({ traceId: context.traceId, provider: last?.provider, retryAttemptCount: thrown instanceof RouteFailure ? thrown.retries : 0 }),
+    // A request slot is given back only when gw itself refused the request (no provider was asked).
+    const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
+    if (held) runInBackground('policy release', () => releaseAdmission(held, reachedProvider, context.log));
+    if (!(failure instanceof GatewayError)) {
+      recordOutcome(context, { status: 500, errorCode: 'internal_error' });
+      throw thrown;
+    }
+    const last = context.attempts.at(-1);
+    recordOutcome(context, { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message });
+    const headers = gatewayHeaders({ traceId: context.traceId, provider: last?.provider, attempts: context.attempts });
+    // gw already retried and fell back as the config says: an SDK retrying on top multiplies the calls.
+    if (context.attempts.length > 1) headers['x-should-retry'] = 'false';
+    throw failure.withHeaders(headers);
+  }
+
+  // The usage report arrives from the attempt (at once, or at the end of a stream); the record is made only
+  // once the response has gone: a buffered body right away, a stream after its last byte.
+  function settle(report: UsageReport): void {
+    settled = report;
+  }
+
+  function deliverAndRecord(body: ResponseBody, known: Pick<Outcome, 'cacheStatus' | 'lastUsedOption'>): ResponseBody {
+    const outcomeOf = (extra: Partial<Outcome>): Outcome => ({
+      status: 200,
+      errorCode: settled?.streamErrorCode ?? (settled ? undefined : 'client_closed'),
+      usage: settled?.usage,
+      usageSource: settled?.usageSource,
+      cacheHit: settled?.cacheHit === true,
+      ...known,
+      ...extra,
+    });
+    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+      recordOutcome(context, outcomeOf({ responseBody: body }), admission);
+      return body;
+    }
+    const capture = new BodyCapture(settings().GW_LOG_BODY_MAX_BYTES);
+    let ttftMs: number | undefined;
+    return observedStream(
+      body,
+      capture,
+      () => (ttftMs = Math.round((performance.now() - context.startedAt) * 100) / 100),
+      () => recordOutcome(context, outcomeOf({ ttftMs, responseBody: capture.text(), responseTruncated: capture.truncated }), admission),
     );
   }
-
-  function settle(report: UsageReport): void {
-    recordOutcome(context, { status: 200, errorCode: report.streamErrorCode, usage: report.usage, usageSource: report.usageSource, cacheHit: report.cacheHit === true }, admission);
-  }
 }
 
-interface Outcome {
-  status: number;
-  errorCode?: string;
-  usage?: Record<string, unknown>;
+interface Outcome extends RequestOutcome {
+  /** A pass-through body, read for usage only after the response went out. */
   usageSource?: Buffer;
-  cacheHit?: boolean;
 }
 
-/** After the response: one log line and one request-log record with every attempt. Never delays the client. */
-function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Admission): void {
+/**
+ * The one after-path of every gateway request (every endpoint and dialect): prices and charges the usage, logs
+ * one line, and hands the record to shared/observability (log record, rollups, metrics, OTLP). Called once
+ * the response has gone; runs in the background, so it never delays or fails the client.
+ */
+export function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Admission): void {
   const latencyMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   const answered = context.attempts.at(-1);
   runInBackground('request log', async () => {
     const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
     const cost = outcome.status === 200 ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log) : undefined;
+    if (outcome.status === 200) await settleWorkspaceProvider(context.request, usage, cost);
     context.log.info('request completed', {
+      workspace_id: context.principal.workspaceId,
       endpoint: context.endpoint,
       provider: answered?.provider,
       model: answered?.model,
@@ -124,26 +213,7 @@ function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Ad
       latency_ms: latencyMs,
       attempts: context.attempts.length,
     });
-    await writeRequestLog({
-      trace_id: context.traceId,
-      request_id: context.requestId,
-      organisation_id: context.principal.organisationId,
-      workspace_id: context.principal.workspaceId,
-      api_key_id: context.principal.keyId,
-      endpoint: context.endpoint,
-      provider: answered?.provider,
-      model: answered?.model,
-      stream: context.body.stream === true,
-      status: outcome.status,
-      outcome: outcome.errorCode ? 'error' : 'success',
-      error_code: outcome.errorCode,
-      latency_ms: latencyMs,
-      usage,
-      cost,
-      attempts: context.attempts,
-      metadata: context.options.metadata,
-      created_at: new Date().toISOString(),
-    });
+    await recordFinishedRequest(finishedRequestOf(context, { ...outcome, usage }, latencyMs, cost));
   });
 }
 

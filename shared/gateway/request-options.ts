@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../http/errors.js';
 import type { TargetSettings } from '../providers/types.js';
+import { assertPrintableCredential } from './config/credential-fields.js';
 import { parseForwardHeaders } from './forward-headers.js';
 
 /** Every `x-gw-*` header, parsed once at the start of the pipeline. Nothing further down reads raw headers. */
@@ -11,6 +12,8 @@ export interface RequestOptions {
   providerToken?: string;
   virtualKey?: string;
   config?: string;
+  /** `x-gw-deployment`: the slug of a deployment whose config the request runs. */
+  deployment?: string;
   customHost?: string;
   metadata: Record<string, string>;
   cacheForceRefresh?: boolean;
@@ -53,6 +56,7 @@ export function readRequestOptions(headers: Record<string, string>): RequestOpti
   for (const { names, group, field } of CLOUD_HEADERS) {
     const value = names.map((name) => headers[name]).find((candidate) => candidate !== undefined && candidate !== '');
     if (value !== undefined) cloud[group][field] = value.trim();
+    if (value !== undefined && group === 'aws') assertPrintableCredential(value.trim(), names[0]);
   }
   return {
     traceId: readTraceId(headers['x-gw-trace-id']),
@@ -60,6 +64,7 @@ export function readRequestOptions(headers: Record<string, string>): RequestOpti
     providerToken: readBearer(headers.authorization),
     virtualKey: nonEmpty(headers['x-gw-virtual-key']),
     config: nonEmpty(headers['x-gw-config']),
+    deployment: readDeploymentSlug(headers['x-gw-deployment']),
     customHost: nonEmpty(headers['x-gw-custom-host']),
     metadata: readMetadata(headers['x-gw-metadata']),
     cacheForceRefresh: readBoolean(headers['x-gw-cache-force-refresh'], 'x-gw-cache-force-refresh'),
@@ -83,6 +88,14 @@ export function readTraceId(value: string | undefined): string {
   return value;
 }
 
+function readDeploymentSlug(value: string | undefined): string | undefined {
+  const slug = nonEmpty(value);
+  if (slug !== undefined && !/^[a-z0-9][a-z0-9_-]{0,254}$/.test(slug)) {
+    throw badRequest('invalid_header', 'x-gw-deployment must be a deployment slug (lower-case letters, digits, "-" and "_")', 'x-gw-deployment');
+  }
+  return slug;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
@@ -94,6 +107,7 @@ function readBearer(value: string | undefined): string | undefined {
   if (!match) {
     throw badRequest('invalid_authorization', 'Authorization must have the form "Bearer <provider token>"', 'authorization');
   }
+  assertPrintableCredential(match[1].trim(), 'authorization');
   return match[1].trim();
 }
 

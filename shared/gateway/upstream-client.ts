@@ -1,9 +1,12 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, errors as undiciErrors, request } from './undici-core.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamCall } from '../providers/types.js';
 import { settings } from '../settings.js';
 import { addressRefusal, type HostRules } from './custom-host.js';
+import { inSubsegment } from '../observability/tracer.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -41,7 +44,9 @@ function upstreamAgent(): Agent {
     headersTimeout: 0,
     bodyTimeout: 0,
     connect: {
-      timeout: 10_000,
+      // The request's own timer (x-gw-request-timeout, connect + first byte) decides when connecting took too
+      // long; this is only the outer bound, so a long request timeout is not cut at a fixed connect timeout.
+      timeout: settings().GW_UPSTREAM_MAX_DURATION_MS,
       lookup: (hostname, options, callback) => {
         dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
           if (error) return callback(error, '', 0);
@@ -58,7 +63,12 @@ function upstreamAgent(): Agent {
 }
 
 /** Makes one upstream call and returns once response headers arrived. The body is left to the caller. */
-export async function sendUpstream(call: UpstreamCall, options: UpstreamCallOptions): Promise<UpstreamResponse> {
+/** One upstream call, as an X-Ray subsegment (connect to first byte) when tracing is on. */
+export function sendUpstream(call: UpstreamCall, options: UpstreamCallOptions): Promise<UpstreamResponse> {
+  return inSubsegment('upstream', () => sendUpstreamUntraced(call, options));
+}
+
+async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOptions): Promise<UpstreamResponse> {
   const controller = new AbortController();
   let reason: 'timeout' | 'client' | 'ceiling' | undefined;
   const abort = (why: typeof reason) => {
@@ -87,17 +97,18 @@ export async function sendUpstream(call: UpstreamCall, options: UpstreamCallOpti
     });
     clearTimeout(firstByteTimer);
     response.body.once('close', release);
-    return { status: response.statusCode, headers: response.headers, body: response.body };
+    return { status: response.statusCode, headers: withoutFraming(response.headers), body: decodedBody(response.body, response.headers['content-encoding']) };
   } catch (error) {
     clearTimeout(firstByteTimer);
     release();
+    if (error instanceof GatewayError) throw error;
     throw translateUpstreamError(error, reason, options.timeoutMs);
   }
 }
 
 function translateUpstreamError(error: unknown, reason: string | undefined, timeoutMs: number): GatewayError {
   if (reason === 'client') return clientClosed();
-  if (reason === 'timeout' || reason === 'ceiling') {
+  if (reason === 'timeout' || reason === 'ceiling' || error instanceof undiciErrors.ConnectTimeoutError) {
     return new GatewayError(408, 'request_timeout', `The provider did not answer within ${timeoutMs} ms (request timeout)`, { cause: error, upstream: true });
   }
   const cause = findCause(error);
@@ -128,14 +139,88 @@ export function isIdleTimeout(error: unknown): boolean {
   return error instanceof undiciErrors.BodyTimeoutError;
 }
 
-/** Reads a whole (non-streamed) upstream body, refusing bodies larger than the limit. */
-export async function readUpstreamBody(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads a whole (non-streamed) upstream body, refusing bodies larger than the limit. A body that does not
+ * arrive complete (the connection dropped, the length did not match, the encoding could not be decoded, the
+ * gap between chunks passed the idle timeout) is an upstream failure that retries and falls back.
+ */
+export async function readUpstreamBody(body: UpstreamResponse['body'], maxBytes: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const part of body) {
-    size += part.length;
-    if (size > maxBytes) throw new GatewayError(502, 'upstream_response_too_large', `The provider's response exceeded ${maxBytes} bytes`, { type: 'upstream_error' });
-    parts.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+  try {
+    for await (const part of body) {
+      size += part.length;
+      if (size > maxBytes) {
+        discard(body);
+        throw new GatewayError(502, 'upstream_response_too_large', `The provider's response exceeded ${maxBytes} bytes`, { type: 'upstream_error' });
+      }
+      parts.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+    }
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    discard(body);
+    throw bodyReadFailure(error);
   }
   return Buffer.concat(parts, size);
+}
+
+/** Drops a body gw will not read; the abort error that destroying it emits is expected, not a crash. */
+function discard(body: UpstreamResponse['body']): void {
+  (body as unknown as NodeJS.EventEmitter).on?.('error', () => undefined);
+  body.destroy();
+}
+
+/** What went wrong while a response body was read, as a retryable upstream failure. */
+export function bodyReadFailure(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (isIdleTimeout(error)) {
+    return new GatewayError(504, 'upstream_idle_timeout', 'The provider stopped sending its response (idle timeout)', { type: 'upstream_error', cause: error, upstream: true });
+  }
+  if (decodeErrors.has(error as object)) {
+    return new GatewayError(502, 'upstream_bad_encoding', "The provider's response could not be decoded with its content-encoding", { type: 'upstream_error', cause: error, upstream: true });
+  }
+  const code = (findCause(error) as { code?: string } | undefined)?.code;
+  return new GatewayError(502, 'upstream_body_incomplete', `The provider's response ended before it was complete${code ? ` (${code})` : ''}`, {
+    type: 'upstream_error',
+    cause: error,
+    upstream: true,
+  });
+}
+
+/** Errors raised by a content-encoding decoder (bad gzip, deflate or br data), told apart from network errors. */
+const decodeErrors = new WeakSet<object>();
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
+
+/**
+ * undici's request API hands the body over as sent. A compressed body (gzip, deflate, br) is decoded here, for
+ * streams and whole bodies alike; an encoding gw cannot decode is refused as an upstream failure.
+ */
+function decodedBody(body: UpstreamResponse['body'], encoding: string | string[] | undefined): UpstreamResponse['body'] {
+  const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? ''))
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return body;
+  const unknown = codings.find((coding) => !DECODERS[coding]);
+  if (unknown) {
+    discard(body);
+    throw new GatewayError(502, 'upstream_bad_encoding', `The provider answered with content-encoding ${JSON.stringify(unknown)}, which gw cannot decode`, { type: 'upstream_error', upstream: true });
+  }
+  // Codings are listed in the order they were applied: undo them last first.
+  const decoders = codings.reverse().map((coding) => DECODERS[coding]().on('error', (error: Error) => decodeErrors.add(error)));
+  const stages = [body, ...decoders];
+  const decoded = (pipeline as unknown as (...streams: unknown[]) => Readable)(...stages, () => undefined);
+  return decoded as unknown as UpstreamResponse['body'];
+}
+
+/** Framing headers describe the bytes on the wire, which gw decodes: they never describe what gw passes on. */
+function withoutFraming(headers: UpstreamResponse['headers']): UpstreamResponse['headers'] {
+  const { 'content-encoding': _encoding, 'content-length': _length, ...rest } = headers;
+  return rest;
 }

@@ -16,13 +16,15 @@ export async function providerErrorFrom(adapter: ProviderAdapter, upstream: Upst
   } catch {
     providerBody = undefined;
   }
-  const summary = adapter.toOpenAIError(upstream.status, providerBody);
+  const summary = adapter.toOpenAIError(upstream.status, providerBody, upstream.headers);
   const headers: Record<string, string> = {};
   for (const name of ['retry-after', 'retry-after-ms']) {
     const value = upstream.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  return new GatewayError(upstream.status, summary.code ?? 'provider_error', summary.message, {
+  // A provider may say in its body or error-type header what its HTTP status does not (see ProviderErrorSummary).
+  if (summary.retryAfterSeconds !== undefined && headers['retry-after'] === undefined) headers['retry-after'] = String(summary.retryAfterSeconds);
+  return new GatewayError(summary.status ?? upstream.status, summary.code ?? 'provider_error', summary.message, {
     type: 'upstream_error',
     param: summary.param ?? null,
     providerError: providerBody ?? null,

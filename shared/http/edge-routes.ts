@@ -9,6 +9,24 @@ export const GATEWAY_PATHS: readonly string[] = [
   '/v1/embeddings',
   // Renders a stored prompt and runs it as a chat completion, so it is inference.
   '/v1/prompts/{promptId}/completions',
+  // Inbound dialects (shared/dialects/): OpenAI's Responses API (stateful) and Anthropic's Messages API.
+  '/v1/responses',
+  '/v1/responses/{responseId}',
+  '/v1/responses/{responseId}/input_items',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+  // Pass-through OpenAI endpoints (shared/gateway/passthrough/); audio/speech streams binary audio.
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/audio/speech',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+  '/v1/moderations',
+  '/v1/rerank',
+  // gw as an MCP gateway (shared/mcp/): Streamable HTTP, POST + GET (server event stream) + DELETE.
+  '/v1/mcp/{server}',
+  // Liveness without a key, outside /v1: API Gateway needs it as a resource at the API root.
+  '/health',
 ];
 
 export function isGatewayPath(path: string): boolean {

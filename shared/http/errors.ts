@@ -10,6 +10,8 @@ export type ErrorType =
   | 'budget_exceeded_error'
   | 'timeout_error'
   | 'upstream_error'
+  /** A guardrail of the workspace or the config denied the request (shared/guardrails). */
+  | 'guardrail_violation'
   | 'api_error';
 
 export interface GatewayErrorOptions {

@@ -1,5 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../store/dynamo-client.js';
+import { captureFunctionContext } from '../store/recording/aws-operation-recorder.js';
 import { onDrain } from './background.js';
 
 const MAX_BATCH = 25;
@@ -8,6 +9,8 @@ const MAX_UNPROCESSED_ROUNDS = 5;
 interface Pending {
   item: Record<string, unknown>;
   done: (error?: unknown) => void;
+  /** Test-only attribution: sends as the function that queued the item, whoever flushes (no-op when deployed). */
+  sendAs: <R>(work: () => R) => R;
 }
 
 /**
@@ -28,7 +31,7 @@ export class BatchedTableWriter {
 
   put(item: Record<string, unknown>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ item, done: (error) => (error ? reject(error) : resolve()) });
+      this.queue.push({ item, done: (error) => (error ? reject(error) : resolve()), sendAs: captureFunctionContext() });
       if (this.queue.length >= MAX_BATCH) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), this.delayMs).unref();
     });
@@ -40,7 +43,7 @@ export class BatchedTableWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.write(batch.map((entry) => entry.item));
+        await batch[0].sendAs(() => this.write(batch.map((entry) => entry.item)));
         for (const entry of batch) entry.done();
       } catch (error) {
         for (const entry of batch) entry.done(error);

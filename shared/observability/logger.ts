@@ -12,10 +12,12 @@ export interface RequestLogger {
   error(message: string, extra?: Record<string, unknown>): void;
 }
 
-export function requestLogger(traceId: string): RequestLogger {
+/** A request's logger: every line carries its trace id and, once known, its workspace. */
+export function requestLogger(traceId: string, workspaceId?: string): RequestLogger {
+  const keys = workspaceId === undefined ? { trace_id: traceId } : { trace_id: traceId, workspace_id: workspaceId };
   return {
-    info: (message, extra) => logger.info(message, { trace_id: traceId, ...extra }),
-    warn: (message, extra) => logger.warn(message, { trace_id: traceId, ...extra }),
-    error: (message, extra) => logger.error(message, { trace_id: traceId, ...extra }),
+    info: (message, extra) => logger.info(message, { ...keys, ...extra }),
+    warn: (message, extra) => logger.warn(message, { ...keys, ...extra }),
+    error: (message, extra) => logger.error(message, { ...keys, ...extra }),
   };
 }

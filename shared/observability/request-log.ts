@@ -1,46 +1,65 @@
 import { settings } from '../settings.js';
+import { logKeys, type LogIndexField } from '../store/log-keys.js';
 import { LOGS_TABLE, tableName } from '../store/table-definitions.js';
 import { BatchedTableWriter } from './batched-writer.js';
+import type { RequestLogRecord } from './log-record.js';
 
-/** One gateway request as recorded in the logs table. Bodies and credentials are never part of it. */
-export interface RequestLogRecord {
-  trace_id: string;
-  request_id: string;
-  organisation_id: string;
-  workspace_id: string;
-  api_key_id: string;
-  endpoint: string;
-  provider?: string;
-  model?: string;
-  stream: boolean;
-  status: number;
-  outcome: 'success' | 'error';
-  error_code?: string;
-  latency_ms: number;
-  usage?: Record<string, unknown>;
-  /** USD, from model pricing; null when the model has no price (unknown, never 0); absent without a response. */
-  cost?: number | null;
-  /** Every upstream try (target path, provider, status, latency, error), so a fallback can be explained. */
-  attempts?: Array<Record<string, unknown> | object>;
-  metadata: Record<string, string>;
-  created_at: string;
-}
+export type { RequestLogRecord } from './log-record.js';
 
 const DAY_SECONDS = 86_400;
 
 let writer: BatchedTableWriter | undefined;
+let gate: Promise<void> | undefined;
 
-/** Queues the record for the logs table; it is written in a batch within ~20 ms (or at the Lambda's drain). */
+/**
+ * Queues the record and its index rows for the logs table; written in a batch within ~20 ms (or at the
+ * Lambda's drain). Each index row is a few hundred bytes pointing at the record, so every filter of
+ * GET /v1/logs is a key condition (see docs/architecture.md).
+ */
 export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
   const { GW_REQUEST_LOGS, LOG_RETENTION_DISPLAY } = settings();
   if (!GW_REQUEST_LOGS) return;
+  if (gate) await gate;
   writer ??= new BatchedTableWriter(() => tableName(settings(), LOGS_TABLE));
-  await writer.put({
-    pk: `TRACE#${record.trace_id}`,
-    sk: `${record.created_at}#${record.request_id}`,
-    gsi1pk: `WS#${record.workspace_id}#LOGS`,
-    gsi1sk: `${record.created_at}#${record.request_id}`,
-    ttl: Math.floor(Date.parse(record.created_at) / 1000) + LOG_RETENTION_DISPLAY * DAY_SECONDS,
-    ...record,
-  });
+  const ttl = Math.floor(Date.parse(record.created_at) / 1000) + LOG_RETENTION_DISPLAY * DAY_SECONDS;
+  const key = logKeys.record(record.trace_id, record.created_at, record.id);
+  const timeKey = logKeys.timeKey(record.created_at, record.id);
+  const items: Array<Record<string, unknown>> = [
+    { ...key, gsi1pk: logKeys.workspaceTimeline(record.workspace_id), gsi1sk: timeKey, ttl, ...withoutUndefined(record) },
+    ...indexEntries(record).map(([field, value]) => ({ pk: logKeys.index(record.workspace_id, field, value), sk: timeKey, ref_pk: key.pk, ref_sk: key.sk, ttl })),
+  ];
+  await Promise.all(items.map((item) => writer!.put(item)));
+}
+
+/** The (field, value) pairs a record is findable by, besides its trace and the workspace time line. */
+export function indexEntries(record: RequestLogRecord): Array<[LogIndexField, string]> {
+  const entries: Array<[LogIndexField, string]> = [
+    ['id', record.id],
+    ['api_key', record.api_key_id],
+    ['status', String(record.status)],
+    ['outcome', record.outcome],
+  ];
+  if (record.virtual_key_id) entries.push(['virtual_key', record.virtual_key_id]);
+  if (record.provider) entries.push(['provider', record.provider]);
+  if (record.model) entries.push(['model', record.model]);
+  if (record.cache_status) entries.push(['cache_status', record.cache_status]);
+  for (const [name, value] of Object.entries(record.metadata)) entries.push([`meta.${name}`, value]);
+  return entries;
+}
+
+/**
+ * Tests: holds every log write until the returned release is called, to show that the client has its answer
+ * before the record exists.
+ */
+export function holdRequestLogWritesForTesting(): () => void {
+  let release!: () => void;
+  gate = new Promise<void>((resolve) => (release = resolve));
+  return () => {
+    gate = undefined;
+    release();
+  };
+}
+
+function withoutUndefined(record: RequestLogRecord): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }

@@ -18,7 +18,22 @@ const ADAPTERS: readonly ProviderAdapter[] = [
   bedrockAdapter,
   googleAdapter,
   vertexAIAdapter,
-];
+].map(reportingDrops);
+
+/**
+ * Every adapter reports the parameters it dropped under `x-gw-drop-unsupported-params` on the call it builds
+ * (`UpstreamCall.dropped`), so the gateway can name them in `x-gw-dropped-params`.
+ */
+function reportingDrops(adapter: ProviderAdapter): ProviderAdapter {
+  return {
+    ...adapter,
+    async buildCall(input) {
+      const droppedParams: string[] = [];
+      const call = await adapter.buildCall({ ...input, droppedParams });
+      return droppedParams.length > 0 ? { ...call, dropped: droppedParams } : call;
+    },
+  };
+}
 
 const BY_SLUG = new Map<string, ProviderAdapter>();
 for (const adapter of ADAPTERS) {

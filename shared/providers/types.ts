@@ -2,12 +2,15 @@
  * The contract between the gateway pipeline and a provider. A provider is pure translation plus the shape
  * of one HTTP call: it knows nothing of stores, policies or edges. The pipeline makes the call.
  */
-export type Endpoint = 'chat' | 'completions' | 'embeddings';
+export type Endpoint = 'chat' | 'completions' | 'embeddings' | 'responses' | 'messages';
 
 export const ENDPOINT_PATHS: Record<Endpoint, string> = {
   chat: '/chat/completions',
   completions: '/completions',
   embeddings: '/embeddings',
+  // Inbound dialects (shared/dialects/): translated to chat, or sent natively to providers that speak them.
+  responses: '/responses',
+  messages: '/messages',
 };
 
 /** Provider settings resolved for one target, whichever of the four auth methods supplied them. */
@@ -37,6 +40,11 @@ export interface AdapterInput {
   forwardHeaders: Record<string, string>;
   /** `x-gw-drop-unsupported-params: true`: drop parameters the provider cannot honour instead of a 400. */
   dropUnsupportedParams?: boolean;
+  /**
+   * Filled by the provider while it builds the call: the parameters it dropped under
+   * `x-gw-drop-unsupported-params`. Shared by reference through `{ ...input }` copies; the registry creates it.
+   */
+  droppedParams?: string[];
 }
 
 /** The HTTP call a provider wants made. */
@@ -45,6 +53,8 @@ export interface UpstreamCall {
   method?: 'POST';
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** Parameters dropped under `x-gw-drop-unsupported-params`, for the `x-gw-dropped-params` response header. */
+  dropped?: readonly string[];
 }
 
 export interface ProviderErrorSummary {
@@ -52,7 +62,14 @@ export interface ProviderErrorSummary {
   type?: string;
   code?: string;
   param?: string | null;
+  /** The status the error really stands for, when the provider's HTTP status misstates it (Bedrock's error type). */
+  status?: number;
+  /** Seconds to wait before retrying, from the provider's body (Gemini's RetryInfo), sent as `retry-after`. */
+  retryAfterSeconds?: number;
 }
+
+/** Response headers of an upstream answer, as undici gives them. */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
 
 /** OpenAI-format stream output. `raw` lets a pass-through provider skip re-serialising an unchanged chunk. */
 export type StreamEvent =
@@ -76,6 +93,6 @@ export interface ProviderAdapter {
   /** Provider 2xx JSON → OpenAI JSON. Absent for pass-through providers, whose bytes go out unchanged. */
   toOpenAIResponse?(input: AdapterInput, providerBody: unknown): Record<string, unknown>;
   /** Provider error body (parsed JSON, or the text when it is not JSON) → the parts of gw's error shape. */
-  toOpenAIError(status: number, providerBody: unknown): ProviderErrorSummary;
+  toOpenAIError(status: number, providerBody: unknown, headers?: UpstreamHeaders): ProviderErrorSummary;
   createStreamTranslator(input: AdapterInput): StreamTranslator;
 }

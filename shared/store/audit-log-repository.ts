@@ -1,4 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
@@ -43,7 +44,24 @@ export interface AuditLogFilter {
 /** Organisation of events whose caller could not be identified (e.g. an unknown API key). */
 export const UNKNOWN_ORGANISATION = 'unknown';
 
-const STORAGE_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'];
+const STORAGE_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'ttl'];
+
+/** Refused authentications that name no organisation, counted per source address, minute, method and code. */
+export interface AnonymousFailureCount {
+  /** The minute, as the ISO time it starts (`2026-01-01T10:04:00.000Z`). */
+  minute: string;
+  source_ip: string;
+  method: string;
+  code: string;
+  status: number;
+  /** The latest request's method and path and trace id (one value, overwritten: the item stays small). */
+  last: { http_method: string; path: string; trace_id: string; at: string };
+}
+
+/** Epoch seconds when an audit item written now expires (AUDIT_LOG_RETENTION_DAYS). */
+export function auditExpiry(now: Date = new Date()): number {
+  return Math.floor(now.getTime() / 1000) + settings().AUDIT_LOG_RETENTION_DAYS * 86_400;
+}
 
 /**
  * Audit events live under their organisation (`ORG#<org>#AUDIT`, sorted by `<at>#<id>`) and, when they concern
@@ -63,6 +81,40 @@ export class AuditLogRepository {
           sk: sortKey,
           ...(record.workspace_id ? { gsi1pk: keys.auditOfWorkspace(record.workspace_id), gsi1sk: sortKey } : {}),
           ...record,
+          ttl: auditExpiry(new Date(record.at)),
+        },
+      }),
+    );
+  }
+
+  /**
+   * Adds one to the counter item of an anonymous failure's (minute, source, method, code): one atomic UpdateItem,
+   * so a flood of unauthenticated requests writes at most one item per address, minute and code, each with a TTL,
+   * instead of one item per request.
+   */
+  async countAnonymousFailure(failure: AnonymousFailureCount): Promise<void> {
+    const id = `authfail_${createHash('sha256').update(`${failure.minute}|${failure.source_ip}|${failure.method}|${failure.code}`).digest('hex').slice(0, 24)}`;
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: keys.auditOfOrganisation(UNKNOWN_ORGANISATION), sk: `${failure.minute}#${id}` },
+        UpdateExpression:
+          'SET #id = :id, #at = :at, #action = :action, resource_type = :resource, outcome = :outcome, actor = :actor, source_ip = :ip, ' +
+          'details = :details, trace_id = :trace, last_at = :last, #ttl = if_not_exists(#ttl, :ttl) ADD #count :one',
+        ExpressionAttributeNames: { '#id': 'id', '#at': 'at', '#action': 'action', '#ttl': 'ttl', '#count': 'count' },
+        ExpressionAttributeValues: {
+          ':id': id,
+          ':at': failure.minute,
+          ':action': 'authentication.failed',
+          ':resource': 'authentication',
+          ':outcome': 'failure',
+          ':actor': { type: 'anonymous' },
+          ':ip': failure.source_ip,
+          ':details': { method: failure.method, code: failure.code, status: failure.status, http_method: failure.last.http_method, path: failure.last.path.slice(0, 256) },
+          ':trace': failure.last.trace_id,
+          ':last': failure.last.at,
+          ':ttl': auditExpiry(new Date(failure.minute)),
+          ':one': 1,
         },
       }),
     );
@@ -99,6 +151,9 @@ function sortRange(filter: AuditLogFilter): { from: string; to: string } | undef
 }
 
 function matches(record: AuditLogRecord, filter: AuditLogFilter, organisationId: string): boolean {
+  // TTL deletion only cleans up (and never runs locally): an expired event is gone for readers at once.
+  const expiry = (record as unknown as { ttl?: number }).ttl;
+  if (typeof expiry === 'number' && expiry * 1000 <= Date.now()) return false;
   // A workspace's gsi1 partition is only ever written for that workspace's organisation; checked anyway.
   if ((record.organisation_id ?? UNKNOWN_ORGANISATION) !== organisationId) return false;
   if (filter.action !== undefined && record.action !== filter.action) return false;

@@ -1,5 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
+import { readConfigSecret, unsealConfig, type ConfigSecretRef } from './config-secrets.js';
+import { secretStore } from './secrets/secret-store-factory.js';
+import type { SecretStore } from './secrets/secret-store.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
@@ -9,7 +12,9 @@ export interface SavedConfigRecord {
   workspace_id: string;
   name: string;
   version: number;
+  /** With `secret_ref`, credentials are masked here and live in the secret store (store/config-secrets.ts). */
   config: unknown;
+  secret_ref?: ConfigSecretRef;
   created_at: string;
   updated_at: string;
 }
@@ -18,6 +23,7 @@ export interface SavedConfigVersion {
   id: string;
   version: number;
   config: unknown;
+  secret_ref?: ConfigSecretRef;
   created_at: string;
 }
 
@@ -86,18 +92,25 @@ export class ConfigRepository {
    * Writes version `current.version + 1`. The version item is created only if absent and the latest item only
    * moves forward from the version the caller read, so two concurrent updates can never both win.
    */
-  async update(current: SavedConfigRecord, changes: { name?: string; config: unknown }, at: string): Promise<SavedConfigRecord | undefined> {
-    const next: SavedConfigRecord = { ...current, name: changes.name ?? current.name, config: changes.config, version: current.version + 1, updated_at: at };
+  async update(current: SavedConfigRecord, changes: { name?: string; config: unknown; secret_ref?: ConfigSecretRef }, at: string): Promise<SavedConfigRecord | undefined> {
+    const next: SavedConfigRecord = { ...current, name: changes.name ?? current.name, config: changes.config, secret_ref: changes.secret_ref, version: current.version + 1, updated_at: at };
     try {
       await this.putVersion(next);
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: partition(current.workspace_id, current.id), sk: 'LATEST' },
-          UpdateExpression: 'SET #version = :next, #config = :config, #name = :name, updated_at = :at',
+          UpdateExpression: `SET #version = :next, #config = :config, #name = :name, updated_at = :at${next.secret_ref ? ', secret_ref = :ref' : ' REMOVE secret_ref'}`,
           ConditionExpression: '#version = :current',
           ExpressionAttributeNames: { '#version': 'version', '#config': 'config', '#name': 'name' },
-          ExpressionAttributeValues: { ':next': next.version, ':current': current.version, ':config': next.config, ':name': next.name, ':at': at },
+          ExpressionAttributeValues: {
+            ':next': next.version,
+            ':current': current.version,
+            ':config': next.config,
+            ':name': next.name,
+            ':at': at,
+            ...(next.secret_ref ? { ':ref': next.secret_ref } : {}),
+          },
         }),
       );
       return next;
@@ -115,11 +128,42 @@ export class ConfigRepository {
     }
   }
 
+  /**
+   * Replaces the plaintext config of one stored item (`version` undefined: the latest item) by its sealed form,
+   * only while the item still has no secret reference: of two concurrent migrations exactly one wins (true).
+   */
+  async replacePlaintext(workspaceId: string, id: string, version: number | undefined, config: unknown, ref: ConfigSecretRef): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: partition(workspaceId, id), sk: version === undefined ? 'LATEST' : versionKey(version) },
+          UpdateExpression: 'SET #config = :config, secret_ref = :ref',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(secret_ref)',
+          ExpressionAttributeNames: { '#config': 'config' },
+          ExpressionAttributeValues: { ':config': config, ':ref': ref },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
   private async putVersion(record: SavedConfigRecord): Promise<void> {
     await this.client.send(
       new PutCommand({
         TableName: this.table,
-        Item: { pk: partition(record.workspace_id, record.id), sk: versionKey(record.version), id: record.id, version: record.version, config: record.config, created_at: record.updated_at },
+        Item: {
+          pk: partition(record.workspace_id, record.id),
+          sk: versionKey(record.version),
+          id: record.id,
+          version: record.version,
+          config: record.config,
+          ...(record.secret_ref ? { secret_ref: record.secret_ref } : {}),
+          created_at: record.updated_at,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -131,12 +175,18 @@ function strip<T>(item: Record<string, unknown>): T {
   return rest as T;
 }
 
-/** The gateway's view: the body of the latest or a pinned version. */
-export function savedConfigSource(repository = new ConfigRepository()) {
+/**
+ * The gateway's view: the body of the latest or a pinned version, credentials read back from the secret store.
+ * A config saved before credentials moved there still holds them in plaintext and is used as it is (the
+ * gateway's grants are read-only; the control plane migrates it on its first read, see docs/security.md).
+ */
+export function savedConfigSource(repository = new ConfigRepository(), secrets: () => SecretStore = secretStore) {
   return {
     async load(workspaceId: string, id: string, version?: number) {
-      if (version !== undefined) return repository.getVersion(workspaceId, id, version);
-      return repository.get(workspaceId, id);
+      const saved = version !== undefined ? await repository.getVersion(workspaceId, id, version) : await repository.get(workspaceId, id);
+      if (!saved?.secret_ref) return saved;
+      const values = await readConfigSecret(secrets(), saved.secret_ref);
+      return { ...saved, config: unsealConfig(saved.config, saved.secret_ref, values) };
     },
   };
 }

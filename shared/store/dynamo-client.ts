@@ -4,8 +4,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { settings } from '../settings.js';
+import { applyStoreBackpressure, StoreGate } from './store-backpressure.js';
+import { recordDynamoOperations } from './recording/sdk-recording-middleware.js';
+import { storeHttpsAgentOptions } from './store-tls.js';
+import { traceAwsClient } from '../observability/tracer.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
+
+/** Store calls in flight per process; more wait their turn (up to 10 s, then 503). */
+const STORE_GATE = new StoreGate(128, 10_000);
 
 /**
  * One DynamoDB client per process, with keep-alive sockets, so a warm Lambda pays no TLS handshake per call.
@@ -17,16 +24,26 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: AWS_REGION,
     endpoint: GW_DYNAMODB_ENDPOINT,
-    maxAttempts: 3,
+    // Throttling and timeouts are retried with jittered backoff; adaptive mode also slows this client down
+    // while DynamoDB throttles it, instead of spending every attempt at once.
+    maxAttempts: 5,
+    retryMode: 'adaptive',
     requestHandler: new NodeHttpHandler({
-      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+      // As many sockets as the gate lets commands through (store-backpressure.ts): none waits for a socket.
+      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: STORE_GATE.limit }),
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: STORE_GATE.limit, ...storeHttpsAgentOptions(settings()) }),
       connectionTimeout: 2_000,
       requestTimeout: 5_000,
     }),
   });
-  documentClient = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  applyStoreBackpressure(client, STORE_GATE);
+  // Test-only: records each command's table for the grant check (a no-op unless tests switch it on).
+  recordDynamoOperations(client);
+  // X-Ray subsegments per DynamoDB call inside a traced Lambda (shared/observability/tracer.ts); a no-op elsewhere.
+  documentClient = traceAwsClient(
+    DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+  );
   return documentClient;
 }

@@ -48,6 +48,11 @@ export const keys = {
   policiesOfOrganisation: (organisationId: string) => `ORG#${organisationId}#POLICIES`,
   /** Pointer from a policy id to the workspace holding it, so a policy is found by id alone. */
   policyById: (policyId: string) => ({ pk: `POLICY#${policyId}`, sk: 'POLICY' }),
+  /** A registered MCP server (its credential lives in the SecretStore), under its workspace. */
+  mcpServer: (workspaceId: string, serverId: string) => ({ pk: `WS#${workspaceId}#MCPSERVER#${serverId}`, sk: 'MCPSERVER' }),
+  mcpServersOfWorkspace: (workspaceId: string) => `WS#${workspaceId}#MCPSERVERS`,
+  /** Claims an MCP server slug inside a workspace and points to the server's id (`/v1/mcp/<slug>`). */
+  mcpServerSlug: (workspaceId: string, slug: string) => ({ pk: `WS#${workspaceId}#MCPSLUG#${slug}`, sk: 'MCPSLUG' }),
   /** Marks a one-time bootstrap, so a restart never creates a second admin key. */
   bootstrapMarker: { pk: 'SYSTEM', sk: 'BOOTSTRAP' },
 } as const;

@@ -12,6 +12,8 @@ export const POLICY_UNITS = ['rpm', 'rph', 'rpd'] as const;
 export const CREDIT_LIMIT_TYPES = ['cost', 'tokens'] as const;
 export const PERIODIC_RESETS = ['none', 'weekly', 'monthly'] as const;
 export const POLICY_STATUSES = ['active', 'archived'] as const;
+/** `reserve`: admission reserves the estimated maximum (exact under concurrency); `soft`: estimate-free check. */
+export const POLICY_ENFORCEMENTS = ['reserve', 'soft'] as const;
 
 export type PolicyKind = (typeof POLICY_KINDS)[number];
 export type PolicyType = (typeof POLICY_TYPES)[number];
@@ -19,6 +21,7 @@ export type PolicyUnit = (typeof POLICY_UNITS)[number];
 export type CreditLimitType = (typeof CREDIT_LIMIT_TYPES)[number];
 export type PeriodicReset = (typeof PERIODIC_RESETS)[number];
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
+export type PolicyEnforcement = (typeof POLICY_ENFORCEMENTS)[number];
 
 /**
  * `key` is `api_key`, `workspace_id`, `virtual_key`, `provider`, `model` or `metadata.<name>`; `value` is the
@@ -53,6 +56,8 @@ export interface PolicyRecord {
   type: PolicyType;
   unit: PolicyUnit;
   value: number;
+  /** Tokens and credit limits: reserve the estimate at admission (default when absent) or check softly. */
+  enforcement?: PolicyEnforcement;
   /** Usage-limit policies only. */
   credit_limit?: CreditLimit;
   /** Usage-limit policies only: when the credit usage starts again from zero. */

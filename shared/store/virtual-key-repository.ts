@@ -43,10 +43,13 @@ export interface RecordPage<T> {
 
 const STORED_KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'];
 
-/** The secret's name in the SecretStore (which adds its own prefix, e.g. `gw/virtual-keys/`). */
+/** The secret's name in the SecretStore, which adds the stack's prefix (`<stackName>/virtual-keys/<ws>/<id>`). */
 export function virtualKeySecretName(workspaceId: string, virtualKeyId: string): string {
-  return `${workspaceId}/${virtualKeyId}`;
+  return `${VIRTUAL_KEY_SECRETS}${workspaceId}/${virtualKeyId}`;
 }
+
+/** Virtual-key credentials sit under this relative prefix; before it existed they were named `<ws>/<id>`. */
+export const VIRTUAL_KEY_SECRETS = 'virtual-keys/';
 
 export class VirtualKeyRepository {
   private readonly client = dynamoDocumentClient();

@@ -76,6 +76,31 @@ export class WorkspaceBudgetRepository {
     }
   }
 
+  /**
+   * Admission's reservation: adds `amount` USD to the usage only while the usage is below the limit (and no
+   * reset is due), in one conditional write, so concurrent requests cannot all pass a nearly spent budget.
+   * Settlement later adds the difference to the real cost (see enforcement/settlement.ts).
+   */
+  async reserve(workspaceId: string, amount: number, now: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.workspace(workspaceId),
+          UpdateExpression: 'ADD #usage :amount',
+          ConditionExpression:
+            'attribute_exists(pk) AND (NOT attribute_type(#limit, :number) OR attribute_not_exists(#usage) OR #usage < #limit) AND NOT (#reset IN (:weekly, :monthly) AND #next <= :now)',
+          ExpressionAttributeNames: { '#usage': NAMES['#usage'], '#limit': NAMES['#limit'], '#reset': NAMES['#reset'], '#next': NAMES['#next'] },
+          ExpressionAttributeValues: { ':amount': amount, ':number': 'N', ':weekly': 'weekly', ':monthly': 'monthly', ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** Sets `exhausted` if usage has reached the limit at this instant, and queues the workspace for the restorer. */
   async markExhausted(workspaceId: string): Promise<boolean> {
     try {

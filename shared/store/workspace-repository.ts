@@ -41,10 +41,14 @@ export interface WorkspaceRecord {
   api_key_max_expiry_days?: number | null;
   /** Active workspace keys, kept by conditional increments so the maximum holds under concurrency. */
   active_api_keys?: number;
+  /** Guardrail ids run on every gateway request of the workspace (read alone by the guardrail repository). */
+  default_guardrails?: string[];
+  /** Observability settings (request bodies in logs, analytics visibility); absent fields mean on. */
+  settings?: { log_request_bodies?: boolean; membersViewAnalytics?: boolean; managersViewAnalytics?: boolean };
 }
 
 export type WorkspaceChanges = Partial<
-  Pick<WorkspaceRecord, 'name' | 'description' | 'metadata' | 'max_api_keys' | 'api_key_default_expiry_days' | 'api_key_max_expiry_days' | 'budget_periodic_reset' | 'budget_next_reset_at'>
+  Pick<WorkspaceRecord, 'name' | 'description' | 'metadata' | 'max_api_keys' | 'api_key_default_expiry_days' | 'api_key_max_expiry_days' | 'budget_periodic_reset' | 'budget_next_reset_at' | 'default_guardrails' | 'settings'>
 >;
 
 export class SlugTakenError extends Error {

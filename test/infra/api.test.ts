@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registerResourceRoutes } from '../../shared/control-plane/routes.js';
 import { GATEWAY_PATHS, isGatewayPath } from '../../shared/http/edge-routes.js';
 import { synthGwStack } from './support/synth.js';
 import { functionLogicalId, render, resources } from './support/template-queries.js';
@@ -51,6 +52,21 @@ function routes(template: Template): Record<string, RouteView> {
   return view;
 }
 
+/** API Gateway's matching: per segment an exact child first, then a {variable} child, then {proxy+} for the rest. */
+function matchResource(resourceTree: string[], path: string): string | undefined {
+  let current = '';
+  const segments = path.split('/').filter(Boolean);
+  for (let i = 0; i < segments.length; i++) {
+    const children = resourceTree.filter((candidate) => candidate.startsWith(`${current}/`) && !candidate.slice(current.length + 1).includes('/'));
+    const exact = children.find((child) => child === `${current}/${segments[i]}`);
+    const variable = children.find((child) => /\/\{[^+}]+\}$/.test(child));
+    const greedy = children.find((child) => child.endsWith('/{proxy+}'));
+    if (exact ?? variable) current = (exact ?? variable)!;
+    else return greedy;
+  }
+  return current || '/';
+}
+
 describe('the REST API', () => {
   let template: Template;
   beforeAll(() => {
@@ -59,6 +75,8 @@ describe('the REST API', () => {
 
   it('is a regional REST API named after the stack', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'gw', EndpointConfiguration: { Types: ['REGIONAL'] } });
+    // Multipart uploads (images/edits, audio/transcriptions) reach the gateway base64-encoded, not mangled as text.
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['multipart/form-data'] });
   });
 
   it("declares API Gateway's execution log group so it gets the stack's retention", () => {
@@ -87,26 +105,16 @@ describe('the REST API', () => {
     for (const path of controlPlanePaths) {
       expect(view[path]).toEqual({ method: 'ANY', target: 'control-plane', mode: 'BUFFERED', timeoutMs: 29_000, uriTail: '/invocations' });
     }
-    expect(Object.keys(view).every((path) => path.startsWith('/v1'))).toBe(true);
+    // Outside /v1 only the root and everything below it (/health, …), through the control plane like locally.
+    const outside = controlPlanePaths.filter((path) => !path.startsWith('/v1'));
+    expect(outside).toEqual(expect.arrayContaining(['/', '/{proxy+}']));
+    expect(outside.filter((path) => !['/', '/{proxy+}'].includes(path)).every((path) => GATEWAY_PATHS.some((gateway) => path.startsWith(`${gateway}/`)))).toBe(true);
   });
 
-  it('routes any request path under /v1 to the same function as the local runtime (isGatewayPath)', () => {
+  it('routes any request path to the same function as the local runtime (isGatewayPath), /health and the root included', () => {
     const view = routes(template);
     const resourceTree = Object.keys(view);
-    // API Gateway's matching: per segment an exact child first, then a {variable} child, then {proxy+} for the rest.
-    const match = (path: string): string | undefined => {
-      let current = '';
-      const segments = path.split('/').filter(Boolean);
-      for (let i = 0; i < segments.length; i++) {
-        const children = resourceTree.filter((candidate) => candidate.startsWith(`${current}/`) && !candidate.slice(current.length + 1).includes('/'));
-        const exact = children.find((child) => child === `${current}/${segments[i]}`);
-        const variable = children.find((child) => /\/\{[^+}]+\}$/.test(child));
-        const greedy = children.find((child) => child.endsWith('/{proxy+}'));
-        if (exact ?? variable) current = (exact ?? variable)!;
-        else return greedy;
-      }
-      return current;
-    };
+    const match = (path: string) => matchResource(resourceTree, path);
     const concrete = GATEWAY_PATHS.map((path) => path.replace(/\{[^}]+\}/g, 'abc'));
     const samples = [
       ...concrete,
@@ -118,11 +126,29 @@ describe('the REST API', () => {
       '/v1/prompts',
       '/v1/prompts/abc',
       '/v1/prompts/abc/versions/2',
+      '/',
+      '/health',
+      '/console/index.html',
+      '/v2/anything',
     ];
     for (const path of samples) {
       const resource = match(path);
       expect(resource, `${path} matches no resource`).toBeDefined();
       expect(view[resource!].target, path).toBe(isGatewayPath(path) ? 'gateway' : 'control-plane');
+    }
+  });
+
+  it("sends every route the control-plane router registers to the control plane, as the local server does", () => {
+    const view = routes(template);
+    const registered: string[] = [];
+    registerResourceRoutes((method, pattern) => registered.push(`${method} ${pattern}`));
+    expect(registered.length).toBeGreaterThan(20);
+    for (const route of registered) {
+      const path = route.split(' ')[1].replace(/\{[^}]+\}/g, 'abc');
+      expect(isGatewayPath(path), `${route} is served by the gateway locally`).toBe(false);
+      const resource = matchResource(Object.keys(view), path);
+      expect(resource, `${route} matches no API Gateway resource`).toBeDefined();
+      expect(view[resource!], route).toMatchObject({ method: 'ANY', target: 'control-plane', mode: 'BUFFERED' });
     }
   });
 

@@ -6,17 +6,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctions, functionNames, type BuiltFunction } from '../../scripts/build.js';
+import { buildFunctions, functionNames, TOKENIZER_FILE, type BuiltFunction } from '../../scripts/build.js';
 import { bundleBudgetKiB, LAMBDA_BUNDLE, LAMBDA_EXTERNALS } from '../../infra/cdk/bundle-options.js';
 import { nodejsBundlingOptions } from '../../infra/cdk/nodejs-bundling.js';
 import { FUNCTION_TABLE } from '../../infra/cdk/function-table.js';
-
-/** Module specifiers a minified ESM bundle imports: static (`import … from "x"`) and dynamic (`import("x")`). */
-function importsOf(code: string): { staticImports: string[]; dynamicImports: string[] } {
-  const staticImports = [...code.matchAll(/(?:^|[;}\s])import\s*(?:[\w$*{}\s,]+?\s*from\s*)?["']([^"']+)["']/g)].map((match) => match[1]);
-  const dynamicImports = [...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]);
-  return { staticImports: [...new Set(staticImports)], dynamicImports: [...new Set(dynamicImports)] };
-}
 
 const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0]);
 
@@ -44,11 +37,19 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
   });
 
   it('bundles the AWS SDK and leaves out only Node built-ins and the lazily loaded credential providers', () => {
-    for (const { name, file } of built) {
-      const { staticImports, dynamicImports } = importsOf(readFileSync(file, 'utf8'));
+    for (const { name, externalImports } of built) {
+      const { staticImports, dynamicImports } = externalImports;
       expect(staticImports.filter((specifier) => !isBuiltin(specifier)), name).toEqual([]);
       expect(dynamicImports.filter((specifier) => !isBuiltin(specifier) && !LAMBDA_EXTERNALS.includes(specifier)), name).toEqual([]);
       expect(dynamicImports, name).toContain('@aws-sdk/credential-provider-sso');
+    }
+  });
+
+  it('ships gpt-tokenizer as its own file beside each bundle, loaded on first use, never inlined', async () => {
+    for (const { name, file, byPackage } of built) {
+      expect(byPackage.map(({ source }) => source), name).not.toContain('gpt-tokenizer');
+      const tokenizer = (await import(pathToFileURL(join(file, '..', TOKENIZER_FILE)).href)) as { countTokens: (text: string) => number };
+      expect(tokenizer.countTokens('hello world'), name).toBe(2);
     }
   });
 

@@ -183,7 +183,8 @@ describe('npm run cli -- bootstrap', () => {
     }
     expect((await runCli(['deploy'])).stderr).toMatch(/^Unknown command 'deploy'/);
     expect((await runCli(['bootstrap'])).stderr).toMatch(/^bootstrap needs --stack <name> or --outputs-file <file>/);
-  });
+    // Seven CLI processes, each loading tsx: room for a busy CI machine (nothing here is timed).
+  }, 120_000);
 
   it('says which stack does not exist, and where', async () => {
     const cloudFormation = await startCloudFormation({});

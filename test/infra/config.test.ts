@@ -74,6 +74,12 @@ describe('reading the stack configuration from CDK context', () => {
   it('validates gw settings with the functions own schema: unknown names, stack-owned names and bad values', () => {
     expect(issuesOf({ settings: { GUARDRAILS_ENABLE: 'OFF' } })).toEqual(['settings.GUARDRAILS_ENABLE: not a gw setting (see shared/settings.ts)']);
     expect(issuesOf({ settings: { GW_TABLE_MAIN: 'other' } })).toEqual(['settings.GW_TABLE_MAIN: is set by the stack and cannot be overridden']);
+    // The secret prefix and the blob bucket are the stack's: another prefix would leave the role's grant behind.
+    for (const name of ['GW_SECRET_NAME_PREFIX', 'GW_BLOB_BUCKET']) {
+      expect(issuesOf({ settings: { [name]: 'other-stack' } })).toEqual([`settings.${name}: is set by the stack and cannot be overridden`]);
+    }
+    // The tests' AWS-operation recorder is not a setting at all.
+    expect(issuesOf({ settings: { GW_RECORD_AWS_OPERATIONS_DIR: '/tmp/x' } })).toEqual(['settings.GW_RECORD_AWS_OPERATIONS_DIR: not a gw setting (see shared/settings.ts)']);
     const secret = 'a'.repeat(40);
     const secretIssues = issuesOf({ settings: { GW_JWT_SECRET: secret } });
     expect(secretIssues).toEqual(['settings.GW_JWT_SECRET: is a secret and would be stored in plain text in the template; use GW_JWT_JWKS_URL']);

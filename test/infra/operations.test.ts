@@ -93,11 +93,12 @@ describe('alarms, dashboard and outputs', () => {
   });
 });
 
-describe('alarms without a topic', () => {
-  it('still creates the alarms, with no actions', () => {
+describe('alarms without a given topic', () => {
+  it("notify the stack's own alarm topic (alarms that notify nobody are not alarms)", () => {
     const { template } = synthGwStack();
+    const topic = Object.keys(resources(template, 'AWS::SNS::Topic'))[0];
     const all = Object.values(alarms(template));
     expect(all.length).toBeGreaterThan(0);
-    for (const alarm of all) expect(alarm.actions).toEqual([]);
+    for (const alarm of all) expect(alarm.actions).toEqual([{ Ref: topic }]);
   });
 });

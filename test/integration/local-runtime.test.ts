@@ -32,7 +32,7 @@ async function startProcess(env: Record<string, string>): Promise<Started> {
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gw did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`gw did not start:\n${output}`)), 60_000);
     child.stdout.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match && output.includes('curl ')) {
@@ -51,12 +51,13 @@ async function stop(started: Started): Promise<number | null> {
   return exited;
 }
 
-describe('npm start (infra/local/main.ts)', () => {
+describe('npm start (infra/local/main.ts)', { timeout: 120_000 }, () => {
   it('prints a generated admin key once, serves it, persists it, and shuts down cleanly on Ctrl-C', async () => {
     const first = await startProcess({ GW_DATA_DIR: dataDir, GW_BOOTSTRAP_API_KEY: '' });
     const key = /admin API key \(shown once, store it now\): (gwk_\S+)/.exec(first.output())?.[1];
     expect(key).toBeDefined();
-    expect(first.output()).toContain(`-H 'x-gw-api-key: ${key}'`);
+    expect(first.output()).toContain(`export GW_API_KEY=${key}`);
+    expect(first.output()).toContain(`-H "x-gw-api-key: $GW_API_KEY"`);
     const response = await fetch(`${first.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gw-api-key': key!, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-x' },
@@ -66,7 +67,8 @@ describe('npm start (infra/local/main.ts)', () => {
     expect(await stop(first)).toBe(0);
 
     const second = await startProcess({ GW_DATA_DIR: dataDir, GW_BOOTSTRAP_API_KEY: '' });
-    expect(second.output()).not.toContain('admin API key');
+    expect(second.output()).not.toContain('shown once');
+    expect(second.output()).toContain('npm run cli -- keys create-admin');
     const again = await fetch(`${second.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gw-api-key': key!, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url },
@@ -79,7 +81,7 @@ describe('npm start (infra/local/main.ts)', () => {
   it('uses GW_BOOTSTRAP_API_KEY as the admin key with an in-memory store', async () => {
     const started = await startProcess({ GW_DATA_DIR: ':memory:', GW_BOOTSTRAP_API_KEY: 'gwk_scripted_key' });
     expect(started.output()).not.toContain('shown once');
-    expect(started.output()).toContain("-H 'x-gw-api-key: gwk_scripted_key'");
+    expect(started.output()).toContain('-H "x-gw-api-key: $GW_API_KEY"');
     const response = await fetch(`${started.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gw-api-key': 'gwk_scripted_key', 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url },

@@ -1,22 +1,23 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { Effect, PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { VIRTUAL_KEY_SECRET_PREFIX } from '../../../shared/store/secrets/secrets-manager-secret-store.js';
-import { effectiveTableGrants, type FunctionSpec, type SecretAccess } from '../function-table.js';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { secretNamePrefix } from '../../../shared/store/secrets/secrets-manager-secret-store.js';
+import { effectiveTableGrants, type BlobAccess, type FunctionSpec, type SecretAccess } from '../function-table.js';
 import type { DataTables } from './data-tables.js';
 
-/** What each secret access level may do, on names under the virtual-key prefix only. */
+/**
+ * What each secret access level may do, on names under the stack's prefix only: exactly the calls
+ * SecretsManagerSecretStore makes (create, then put a new value when it exists; read; delete).
+ */
 export const SECRET_ACTIONS: Readonly<Record<SecretAccess, readonly string[]>> = {
   read: ['secretsmanager:GetSecretValue'],
-  manage: [
-    'secretsmanager:CreateSecret',
-    'secretsmanager:PutSecretValue',
-    'secretsmanager:UpdateSecret',
-    'secretsmanager:DeleteSecret',
-    'secretsmanager:GetSecretValue',
-    'secretsmanager:DescribeSecret',
-    'secretsmanager:TagResource',
-  ],
+  manage: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue', 'secretsmanager:GetSecretValue', 'secretsmanager:DeleteSecret'],
+};
+
+/** Object actions on the blob bucket (S3BlobStore: put, get, delete; presigned downloads are GetObject). */
+export const BLOB_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
+  'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 };
 
 /** KMS actions Secrets Manager performs on the caller's behalf with a customer-managed key. */
@@ -25,18 +26,30 @@ const KMS_ACTIONS: Readonly<Record<SecretAccess, readonly string[]>> = {
   manage: ['kms:Decrypt', 'kms:GenerateDataKey'],
 };
 
-/** `arn:…:secret:gw/virtual-keys/*`: the trailing `*` also covers the random suffix Secrets Manager appends. */
-export function virtualKeySecretsArn(stack: Stack): string {
-  return stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${VIRTUAL_KEY_SECRET_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+/**
+ * `arn:…:secret:<stackName>/*`: every secret of this stack (virtual keys, saved-config, MCP-server and integration
+ * credentials) and nothing of another stack's; the trailing `*` also covers the random suffix Secrets Manager
+ * appends. The functions get the same prefix as GW_SECRET_NAME_PREFIX.
+ */
+export function stackSecretsArn(stack: Stack): string {
+  return stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${secretNamePrefix(stack.stackName)}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+}
+
+export interface GrantTargets {
+  tables: DataTables;
+  /** gw settings of the deployment (conditional table grants). */
+  settings: Readonly<Record<string, string>>;
+  secretsKey?: IKey;
+  blobBucket?: IBucket;
 }
 
 /**
- * Grants one function exactly the table and secret actions its row in the function table lists (conditional rows
- * only when their setting is configured): table actions on
- * the table ARN, Query on each named index ARN, secrets on the prefix. Nothing is granted through CDK's broad
+ * Grants one function exactly the table, secret and blob actions its row in the function table lists (conditional
+ * rows only when their setting is configured): table actions on the table ARN, Query on each named index ARN,
+ * secrets on the stack's prefix, objects in the blob bucket. Nothing is granted through CDK's broad
  * `grantReadData`/`grantReadWriteData` helpers (they add Scan, DescribeTable, stream reads and every index).
  */
-export function grantFunctionAccess(role: IRole, spec: FunctionSpec, tables: DataTables, settings: Readonly<Record<string, string>>, secretsKey?: IKey): void {
+export function grantFunctionAccess(role: IRole, spec: FunctionSpec, { tables, settings, secretsKey, blobBucket }: GrantTargets): void {
   for (const grant of effectiveTableGrants(spec, settings)) {
     const table = tables.table(grant.table);
     if (grant.actions.length) {
@@ -61,20 +74,31 @@ export function grantFunctionAccess(role: IRole, spec: FunctionSpec, tables: Dat
     }
   }
 
+  if (spec.blobs && blobBucket) {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: sid('blobObjects'),
+        effect: Effect.ALLOW,
+        actions: [...BLOB_ACTIONS[spec.blobs]],
+        resources: [blobBucket.arnForObjects('*')],
+      }),
+    );
+  }
+
   if (!spec.secrets) return;
   const stack = Stack.of(role);
   role.addToPrincipalPolicy(
     new PolicyStatement({
-      sid: sid('virtualKeySecrets'),
+      sid: sid('stackSecrets'),
       effect: Effect.ALLOW,
       actions: [...SECRET_ACTIONS[spec.secrets]],
-      resources: [virtualKeySecretsArn(stack)],
+      resources: [stackSecretsArn(stack)],
     }),
   );
   if (secretsKey) {
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        sid: sid('virtualKeySecretsKms'),
+        sid: sid('stackSecretsKms'),
         effect: Effect.ALLOW,
         actions: [...KMS_ACTIONS[spec.secrets]],
         resources: [secretsKey.keyArn],

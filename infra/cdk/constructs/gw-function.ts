@@ -28,7 +28,7 @@ export interface GwFunctionProps {
 }
 
 /**
- * One gw Lambda: nodejs22.x on arm64, bundled by the project's esbuild with the shared options, X-Ray active, its
+ * One gw Lambda: nodejs24.x on arm64, bundled by the project's esbuild with the shared options, X-Ray active, its
  * own log group with a retention, and its own role that starts empty: the only permissions it gets are writing to
  * its log group, X-Ray, and whatever the stack grants from the function table.
  */
@@ -54,13 +54,13 @@ export class GwFunction extends Construct {
 
     const code = props.prebuiltBundleDir
       ? { code: Code.fromAsset(props.prebuiltBundleDir), handler: `${basename(LAMBDA_BUNDLE.outputFile, extname(LAMBDA_BUNDLE.outputFile))}.handler` }
-      : { handler: 'handler', bundling: nodejsBundlingOptions() };
+      : { handler: 'handler', bundling: nodejsBundlingOptions({ withConsole: spec.name === 'control-plane' }) };
     this.function = new NodejsFunction(this, 'Function', {
       ...code,
       entry: props.entry ?? join(props.projectRoot, spec.entry),
       projectRoot: props.projectRoot,
       depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMb ?? spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -11,8 +11,11 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../function-table.js';
 import type { DataTables } from './data-tables.js';
@@ -23,8 +26,11 @@ export interface OperationsProps {
   api: RestApi;
   functions: ReadonlyArray<{ spec: FunctionSpec; fn: IFunction }>;
   tables: DataTables;
-  /** Alarms (and their recovery) are sent here when given. */
+  /** An existing topic for alarms (and their recovery); without it the stack creates an encrypted one. */
   alarmTopicArn?: string;
+  /** Subscribed to the alarm topic by e-mail (the address must confirm the subscription once). */
+  alarmEmail?: string;
+  production: boolean;
   /** The API's 5XX share (%) that alarms. */
   api5xxRatePercent?: number;
 }
@@ -36,6 +42,8 @@ export interface OperationsProps {
 export class Operations extends Construct {
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
+  /** Where every alarm and OK notification goes. */
+  readonly alarmTopic: ITopic;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -85,15 +93,29 @@ export class Operations extends Construct {
       this.alarm(`${pascal(id)}TableThrottles`, throttles, 1, 1, `DynamoDB throttled requests on the ${id} table.`);
     }
 
-    if (props.alarmTopicArn) {
-      const action = new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
-      for (const alarm of this.alarms) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
+    this.alarmTopic = props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : this.createAlarmTopic(props.production);
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.alarmTopic);
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
     }
 
     this.dashboard = this.buildDashboard(props, api5xxRate);
+  }
+
+  /**
+   * An SNS topic encrypted with a customer-managed key: CloudWatch can only publish to an encrypted topic when the
+   * key's policy lets cloudwatch.amazonaws.com use it, which the AWS-managed aws/sns key does not.
+   */
+  private createAlarmTopic(production: boolean): Topic {
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: 'gw: encrypts the alarm topic',
+      enableKeyRotation: true,
+      removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    return new Topic(this, 'AlarmTopic', { displayName: 'gw alarms', masterKey: key, enforceSSL: true });
   }
 
   private alarm(id: string, metric: IMetric, threshold: number, evaluationPeriods: number, description: string): Alarm {

@@ -43,9 +43,9 @@ export interface GwRestApiProps {
 
 /**
  * The public edge: a regional REST API. The paths in GATEWAY_PATHS (shared with the local runtime) go to the
- * gateway Lambda through a response-streaming integration; every other path under /v1 goes to the control plane
- * through a buffered one. API Gateway's own errors (throttling, unknown paths outside /v1, timeouts) answer in
- * gw's error shape.
+ * gateway Lambda through a response-streaming integration; every other path (the root and /health included) goes to
+ * the control plane through a buffered one, exactly as the local server routes. API Gateway's own errors
+ * (throttling, timeouts) answer in gw's error shape.
  */
 export class GwRestApi extends Construct {
   readonly api: RestApi;
@@ -64,6 +64,9 @@ export class GwRestApi extends Construct {
       restApiName: Stack.of(this).stackName,
       description: 'gw: OpenAI-compatible AI gateway and its control plane',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Uploads (images/edits, audio/transcriptions) reach the Lambda base64-encoded, byte for byte; as text,
+      // API Gateway would mangle the files. The Lambda edge decodes isBase64Encoded bodies.
+      binaryMediaTypes: ['multipart/form-data'],
       // Execution logs need API Gateway's account-wide CloudWatch role; it is kept when the stack is deleted
       // because other APIs in the account and region rely on the same setting.
       cloudWatchRole: executionLogs,
@@ -123,18 +126,19 @@ export class GwRestApi extends Construct {
 
     const gatewayResources = new Set<IResource>();
     for (const path of GATEWAY_PATHS) gatewayResources.add(resourceFor(this.api.root, path));
-    const v1 = this.api.root.getResource('v1') ?? this.api.root.addResource('v1');
+    if (!this.api.root.getResource('v1')) this.api.root.addResource('v1');
 
-    // Every resource under /v1 answers: gateway paths through the gateway; every other resource (including the
-    // parents the gateway paths created, such as /v1/chat) and everything below it through the control plane,
-    // so no request under /v1 falls into API Gateway's "Missing Authentication Token".
+    // Every resource answers, as on the local server (infra/local/server.ts): gateway paths through the gateway;
+    // every other resource (the root and /health included, and the parents the gateway paths created, such as
+    // /v1/chat) and everything below it through the control plane, so no request falls into API Gateway's
+    // "Missing Authentication Token" and a route that works locally cannot 404 on AWS.
     const visit = (resource: IResource) => {
       resource.addMethod('ANY', gatewayResources.has(resource) ? streamed : buffered);
       const children = childrenOf(resource);
       if (!children.some((child) => child.path.endsWith('}'))) resource.addResource('{proxy+}').addMethod('ANY', buffered);
       for (const child of children) visit(child);
     };
-    visit(v1);
+    visit(this.api.root);
   }
 
   private addErrorResponses(): void {
@@ -146,7 +150,7 @@ export class GwRestApi extends Construct {
     this.api.addGatewayResponse('UnknownPath', {
       type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
       statusCode: '404',
-      templates: json(body('invalid_request_error', '"not_found"', '"Unknown path: gw serves /v1/..."')),
+      templates: json(body('invalid_request_error', '"not_found"', '"Unknown path"')),
     });
     this.api.addGatewayResponse('Throttled', {
       type: ResponseType.THROTTLED,

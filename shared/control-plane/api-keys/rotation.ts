@@ -4,6 +4,7 @@ import { ApiKeyRepository, effectiveStatus, type ApiKeyRecord } from '../../stor
 import type { ControlPlaneRequest } from '../app.js';
 import { audited } from '../audit.js';
 import { requireScope } from '../authorization.js';
+import { requireMayManageKey } from '../privilege.js';
 import { parseJsonBody } from '../validation.js';
 import { findVisibleApiKey, forgetSecrets } from './key-access.js';
 import { presentApiKey } from './present.js';
@@ -23,6 +24,8 @@ export async function rotateApiKey(call: ControlPlaneRequest): Promise<ApiKeyWit
     const body = parseJsonBody(call.request, apiKeyRotateSchema);
     const keys = new ApiKeyRepository();
     const { pointer, record } = await findVisibleApiKey(call.principal, keyId, keys);
+    // Visibility is not enough: rotating hands out the key's new secret, so the one privilege rule applies.
+    await requireMayManageKey(call.principal, record);
     const now = new Date();
     const status = effectiveStatus(record, now.getTime());
     if (status !== 'active') throw new GatewayError(409, 'api_key_not_active', `The API key is ${status}; only active keys can be rotated`);

@@ -1,6 +1,4 @@
-import { hasScope, type Principal } from '../../auth/principal.js';
-import type { Scope } from '../../auth/scopes.js';
-import { badRequest, GatewayError } from '../../http/errors.js';
+import { badRequest } from '../../http/errors.js';
 import type { RotationPolicy } from '../../store/api-key-repository.js';
 import type { WorkspaceRecord } from '../../store/workspace-repository.js';
 
@@ -37,12 +35,4 @@ export function nextRotation(policy: RotationPolicy, from: Date): string {
   else if (policy.period === 'monthly') next.setUTCMonth(next.getUTCMonth() + 1);
   else next.setUTCDate(next.getUTCDate() + (policy.interval_days ?? 1));
   return next.toISOString();
-}
-
-/** A caller can hand out only scopes it holds itself: no key can mint a more powerful one. */
-export function requireGrantableScopes(principal: Principal, scopes: readonly string[]): void {
-  const missing = scopes.filter((scope) => !hasScope(principal, scope as Scope));
-  if (missing.length > 0) {
-    throw new GatewayError(403, 'scope_not_grantable', `A key cannot grant scopes it does not hold itself: ${missing.join(', ')}`, { param: 'scopes' });
-  }
 }

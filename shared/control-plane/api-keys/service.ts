@@ -7,12 +7,13 @@ import type { ControlPlaneRequest } from '../app.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
+import { requireMayManageKey, requireScopesWithinCaller } from '../privilege.js';
 import { parseJsonBody, validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { findVisibleApiKey, forgetSecrets, secretHashesOf } from './key-access.js';
 import { requireMayActForUser } from './on-behalf.js';
 import { presentApiKey } from './present.js';
-import { nextRotation, requireGrantableScopes, resolveExpiry } from './rules.js';
+import { nextRotation, resolveExpiry } from './rules.js';
 import { apiKeyCreateSchema, apiKeyListQuerySchema, apiKeyUpdateSchema, type ApiKey, type ApiKeyCreate, type ApiKeyWithSecret } from './schemas.js';
 
 const repository = () => new ApiKeyRepository();
@@ -29,7 +30,7 @@ export async function createApiKey(call: ControlPlaneRequest): Promise<ApiKeyWit
     const userId = await keyOwner(call, body, workspace.id);
     if (kind === 'workspace' && !body.scopes) throw badRequest('invalid_request', 'scopes: workspace keys need at least one scope', 'scopes');
     const scopes = body.scopes ?? [];
-    requireGrantableScopes(call.principal, scopes);
+    requireScopesWithinCaller(call.principal, scopes);
     const expiresAt = resolveExpiry(body.expires_at, kind === 'workspace' ? workspace : undefined, now);
 
     if (kind === 'workspace' && !(await workspaces.reserveApiKeySlot(workspace.id, workspace.max_api_keys ?? null))) {
@@ -124,7 +125,7 @@ export async function updateApiKey(call: ControlPlaneRequest): Promise<ApiKey> {
     if (effectiveStatus(record, now.getTime()) !== 'active') {
       throw new GatewayError(409, 'api_key_not_active', `The API key is ${effectiveStatus(record, now.getTime())}; only active keys can be changed`);
     }
-    if (body.scopes) requireGrantableScopes(call.principal, body.scopes);
+    await requireMayManageKey(call.principal, record, body.scopes);
     const workspace = record.kind === 'workspace' ? await new WorkspaceRepository().getWorkspace(record.workspace_id) : undefined;
     const shared: ApiKeyChanges = { name: body.name, description: body.description, metadata: body.metadata, scopes: body.scopes };
     const changes: ApiKeyChanges = { ...shared };
@@ -155,6 +156,7 @@ export async function revokeApiKey(call: ControlPlaneRequest): Promise<ApiKey> {
     requireScope(call.principal, 'api_keys:write');
     const keys = repository();
     const { pointer, record } = await findVisibleApiKey(call.principal, keyId, keys);
+    await requireMayManageKey(call.principal, record);
     const now = new Date().toISOString();
     const revoked = await keys.deactivateSecret(pointer.key_hash, 'revoked', now);
     for (const previousHash of pointer.previous_key_hashes) await keys.deactivateSecret(previousHash, 'revoked', now);

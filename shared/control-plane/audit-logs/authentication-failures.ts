@@ -2,30 +2,54 @@ import { AuthenticationError } from '../../auth/authentication-error.js';
 import type { GatewayError } from '../../http/errors.js';
 import type { NeutralRequest } from '../../http/types.js';
 import { logger } from '../../observability/logger.js';
+import { settings } from '../../settings.js';
+import { AuditLogRepository } from '../../store/audit-log-repository.js';
 import { recordAuditEvent } from '../audit.js';
 
+let repository: AuditLogRepository | undefined;
+
 /**
- * Files a refused authentication in the audit log: under the organisation of the credential when it was
- * recognised (a revoked or expired key, a signed token with bad claims), otherwise under `unknown`. The
- * credential itself is never stored. A failure to write the event is logged, never turned into a 500: the
- * caller must still get its 401.
+ * Files a refused authentication in the audit log. When the credential was recognised (a revoked or expired key,
+ * a signed token with bad claims) it is one event under that organisation. When it names no organisation (an
+ * unknown key, no credential, a token nobody can verify), anyone on the internet can cause it, so it is only
+ * counted: one item per source address, minute, method and code, incremented atomically, with a TTL, so
+ * anonymous traffic cannot grow the table without bound. The credential itself is never stored. A failure to
+ * write is logged, never turned into a 500: the caller must still get its 401.
  */
 export async function auditAuthenticationFailure(request: NeutralRequest, error: GatewayError, traceId: string): Promise<void> {
   const caller = error instanceof AuthenticationError ? error.caller : undefined;
   const method = caller?.method ?? (request.headers['x-gw-api-key'] ? 'api_key' : 'jwt');
   try {
-    await recordAuditEvent({
-      action: 'authentication.failed',
-      resource_type: 'authentication',
-      outcome: 'failure',
-      organisation_id: caller?.organisationId,
-      workspace_id: caller?.workspaceId,
-      actor: { type: caller?.actorId ? (method === 'jwt' ? 'jwt' : 'api_key') : 'anonymous', id: caller?.actorId },
-      details: { method, code: error.code, status: error.status, http_method: request.method, path: request.path },
-      source_ip: request.sourceIp,
-      trace_id: traceId,
+    if (caller?.organisationId) {
+      await recordAuditEvent({
+        action: 'authentication.failed',
+        resource_type: 'authentication',
+        outcome: 'failure',
+        organisation_id: caller.organisationId,
+        workspace_id: caller.workspaceId,
+        actor: { type: caller.actorId ? (method === 'jwt' ? 'jwt' : 'api_key') : 'anonymous', id: caller.actorId },
+        details: { method, code: error.code, status: error.status, http_method: request.method, path: request.path },
+        source_ip: request.sourceIp,
+        trace_id: traceId,
+      });
+      return;
+    }
+    if (!settings().AUDIT_LOGS_ENABLED) return;
+    const now = new Date();
+    repository ??= new AuditLogRepository();
+    await repository.countAnonymousFailure({
+      minute: startOfMinute(now),
+      source_ip: request.sourceIp ?? 'unknown',
+      method,
+      code: error.code,
+      status: error.status,
+      last: { http_method: request.method, path: request.path, trace_id: traceId, at: now.toISOString() },
     });
   } catch (thrown) {
     logger.error('could not record an authentication failure in the audit log', { trace_id: traceId, error: thrown as Error });
   }
+}
+
+function startOfMinute(now: Date): string {
+  return new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString();
 }

@@ -9,7 +9,7 @@ import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
 import { createConfigSchema, updateConfigSchema } from './schemas.js';
-import { ConfigService, presentConfig } from './service.js';
+import { ConfigService, presentConfig, presentConfigVersion } from './service.js';
 
 /**
  * Saved configs: `POST|GET /v1/configs`, `GET|PUT|DELETE /v1/configs/{id}` (`?version=N` reads an old
@@ -50,7 +50,7 @@ export function registerConfigRoutes(register: RouteRegistrar): void {
   register('GET', '/v1/configs/{id}/versions', async (call) => {
     requireListScope(call.principal, 'configs:read');
     const versions = await configs().versions(await workspaceOf(call), call.params.id);
-    return jsonResponse(200, { object: 'list', data: versions.map((version) => ({ object: 'config_version', ...version })), has_more: false, next_cursor: null });
+    return jsonResponse(200, { object: 'list', data: versions.map(presentConfigVersion), has_more: false, next_cursor: null });
   });
 
   register('PUT', '/v1/configs/{id}', (call) =>

@@ -16,6 +16,7 @@ export function toPolicyResponse(record: PolicyRecord): PolicyResponse {
     type: record.type,
     unit: record.unit,
     value: record.value,
+    enforcement: record.enforcement ?? 'reserve',
     credit_limit: record.credit_limit ? { type: record.credit_limit.type, value: record.credit_limit.value } : null,
     periodic_reset: record.periodic_reset ?? null,
     status: record.status,

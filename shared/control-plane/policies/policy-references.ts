@@ -6,6 +6,7 @@ import type { WorkspaceRepository } from '../../store/workspace-repository.js';
 import type { PolicyScope } from './policy-scope.js';
 import { findWorkspaceId } from './policy-scope.js';
 import { MATCH_ANY } from './schemas.js';
+import { VirtualKeyRepository } from '../../store/virtual-key-repository.js';
 
 export interface ReferenceStores {
   apiKeys: ApiKeyRepository;
@@ -41,6 +42,13 @@ async function normaliseValue(condition: PolicyCondition, param: string, scope: 
         throw invalidValue(param, `workspace_id must name the policy's own workspace (${scope.workspaceId}, by id or slug) or be *`);
       }
       return workspaceId;
+    }
+    case 'virtual_key': {
+      // Strict like the other references: a virtual key of the policy's own workspace, by id.
+      if (!/^[A-Za-z0-9_-]{1,128}$/.test(value) || !(await new VirtualKeyRepository().get(scope.workspaceId, value))) {
+        throw invalidValue(param, `no virtual key with id '${value.slice(0, 128)}' in workspace ${scope.workspaceId}; use the id of one of its virtual keys, or *`);
+      }
+      return value;
     }
     case 'provider': {
       const provider = findProvider(value);

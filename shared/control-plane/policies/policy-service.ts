@@ -59,6 +59,7 @@ export class PolicyService {
       type: input.type,
       unit: input.unit,
       value: input.value,
+      ...(input.enforcement ? { enforcement: input.enforcement } : {}),
       status: 'active',
       workspace_id: scope.workspaceId,
       organisation_id: scope.organisationId,
@@ -124,6 +125,7 @@ export class PolicyService {
     if (input.type !== undefined) next.type = input.type;
     if (input.unit !== undefined) next.unit = input.unit;
     if (input.value !== undefined) next.value = input.value;
+    if (input.enforcement !== undefined) next.enforcement = input.enforcement;
     if ('credit_limit' in input && input.credit_limit !== undefined) next.credit_limit = { ...input.credit_limit };
     if ('periodic_reset' in input && input.periodic_reset !== undefined) next.periodic_reset = input.periodic_reset;
     return { policy: await this.save(current, next), changed: true, fields: Object.keys(input).sort() };

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import {
   CREDIT_LIMIT_TYPES,
   PERIODIC_RESETS,
+  POLICY_ENFORCEMENTS,
   POLICY_KINDS,
   POLICY_STATUSES,
   POLICY_TYPES,
@@ -98,7 +99,14 @@ const scopeFields = {
     .meta({ description: 'Organisation id (UUID). Defaults to the API key’s organisation.' }),
 };
 
-const ruleFields = { conditions: conditionsSchema, group_by: groupBySchema, type: typeSchema, unit: unitSchema, value: valueSchema };
+const enforcementSchema = z
+  .enum(POLICY_ENFORCEMENTS, { error: oneOf(POLICY_ENFORCEMENTS) })
+  .meta({
+    description:
+      'How a tokens or credit limit holds under concurrency. `reserve` (default): admission reserves the request’s estimated maximum (prompt tokens + max_tokens, or its price) and settlement replaces it with the real amount, so concurrent requests overshoot by at most one request’s estimate error. `soft`: estimate-free, only the usage already settled is checked, so concurrent requests may all pass.',
+  });
+
+const ruleFields = { conditions: conditionsSchema, group_by: groupBySchema, type: typeSchema, unit: unitSchema, value: valueSchema, enforcement: enforcementSchema.optional() };
 
 const createRateLimitShape = { ...ruleFields, name: nameSchema.optional(), ...scopeFields };
 const createUsageLimitShape = { ...ruleFields, credit_limit: creditLimitSchema, periodic_reset: periodicResetSchema.default('none'), name: nameSchema.optional(), ...scopeFields };
@@ -114,7 +122,7 @@ export const createUsageLimitPolicySchema = z
 const atLeastOneField = (fields: string[]) => ({
   error: `must change at least one field: ${fields.join(', ')}`,
 });
-const RATE_LIMIT_UPDATABLE = ['name', 'conditions', 'group_by', 'type', 'unit', 'value'];
+const RATE_LIMIT_UPDATABLE = ['name', 'conditions', 'group_by', 'type', 'unit', 'value', 'enforcement'];
 const USAGE_LIMIT_UPDATABLE = [...RATE_LIMIT_UPDATABLE, 'credit_limit', 'periodic_reset'];
 
 /** The fields both policy kinds can change; usage limits add their credit limit and reset. */
@@ -125,6 +133,7 @@ const updatableRateLimitFields = {
   type: typeSchema.optional(),
   unit: unitSchema.optional(),
   value: valueSchema.optional(),
+  enforcement: enforcementSchema.optional(),
 };
 
 export const updateRateLimitPolicySchema = z
@@ -162,6 +171,7 @@ export const policySchema = z
     type: z.enum(POLICY_TYPES),
     unit: z.enum(POLICY_UNITS),
     value: z.number(),
+    enforcement: z.enum(POLICY_ENFORCEMENTS),
     credit_limit: z.object({ type: z.enum(CREDIT_LIMIT_TYPES), value: z.number() }).nullable(),
     periodic_reset: z.enum(PERIODIC_RESETS).nullable(),
     status: z.enum(POLICY_STATUSES),

@@ -9,6 +9,9 @@ import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas
  */
 
 const text = (max: number) => z.string().min(1).max(max);
+/** A credential goes into an HTTP header upstream: a control character (CR, LF, NUL…) is refused here with 400. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const credentialText = (max: number) => text(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (CR, LF, NUL, …)');
 
 /** Azure OpenAI: where the deployment lives. The resource name becomes part of a hostname. */
 export const azureSettingsSchema = z
@@ -36,8 +39,8 @@ export const vertexSettingsSchema = z
 export const awsSettingsSchema = z
   .strictObject({
     access_key_id: z.string().regex(/^[A-Z0-9]{16,128}$/, 'must be an AWS access key id').optional(),
-    secret_access_key: text(256).optional(),
-    session_token: text(4096).optional(),
+    secret_access_key: credentialText(256).optional(),
+    session_token: credentialText(4096).optional(),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'must be an AWS region such as us-east-1').optional(),
   })
   .meta({ description: 'Amazon Bedrock settings (provider bedrock). access_key_id, secret_access_key and session_token are stored as secrets.' });
@@ -48,7 +51,7 @@ export const virtualKeyCreateSchema = z
   .strictObject({
     name: text(255).optional().meta({ description: 'A label for people; defaults to "<provider> key".' }),
     provider: text(255).meta({ description: 'Provider slug (or alias) from the provider registry, e.g. openai, azure-openai, anthropic.' }),
-    credential: text(16_384)
+    credential: credentialText(16_384)
       .optional()
       .meta({ description: 'The provider API key or token. Stored in the secret store; never returned by any API.' }),
     azure: azureSettingsSchema.optional(),
@@ -62,7 +65,7 @@ export const virtualKeyCreateSchema = z
 export const virtualKeyUpdateSchema = z
   .strictObject({
     name: text(255).optional(),
-    credential: text(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
+    credential: credentialText(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
     azure: azureSettingsSchema.nullable().optional(),
     vertex: vertexSettingsSchema.nullable().optional(),
     aws: awsSettingsSchema.nullable().optional(),

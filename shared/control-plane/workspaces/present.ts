@@ -1,4 +1,5 @@
 import type { WorkspaceRecord } from '../../store/workspace-repository.js';
+import { observabilitySettingsOf } from '../../observability/workspace-settings.js';
 import type { Workspace } from './schemas.js';
 
 /** The API shape of a workspace: budget and key settings grouped, storage details left out. */
@@ -25,6 +26,8 @@ export function presentWorkspace(record: WorkspaceRecord): Workspace {
       max_expiry_days: record.api_key_max_expiry_days ?? null,
     },
     active_api_keys: record.active_api_keys ?? 0,
+    default_guardrails: record.default_guardrails ?? [],
+    settings: observabilitySettingsOf(record.settings),
     created_at: record.created_at,
     updated_at: record.updated_at ?? null,
   };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { guardrailReferenceListSchema } from '../../guardrails/schemas.js';
 
 /**
  * Bodies and responses of /v1/workspaces. Single source of truth: types are inferred from these schemas and
@@ -46,6 +47,20 @@ export const apiKeySettingsSchema = z
   )
   .meta({ id: 'WorkspaceApiKeySettings' });
 
+/** Guardrails run on every gateway request of the workspace, before a config's own (docs/guardrails.md). */
+export const defaultGuardrailsSchema = guardrailReferenceListSchema.meta({
+  description: 'Guardrail ids (grd-…, optionally @<version>) run on every gateway request of the workspace; [] removes them. Changing it needs guardrails:write.',
+});
+
+/** Observability settings (docs/observability.md); each is on unless set to false. */
+export const workspaceSettingsSchema = z
+  .strictObject({
+    log_request_bodies: z.boolean().optional().meta({ description: 'Keep request and response bodies (redacted, size-capped) in request logs.' }),
+    membersViewAnalytics: z.boolean().optional().meta({ description: 'Members’ own keys and tokens may read GET /v1/analytics.' }),
+    managersViewAnalytics: z.boolean().optional().meta({ description: 'Managers’ own keys and tokens may read GET /v1/analytics.' }),
+  })
+  .meta({ id: 'WorkspaceSettingsInput' });
+
 export const workspaceCreateSchema = z
   .strictObject({
     name: z.string().min(1).max(255),
@@ -64,6 +79,8 @@ export const workspaceUpdateSchema = z
     metadata: metadataSchema.optional(),
     budget: budgetInputSchema.optional(),
     api_key_settings: apiKeySettingsSchema.optional(),
+    default_guardrails: defaultGuardrailsSchema.optional(),
+    settings: workspaceSettingsSchema.optional(),
   })
   .refine((value) => Object.keys(value).length > 0, 'the body must change at least one field')
   .meta({ id: 'WorkspaceUpdate' });
@@ -104,6 +121,8 @@ export const workspaceSchema = z
       max_expiry_days: z.number().nullable(),
     }),
     active_api_keys: z.number(),
+    default_guardrails: z.array(z.string()),
+    settings: z.object({ log_request_bodies: z.boolean(), membersViewAnalytics: z.boolean(), managersViewAnalytics: z.boolean() }),
     created_at: z.string(),
     updated_at: z.string().nullable(),
   })

@@ -8,6 +8,8 @@ import type { ControlPlaneRequest } from '../app.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
+import { requireOrganisationAdminSetting } from '../privilege.js';
+import { checkDefaultGuardrailsChange, defaultGuardrailsChanged } from '../guardrails/workspace-defaults.js';
 import { parseJsonBody, validate } from '../validation.js';
 import { findVisibleWorkspace } from './access.js';
 import { nextBudgetReset } from './budget.js';
@@ -96,12 +98,16 @@ export async function updateWorkspace(call: ControlPlaneRequest): Promise<Worksp
     const body = parseJsonBody(call.request, workspaceUpdateSchema);
     const workspaces = new WorkspaceRepository();
     const workspace = await findVisibleWorkspace(call.principal, call.params.id, workspaces);
+    // A workspace key must not lift the limits its organisation's admins set on it.
+    requireOrganisationAdminSetting(call.principal, organisationAdminFields(body));
     const now = new Date();
     const changes = workspaceChanges(workspace, body, now);
+    if (body.default_guardrails !== undefined) changes.default_guardrails = await checkDefaultGuardrailsChange(call.principal, workspace.id, body.default_guardrails);
     let updated: WorkspaceRecord | undefined = workspace;
     if (Object.keys(changes).length > 0) updated = await workspaces.updateWorkspace(workspace.id, changes, now.toISOString());
     if (updated && body.budget?.credit_limit !== undefined) updated = await workspaces.setCreditLimit(workspace.id, body.budget.credit_limit, now.toISOString());
     if (!updated) throw new GatewayError(404, 'not_found', `No workspace with id or slug '${call.params.id}'`);
+    if (body.default_guardrails !== undefined) defaultGuardrailsChanged(workspace.id);
     return {
       value: presentWorkspace(updated),
       resource_id: workspace.id,
@@ -111,11 +117,17 @@ export async function updateWorkspace(call: ControlPlaneRequest): Promise<Worksp
   });
 }
 
+/** The fields of an update that only an organisation admin may set. */
+function organisationAdminFields(body: WorkspaceUpdate): string[] {
+  return (['budget', 'api_key_settings'] as const).filter((field) => body[field] !== undefined);
+}
+
 function workspaceChanges(workspace: WorkspaceRecord, body: WorkspaceUpdate, now: Date): WorkspaceChanges {
   const changes: WorkspaceChanges = {};
   if (body.name !== undefined) changes.name = body.name;
   if (body.description !== undefined) changes.description = body.description;
   if (body.metadata !== undefined) changes.metadata = body.metadata;
+  if (body.settings !== undefined) changes.settings = { ...workspace.settings, ...body.settings };
   const settings = body.api_key_settings;
   if (settings) {
     if (settings.max_api_keys !== undefined) changes.max_api_keys = settings.max_api_keys;

@@ -1,11 +1,42 @@
 import { createHash } from 'node:crypto';
-import type { Endpoint, OpenAIBody } from '../../providers/types.js';
+import type { Endpoint, OpenAIBody, TargetSettings } from '../../providers/types.js';
 
-/** What identifies the target a response came from: never the raw credential. */
+/**
+ * What identifies the target a response came from, so a cached answer is only ever served to a request that
+ * would have reached the same target with the same credential: provider, base URL (custom host) and the cloud
+ * coordinates that pick the deployment, the model, and the virtual key id or else a SHA-256 of the credential
+ * (never the credential itself; the whole key is hashed again before it is stored).
+ */
 export interface TargetIdentity {
   provider: string;
   customHost?: string;
+  /** Azure resource/deployment, Vertex project/region, AWS region: parts of the URL the provider builds. */
+  location?: Record<string, string | undefined>;
+  model?: string;
   virtualKey?: string;
+  credentialHash?: string;
+}
+
+/** The identity of a resolved target (`virtualKey`: the id the leaf names, if any). */
+export function cacheTargetIdentity(target: TargetSettings, virtualKey: string | undefined, model: unknown): TargetIdentity {
+  const { azure, vertex, aws } = target;
+  const credential = target.apiKey ?? vertex?.serviceAccountJson ?? (aws?.secretAccessKey ? canonicalJson([aws.accessKeyId, aws.secretAccessKey, aws.sessionToken]) : undefined);
+  return {
+    provider: target.provider,
+    customHost: target.customHost,
+    location: {
+      azure_resource: azure?.resourceName,
+      azure_deployment: azure?.deploymentId,
+      azure_api_version: azure?.apiVersion,
+      vertex_project: vertex?.projectId,
+      vertex_region: vertex?.region,
+      aws_region: aws?.region,
+    },
+    model: typeof model === 'string' ? model : undefined,
+    // A virtual key names its credential; otherwise the credential's hash does (no credential: none).
+    virtualKey,
+    credentialHash: virtualKey === undefined && credential !== undefined ? sha256(`gw-cache-credential\u0000${credential}`) : undefined,
+  };
 }
 
 // Fields that do not change the answer's content: streamed and non-streamed calls share an entry.
@@ -39,13 +70,15 @@ export interface CacheKeyInput {
 
 /**
  * The exact-match key. Without a namespace it covers workspace, route, target identity, canonical body and
- * metadata; with `x-gw-cache-namespace` it covers workspace, namespace, route and body only, so metadata and
- * other headers are ignored as the spec says.
+ * metadata; with `x-gw-cache-namespace` it covers workspace, namespace, route, target identity and body, so
+ * metadata and other headers are ignored as the spec says, but a namespace never shares answers across
+ * providers, base URLs, models or credentials (docs/cache.md).
  */
 export function exactCacheKey(input: CacheKeyInput): string {
+  // v2: the target identity gained the credential and the namespaced key gained the target (issue #20).
   const material = input.namespace !== undefined
-    ? { v: 1, workspace: input.workspaceId, namespace: input.namespace, route: input.endpoint, body: cacheableBody(input.body) }
-    : { v: 1, workspace: input.workspaceId, route: input.endpoint, target: input.target, body: cacheableBody(input.body), metadata: input.metadata };
+    ? { v: 2, workspace: input.workspaceId, namespace: input.namespace, route: input.endpoint, target: input.target, body: cacheableBody(input.body) }
+    : { v: 2, workspace: input.workspaceId, route: input.endpoint, target: input.target, body: cacheableBody(input.body), metadata: input.metadata };
   return sha256(canonicalJson(material));
 }
 
@@ -55,7 +88,7 @@ export function exactCacheKey(input: CacheKeyInput): string {
  */
 export function semanticPartition(input: CacheKeyInput): string {
   const { messages: _messages, ...parameters } = cacheableBody(input.body);
-  return sha256(canonicalJson({ v: 1, workspace: input.workspaceId, namespace: input.namespace ?? null, route: input.endpoint, target: input.target, parameters }));
+  return sha256(canonicalJson({ v: 2, workspace: input.workspaceId, namespace: input.namespace ?? null, route: input.endpoint, target: input.target, parameters }));
 }
 
 export function sha256(text: string): string {

@@ -23,6 +23,7 @@ export const CONFIG_ERROR_CODES = {
   AB0115: 'custom_host not allowed',
   AB0116: 'invalid saved config reference',
   AB0117: 'semantic cache without an embeddings model for the target provider',
+  AB0118: 'unknown guardrail: input_guardrails (or the workspace default_guardrails) names no guardrail of this workspace',
 } as const;
 
 export type ConfigErrorCode = keyof typeof CONFIG_ERROR_CODES;

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { assertPrintableConfigCredentials } from './credential-fields.js';
 import { configErrorFromZod, configError } from './errors.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
@@ -58,5 +59,6 @@ export function parseInlineConfig(text: string): GatewayConfig {
   }
   const result = configSchema.safeParse(raw);
   if (!result.success) throw configErrorFromZod(result.error, raw);
+  assertPrintableConfigCredentials(result.data);
   return result.data;
 }

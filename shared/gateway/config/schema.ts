@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { guardrailReferenceListSchema } from '../../guardrails/schemas.js';
 
 /**
  * The config schema: the single source of truth for inline `x-gw-config` objects and saved configs.
@@ -78,6 +79,8 @@ const targetSettingsShape = {
   aws_region: z.string().min(1).optional(),
   anthropic_beta: z.string().min(1).optional(),
   anthropic_version: z.string().min(1).optional(),
+  /** Guardrail ids (`grd-…`, optionally `@<version>`) run before routing; a node adds to its ancestors' (docs/guardrails.md). */
+  input_guardrails: guardrailReferenceListSchema.optional(),
 };
 
 export interface TargetConfig {
@@ -105,6 +108,7 @@ export interface TargetConfig {
   aws_region?: string;
   anthropic_beta?: string;
   anthropic_version?: string;
+  input_guardrails?: string[];
   strategy?: z.infer<typeof strategySchema>;
   targets?: TargetConfig[];
 }

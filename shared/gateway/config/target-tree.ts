@@ -23,6 +23,8 @@ export interface LeafSettings {
   requestTimeoutMs?: number;
   cache?: CacheConfig;
   forwardHeaderNames?: string[];
+  /** Guardrail ids of this node and its ancestors, ancestors first (a child adds to, never removes, its parent's). */
+  inputGuardrails?: string[];
 }
 
 export type RouteNode =
@@ -118,7 +120,14 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
     requestTimeoutMs: target.request_timeout ?? parent.requestTimeoutMs,
     cache: target.cache ?? parent.cache,
     forwardHeaderNames: target.forward_headers ?? parent.forwardHeaderNames,
+    inputGuardrails: inheritGuardrails(parent.inputGuardrails, target.input_guardrails),
   };
+}
+
+/** A guardrail on a node guards every target below it: the child's list is added to the parent's, without repeats. */
+function inheritGuardrails(parent: string[] | undefined, own: string[] | undefined): string[] | undefined {
+  if (!own || own.length === 0) return parent;
+  return [...new Set([...(parent ?? []), ...own])];
 }
 
 /** The parent's fields with the child's defined ones on top. */

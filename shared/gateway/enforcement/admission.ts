@@ -3,14 +3,15 @@ import { logger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { CounterRepository, counterKey, type CounterKey } from '../../store/counter-repository.js';
 import type { PolicyRecord } from '../../store/policy-repository.js';
-import { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
+import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
 import { requestValues, type RequestValues } from './request-values.js';
 import { enforcementSnapshots, type EnforcementSnapshot, type EnforcementSnapshots } from './snapshot-cache.js';
 import { rateWindow, resetPeriod } from './windows.js';
-import { budgetExhausted } from './workspace-budget.js';
+import { estimateCost, estimateUsage } from './estimate.js';
+import { applyDueReset, budgetExhausted } from './workspace-budget.js';
 
 export interface EnforcementDependencies {
   snapshots: EnforcementSnapshots;
@@ -25,10 +26,11 @@ export interface TokenCounter {
   reserved: number;
 }
 
-/** A usage-limit counter the request's cost or tokens are charged to after the response. */
+/** A usage-limit counter the request's cost or tokens are charged to, and what admission reserved there. */
 export interface CreditCounter {
   key: CounterKey;
   policy: PolicyRecord;
+  reserved: number;
 }
 
 /**
@@ -45,7 +47,21 @@ export class Admission {
     readonly creditCounters: readonly CreditCounter[],
     /** The workspace has a budget record its cost is charged to (USAGE_LIMITS_ENABLED). */
     readonly chargesWorkspace: boolean,
+    /** USD reserved on the workspace budget at admission (0: none). */
+    readonly budgetReserved = 0,
+    /** The request's id: names its reservation record (reservation-journal.ts). */
+    readonly requestId = '',
   ) {}
+
+  /** Settlement's result, kept so the response path and the log path share one settlement. */
+  settlement?: Promise<number | null>;
+  /** The write of the reservation record (settlement.ts), awaited before the record is dropped. */
+  reservationRecord?: Promise<void>;
+
+  /** True when admission reserved anything that settlement must replace or give back. */
+  get reserves(): boolean {
+    return this.budgetReserved > 0 || this.tokenCounters.some((counter) => counter.reserved > 0) || this.creditCounters.some((counter) => counter.reserved > 0);
+  }
 
   /** True the first time only: the caller then settles or releases. */
   claim(): boolean {
@@ -55,7 +71,11 @@ export class Admission {
   }
 }
 
-type Step = { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'token' } | { kind: 'token'; counter: TokenCounter } | { kind: 'credit'; counter: CreditCounter };
+type Step =
+  | { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'token' }
+  | { kind: 'token'; counter: TokenCounter }
+  | { kind: 'credit'; counter: CreditCounter }
+  | { kind: 'budget'; reserved: number };
 type Refusal = { kind: 'rate'; rejection: RateRejection } | { kind: 'credit'; error: GatewayError };
 type StepResult = Step | Refusal;
 
@@ -92,30 +112,29 @@ export async function admitRequest(context: GatewayContext, deps: EnforcementDep
 }
 
 async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot, values: RequestValues, now: number, deps: EnforcementDependencies): Promise<Admission | GatewayError> {
+  const budget: WorkspaceBudget | undefined = snapshot.budget;
   if (budgetExhausted(snapshot.budget, now)) return budgetExhaustedError(snapshot.budget);
   const matched = snapshot.policies.filter((policy) => policyMatches(policy, values));
-  const reserve = settings().GW_TOKEN_LIMIT_RESERVATION ? maxTokensOf(context.body) : 0;
+  const estimate = await reservationEstimate(context, matched, snapshot.budget, values);
   const pending: Array<Promise<StepResult>> = [];
   for (const policy of matched) {
     const group = groupOf(policy, values);
     const window = rateWindow(policy.unit, now);
     const key: CounterKey = { pk: counterKey(policy.id, 'rate', group.hash, window.id), windowEnd: window.end };
-    pending.push(rateStep(policy, key, window, reserve, now, deps));
+    pending.push(rateStep(policy, key, window, reserves(policy) ? (estimate?.tokens ?? 0) : 0, now, deps));
     if (policy.kind === 'usage_limit' && policy.credit_limit) {
       const period = resetPeriod(policy.periodic_reset ?? 'none', now);
       const creditKey: CounterKey = { pk: counterKey(policy.id, 'credit', group.hash, period.id), windowEnd: period.end };
-      pending.push(
-        deps.counters.read(creditKey, now).then((used): StepResult =>
-          used >= policy.credit_limit!.value ? { kind: 'credit', error: usageLimitExhaustedError(policy, used, period) } : { kind: 'credit', counter: { key: creditKey, policy } },
-        ),
-      );
+      const amount = reserves(policy) ? (policy.credit_limit.type === 'tokens' ? estimate?.tokens : estimate?.cost) : undefined;
+      pending.push(creditStep(policy, creditKey, period, amount ?? 0, now, deps));
     }
   }
+  if (budget && budget.creditLimit !== null && estimate?.cost) pending.push(budgetStep(budget, estimate.cost, now, deps));
   const settled = await Promise.allSettled(pending);
   const results = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   const refusal = pickRefusal(results, now);
-  if (failed || refusal) await giveBack(results, deps);
+  if (failed || refusal) await giveBack(results, context.principal.workspaceId, deps);
   if (failed) {
     logger.error('policy check failed', { trace_id: context.traceId, error: failed.reason as Error });
     return new GatewayError(503, 'policy_check_unavailable', 'gw could not check this request against the workspace policies just now; try again', { type: 'api_error' });
@@ -127,7 +146,59 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
     results.flatMap((step) => (step.kind === 'token' ? [step.counter] : step.kind === 'taken' && step.slot === 'token' ? [{ key: step.key, reserved: step.amount }] : [])),
     results.flatMap((step) => (step.kind === 'credit' && 'counter' in step ? [step.counter] : [])),
     snapshot.budget !== undefined,
+    results.reduce((sum, step) => sum + (step.kind === 'budget' ? step.reserved : 0), 0),
+    context.requestId,
   );
+}
+
+/** A policy whose tokens or credit limit reserves the estimate (the default), rather than a soft check. */
+function reserves(policy: PolicyRecord): boolean {
+  return policy.enforcement !== 'soft';
+}
+
+/**
+ * What the request reserves: its estimated tokens and their price. Computed only when a matched policy or the
+ * workspace budget reserves (the tokenizer and the price lookup cost time); undefined otherwise.
+ */
+async function reservationEstimate(
+  context: GatewayContext,
+  matched: readonly PolicyRecord[],
+  budget: EnforcementSnapshot['budget'],
+  values: RequestValues,
+): Promise<{ tokens: number; cost: number | null } | undefined> {
+  const needsTokens = matched.some((policy) => reserves(policy) && (policy.type === 'tokens' || policy.credit_limit !== undefined));
+  const needsCost = (budget?.creditLimit ?? null) !== null || matched.some((policy) => reserves(policy) && policy.credit_limit?.type === 'cost');
+  if (!needsTokens && !needsCost) return undefined;
+  const estimate = await estimateUsage(context.endpoint, context.body);
+  const model = values('model') ?? (typeof context.body.model === 'string' ? context.body.model : undefined);
+  const cost = needsCost ? await estimateCost(values('provider') ?? context.options.provider, model, estimate).catch(() => null) : null;
+  return { tokens: estimate.totalTokens, cost };
+}
+
+/**
+ * A usage limit's credit counter: with a reservation, one conditional increment that succeeds while the
+ * counter (settled usage plus the reservations in flight) is below the limit; without, a read.
+ */
+function creditStep(policy: PolicyRecord, key: CounterKey, period: RateRejection['window'], amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
+  const limit = policy.credit_limit!.value;
+  const refused = (used: number): StepResult => ({ kind: 'credit', error: usageLimitExhaustedError(policy, used, period) });
+  if (amount > 0) {
+    return deps.counters.incrementBelow(key, amount, limit).then(async (result) =>
+      result.admitted ? { kind: 'credit', counter: { key, policy, reserved: amount } } : refused(await deps.counters.read(key, now)),
+    );
+  }
+  return deps.counters.read(key, now).then((used): StepResult => (used >= limit ? refused(used) : { kind: 'credit', counter: { key, policy, reserved: 0 } }));
+}
+
+/** The workspace budget's reservation: the estimated cost, added only while usage is below the limit. */
+async function budgetStep(budget: WorkspaceBudget, amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
+  const at = new Date(now);
+  let reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
+  if (!reserved && (await applyDueReset(deps.budgets, budget.workspaceId, now))) reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
+  if (reserved) return { kind: 'budget', reserved: amount };
+  const current = await deps.budgets.read(budget.workspaceId);
+  if (current) deps.snapshots.updateBudget(current);
+  return { kind: 'credit', error: budgetExhaustedError(current ?? budget) };
 }
 
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
@@ -136,7 +207,10 @@ function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['
     return deps.counters.incrementBelow(key, 1, policy.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
   if (reserve > 0) {
-    return deps.counters.incrementIfFits(key, reserve, policy.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: reserve, slot: 'token' } : refused()));
+    // Default: admitted while the window (settled tokens plus reservations in flight) is below the limit.
+    // GW_TOKEN_LIMIT_RESERVATION=ON: the whole estimate must fit under the limit (never over, refuses more).
+    const taken = settings().GW_TOKEN_LIMIT_RESERVATION ? deps.counters.incrementIfFits(key, reserve, policy.value) : deps.counters.incrementBelow(key, reserve, policy.value);
+    return taken.then((result) => (result.admitted ? { kind: 'taken', key, amount: reserve, slot: 'token' } : refused()));
   }
   return deps.counters.read(key, now).then((used) => (used >= policy.value ? refused(used) : { kind: 'token', counter: { key, reserved: 0 } }));
 }
@@ -153,19 +227,17 @@ function pickRefusal(results: StepResult[], now: number): GatewayError | undefin
   return rateLimitedError(latest, now);
 }
 
-async function giveBack(results: StepResult[], deps: EnforcementDependencies): Promise<void> {
-  const releases = await Promise.allSettled(results.flatMap((step) => (step.kind === 'taken' ? [deps.counters.release(step.key, step.amount)] : [])));
+async function giveBack(results: StepResult[], workspaceId: string, deps: EnforcementDependencies): Promise<void> {
+  const releases = await Promise.allSettled(
+    results.flatMap((step): Array<Promise<unknown>> => {
+      if (step.kind === 'taken') return [deps.counters.release(step.key, step.amount)];
+      if (step.kind === 'credit' && 'counter' in step && step.counter.reserved > 0) return [deps.counters.release(step.counter.key, step.counter.reserved)];
+      if (step.kind === 'budget') return [deps.budgets.charge(workspaceId, -step.reserved, new Date(deps.now()))];
+      return [];
+    }),
+  );
   for (const release of releases) {
     // The slot stays taken until its window ends: the request is refused anyway, only the count is high.
     if (release.status === 'rejected') logger.error('could not give back a policy counter', { error: release.reason as Error });
   }
-}
-
-/** The most completion tokens the request allows (0 when it sets none). */
-function maxTokensOf(body: Record<string, unknown>): number {
-  for (const field of ['max_completion_tokens', 'max_tokens']) {
-    const value = body[field];
-    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
-  }
-  return 0;
 }

@@ -1,7 +1,8 @@
 import { costOfUsage, tokenCounts } from '../../observability/pricing/index.js';
 import type { RequestLogger } from '../../observability/logger.js';
-import { chargeWorkspaceBudget } from './workspace-budget.js';
+import { settings } from '../../settings.js';
 import { defaultEnforcementDependencies, type Admission, type EnforcementDependencies } from './admission.js';
+import { applyCharges, forgetReservation, journalCharges, recordReservation, type Charge } from './charge-journal.js';
 
 export interface SettledUsage {
   usage?: Record<string, unknown>;
@@ -11,12 +12,36 @@ export interface SettledUsage {
   model?: string;
 }
 
+/** How long past the longest possible upstream call a reservation waits before a replay gives it back. */
+const RESERVATION_SLACK_MS = 15 * 60_000;
+
 /**
- * After a response (or the end of its stream): prices it and charges what it really used to the counters it
- * was admitted under. Returns the cost for the request log: a number in USD, or null when the model has no
- * price. Never throws: a failed charge is logged, the request is already answered.
+ * Right after admission: stores what settlement would have to give back, so the reservations of a request
+ * whose process dies are returned once they expire (charge-journal.ts). Kept on the admission so settlement
+ * deletes the record only after it was written.
  */
-export async function settleUsage(admission: Admission | undefined, settled: SettledUsage, log: RequestLogger, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<number | null> {
+export function rememberReservations(admission: Admission | undefined, now: number, log: RequestLogger): void {
+  if (!admission?.reserves) return;
+  const expiresAt = now + settings().GW_UPSTREAM_MAX_DURATION_MS + RESERVATION_SLACK_MS;
+  admission.reservationRecord = recordReservation(admission.requestId, expiresAt, giveBackCharges(admission)).catch((error: unknown) => {
+    log.warn('could not record a reservation (it is still settled normally)', { error: error as Error });
+  });
+}
+
+/**
+ * After a response (or the end of its stream): prices it and replaces every reservation with what it really
+ * used. Returns the cost for the request log: a number in USD, or null when the model has no price. Settles an
+ * admission once, however often it is called (the response path and the log path share the result). Never
+ * throws: a charge that fails goes to the charge journal and is applied by a replay.
+ */
+export function settleUsage(admission: Admission | undefined, settled: SettledUsage, log: RequestLogger, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<number | null> {
+  if (admission?.settlement) return admission.settlement;
+  const settlement = settleOnce(admission, settled, log, deps);
+  if (admission) admission.settlement = settlement;
+  return settlement;
+}
+
+async function settleOnce(admission: Admission | undefined, settled: SettledUsage, log: RequestLogger, deps: EnforcementDependencies): Promise<number | null> {
   let cost: number | null = null;
   try {
     cost = settled.cacheHit ? 0 : await costOfUsage(settled.provider, settled.model, settled.usage);
@@ -25,40 +50,59 @@ export async function settleUsage(admission: Admission | undefined, settled: Set
   }
   if (!admission?.claim()) return cost;
   const tokens = settled.cacheHit ? 0 : (tokenCounts(settled.usage)?.total ?? 0);
-  const charges: Array<Promise<unknown>> = [];
+  const charges: Charge[] = [];
   for (const counter of admission.tokenCounters) {
     // With a reservation, only the difference between the real tokens and the reserved ones is added.
-    const delta = tokens - counter.reserved;
-    if (delta !== 0) charges.push(deps.counters.add(counter.key, delta));
+    charges.push({ kind: 'counter', key: counter.key, amount: tokens - counter.reserved });
   }
-  for (const { key, policy } of admission.creditCounters) {
+  for (const { key, policy, reserved } of admission.creditCounters) {
     const amount = policy.credit_limit?.type === 'tokens' ? tokens : cost;
-    if (amount === null) {
-      log.warn('unpriced model: its cost is not charged to a cost usage limit', { policy_id: policy.id, provider: settled.provider, model: settled.model });
-    } else if (amount > 0) {
-      charges.push(deps.counters.add(key, amount));
-    }
+    if (amount === null) log.warn('unpriced model: its cost is not charged to a cost usage limit', { policy_id: policy.id, provider: settled.provider, model: settled.model });
+    charges.push({ kind: 'counter', key, amount: (amount ?? 0) - reserved });
   }
-  if (admission.chargesWorkspace && cost !== null && cost > 0) {
-    // This process refuses as soon as its own charge exhausts the budget (others within the policy-cache TTL).
-    charges.push(chargeWorkspaceBudget(deps.budgets, admission.workspaceId, cost, new Date(deps.now()), (budget) => deps.snapshots.updateBudget(budget)));
+  if (admission.chargesWorkspace) {
+    // The budget's own numbers decide exhaustion, so this process refuses as soon as its charge exhausts it.
+    charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: (cost ?? 0) - admission.budgetReserved });
   }
-  for (const result of await Promise.allSettled(charges)) {
-    if (result.status === 'rejected') log.error('could not charge usage to a policy or budget', { error: result.reason as Error });
-  }
+  await finish(admission, charges, log, deps);
   return cost;
 }
 
 /**
- * A request that ended without a response: token reservations are given back; request slots too when no
+ * A request that ended without a response: every reservation is given back; request slots too when no
  * provider answered (gw refused it itself: bad input, unknown virtual key, a config without a match).
  */
 export async function releaseAdmission(admission: Admission | undefined, reachedProvider: boolean, log: RequestLogger, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<void> {
   if (!admission?.claim()) return;
-  const releases: Array<Promise<void>> = [];
-  for (const counter of admission.tokenCounters) if (counter.reserved > 0) releases.push(deps.counters.release(counter.key, counter.reserved));
-  if (!reachedProvider) for (const key of admission.requestSlots) releases.push(deps.counters.release(key, 1));
-  for (const result of await Promise.allSettled(releases)) {
-    if (result.status === 'rejected') log.error('could not give back a policy counter', { error: result.reason as Error });
+  const charges = giveBackCharges(admission);
+  if (!reachedProvider) for (const key of admission.requestSlots) charges.push({ kind: 'counter', key, amount: -1 });
+  await finish(admission, charges, log, deps);
+}
+
+/** The charges that undo every reservation of an admission. */
+function giveBackCharges(admission: Admission): Charge[] {
+  const charges: Charge[] = [];
+  for (const counter of admission.tokenCounters) if (counter.reserved > 0) charges.push({ kind: 'counter', key: counter.key, amount: -counter.reserved });
+  for (const counter of admission.creditCounters) if (counter.reserved > 0) charges.push({ kind: 'counter', key: counter.key, amount: -counter.reserved });
+  if (admission.budgetReserved > 0) charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: -admission.budgetReserved });
+  return charges;
+}
+
+/** Applies the non-zero charges, journals those that fail, then drops the reservation record. */
+async function finish(admission: Admission, charges: Charge[], log: RequestLogger, deps: EnforcementDependencies): Promise<void> {
+  const failed = await applyCharges(
+    charges.filter((charge) => charge.amount !== 0),
+    deps,
+  );
+  if (failed.length > 0) {
+    log.error('could not charge usage to a policy or budget; journaled for a replay', { failed: failed.length });
+    await journalCharges(failed);
+  }
+  if (admission.reservationRecord) {
+    await admission.reservationRecord;
+    await forgetReservation(admission.requestId).catch((error: unknown) => {
+      // Left behind, the record would give the reservation back a second time when it expires.
+      log.error('could not drop a settled reservation record', { error: error as Error });
+    });
   }
 }

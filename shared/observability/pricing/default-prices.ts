@@ -1,4 +1,4 @@
-import { calcPrice, type ModelInfo } from '@pydantic/genai-prices';
+import { calcPrice, findProvider, type ModelInfo } from '@pydantic/genai-prices';
 import { roundUsd, type ModelPrice } from './cost.js';
 import type { ModelCapabilities } from './config-documents.js';
 import type { TokenCounts } from './usage-tokens.js';
@@ -26,6 +26,16 @@ const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
 };
 
 const SOURCE = 'default';
+
+/** The gw providers the shipped data prices (the model catalog lists their models). */
+export const PRICED_PROVIDER_SLUGS: readonly string[] = Object.keys(PRICED_PROVIDERS);
+
+/** The model ids the shipped data knows for a gw provider (the model catalog's listing). */
+export function defaultModelIds(provider: string): string[] {
+  const providerId = PRICED_PROVIDERS[provider];
+  if (providerId === undefined) return [];
+  return (findProvider({ providerId })?.models ?? []).map((model) => model.id);
+}
 
 /** The price the package's bundled data gives the model, or undefined when it has none. */
 export function defaultPrice(provider: string, model: string): ModelPrice | undefined {

@@ -62,6 +62,25 @@ export class ModelConfigChain {
     });
   }
 
+  /**
+   * Every model id any source has a pricing or capability entry for under this provider, then the shipped data's,
+   * without repeats (ignoring case). For listings (the model catalog, GET /v1/models), not for the request path.
+   */
+  async modelIds(provider: string): Promise<string[]> {
+    const seen = new Map<string, string>();
+    const add = (id: string) => {
+      if (!seen.has(id.toLowerCase())) seen.set(id.toLowerCase(), id);
+    };
+    for (const source of this.options.sources) {
+      for (const kind of ['pricing', 'capabilities'] as const) {
+        const document = (await this.document(source, kind, provider)) as ConfigDocuments[typeof kind] | undefined;
+        for (const id of Object.keys(document?.models ?? {})) add(id);
+      }
+    }
+    for (const id of (await shippedPrices()).defaultModelIds(provider)) add(id);
+    return [...seen.values()];
+  }
+
   private async fromSources<K extends ConfigKind>(kind: K, provider: string, model: string) {
     for (const source of this.options.sources) {
       const document = (await this.document(source, kind, provider)) as ConfigDocuments[K] | undefined;

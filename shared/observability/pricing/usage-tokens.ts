@@ -8,7 +8,7 @@ export interface TokenCounts {
   output: number;
   /** Prompt tokens read from the provider's prompt cache (`prompt_tokens_details.cached_tokens`). */
   cachedInput: number;
-  /** Prompt tokens written to the provider's prompt cache (Anthropic, Bedrock: `cache_creation_input_tokens`). */
+  /** Prompt tokens written to the provider's prompt cache (`prompt_tokens_details.cache_creation_tokens`). */
   cacheWrite: number;
   /** Completion tokens spent on reasoning (`completion_tokens_details.reasoning_tokens`). */
   reasoning: number;
@@ -25,7 +25,8 @@ export function tokenCounts(usage: Record<string, unknown> | undefined): TokenCo
   const inputTokens = input ?? 0;
   const outputTokens = output ?? (total !== undefined ? Math.max(0, total - inputTokens) : 0);
   const cachedInput = Math.min(inputTokens, count(detail(usage.prompt_tokens_details, 'cached_tokens')) ?? 0);
-  const cacheWrite = Math.min(inputTokens - cachedInput, count(usage.cache_creation_input_tokens) ?? 0);
+  const written = count(detail(usage.prompt_tokens_details, 'cache_creation_tokens')) ?? count(usage.cache_creation_input_tokens);
+  const cacheWrite = Math.min(inputTokens - cachedInput, written ?? 0);
   return {
     input: inputTokens,
     output: outputTokens,

@@ -12,7 +12,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 /**
  * OpenAI parameters the Messages API has no counterpart for. Each is a 400 naming it unless the caller sends
  * `x-gw-drop-unsupported-params: true`. Values that ask for nothing (`n: 1`, zero penalties, …) are removed
- * before this check, see `withoutNoOpParams`.
+ * before this check, see `withoutNoOpParams`. `reasoning_effort` maps to extended thinking (thinking.ts).
  */
 export const UNSUPPORTED_PARAMS = [
   'n',
@@ -28,7 +28,6 @@ export const UNSUPPORTED_PARAMS = [
   'web_search_options',
   'store',
   'metadata',
-  'reasoning_effort',
   'verbosity',
   'service_tier',
   'prompt_cache_key',

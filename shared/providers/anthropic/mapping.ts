@@ -39,24 +39,23 @@ export function mergeTokenCounts(counts: AnthropicTokenCounts, usage: unknown): 
   };
 }
 
-export type AnthropicOpenAIUsage = OpenAIUsage & { cache_creation_input_tokens?: number };
+export type AnthropicOpenAIUsage = OpenAIUsage;
 
 /**
  * OpenAI usage from Anthropic counts. Anthropic's `input_tokens` excludes cache reads and writes while
  * OpenAI's `prompt_tokens` includes cached tokens, so prompt tokens are the sum of all three; cache reads are
- * `prompt_tokens_details.cached_tokens`. Cache writes, priced differently, are kept as
- * `cache_creation_input_tokens` when there were any.
+ * `prompt_tokens_details.cached_tokens`. Cache writes, priced differently, are
+ * `prompt_tokens_details.cache_creation_tokens` (and `cache_creation_input_tokens`) when there were any.
  */
 export function usageFrom(counts: AnthropicTokenCounts): AnthropicOpenAIUsage {
   const cacheRead = counts.cacheRead ?? 0;
   const cacheCreation = counts.cacheCreation ?? 0;
-  const usage: AnthropicOpenAIUsage = openAIUsage({
+  return openAIUsage({
     promptTokens: counts.input + cacheRead + cacheCreation,
     completionTokens: counts.output,
     cachedTokens: counts.cacheRead,
+    cacheWriteTokens: cacheCreation,
   });
-  if (cacheCreation > 0) usage.cache_creation_input_tokens = cacheCreation;
-  return usage;
 }
 
 export const NO_TOKENS: AnthropicTokenCounts = { input: 0, output: 0 };

@@ -2,25 +2,26 @@ import { badRequest } from '../../http/errors.js';
 import { isRecord } from '../common/json-guards.js';
 import { withoutUnsupportedParams } from '../common/unsupported-params.js';
 import type { AdapterInput, OpenAIBody } from '../types.js';
-import { DEFAULT_MAX_TOKENS, JSON_OBJECT_INSTRUCTION, UNSUPPORTED_PARAMS } from './constants.js';
+import { JSON_OBJECT_INSTRUCTION, UNSUPPORTED_PARAMS } from './constants.js';
 import type { AnthropicBlock } from './request-content.js';
 import { toAnthropicConversation } from './request-messages.js';
 import { toAnthropicTools } from './request-tools.js';
+import { planThinking } from './thinking.js';
 
 /**
  * The full Messages API body (including `model` and `stream`) for an OpenAI chat-completions body.
  * Throws a 400 GatewayError for anything Anthropic cannot honour.
  */
 export function toAnthropicMessagesBody(input: AdapterInput): Record<string, unknown> {
-  const body = withoutUnsupportedParams({ ...input, body: withoutNoOpParams(input.body) }, 'Anthropic', UNSUPPORTED_PARAMS);
+  const accepted = withoutUnsupportedParams({ ...input, body: withoutNoOpParams(input.body) }, 'Anthropic', UNSUPPORTED_PARAMS);
+  const { thinking, maxTokens, body } = planThinking(input, accepted, 'Anthropic');
   const { system, messages } = toAnthropicConversation(body.messages);
   const output = responseFormat(body.response_format);
   if (output.instruction) system.push({ type: 'text', text: output.instruction });
 
-  const thinking = thinkingConfig(body.thinking);
   const anthropic: Record<string, unknown> = { model: body.model, messages };
   if (system.length > 0) anthropic.system = systemField(system);
-  anthropic.max_tokens = maxTokens(body, thinking);
+  anthropic.max_tokens = maxTokens;
   const stop = stopSequences(body.stop);
   if (stop) anthropic.stop_sequences = stop;
   for (const name of ['temperature', 'top_p', 'top_k'] as const) {
@@ -64,19 +65,6 @@ function systemField(blocks: AnthropicBlock[]): string | AnthropicBlock[] {
   return blocks;
 }
 
-function maxTokens(body: OpenAIBody, thinking: Record<string, unknown> | undefined): number {
-  // max_completion_tokens is OpenAI's current name; max_tokens the deprecated one.
-  for (const name of ['max_completion_tokens', 'max_tokens'] as const) {
-    const value = body[name];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw badRequest('invalid_parameter', `\`${name}\` must be a positive integer`, name);
-    return value;
-  }
-  // With extended thinking the budget counts against max_tokens, which must exceed it.
-  const budget = thinking && typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-  return budget + DEFAULT_MAX_TOKENS;
-}
-
 function stopSequences(stop: unknown): string[] | undefined {
   if (stop === undefined || stop === null) return undefined;
   const list = typeof stop === 'string' ? [stop] : stop;
@@ -96,20 +84,6 @@ function endUser(body: OpenAIBody): string | undefined {
     return value;
   }
   return undefined;
-}
-
-/** `thinking` is Anthropic's own extended-thinking object: checked, then passed on unchanged. */
-function thinkingConfig(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) throw badRequest('invalid_parameter', '`thinking` must be an object like {"type":"enabled","budget_tokens":2048}', 'thinking');
-  if (value.type === 'enabled') {
-    if (typeof value.budget_tokens !== 'number' || !Number.isInteger(value.budget_tokens) || value.budget_tokens < 1) {
-      throw badRequest('invalid_parameter', '`thinking.budget_tokens` must be a positive integer when thinking is enabled', 'thinking.budget_tokens');
-    }
-    return value;
-  }
-  if (value.type === 'disabled' || value.type === 'adaptive') return value;
-  throw badRequest('invalid_parameter', '`thinking.type` must be "enabled", "adaptive" or "disabled"', 'thinking.type');
 }
 
 interface OutputFormat {

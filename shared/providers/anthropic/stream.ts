@@ -11,7 +11,7 @@ import { usesLegacyFunctions } from './request-tools.js';
 type BlockState =
   | { kind: 'text' }
   /** `toolIndex` counts tool_use blocks only: OpenAI's tool-call index, not Anthropic's block index. */
-  | { kind: 'tool'; toolIndex: number; sentArguments: boolean }
+  | { kind: 'tool'; toolIndex: number; sentArguments: boolean; name: string; json: string }
   | { kind: 'thinking'; thinking: string; signature?: string }
   | { kind: 'redacted'; data: string }
   | { kind: 'ignored' };
@@ -38,6 +38,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   private over = false;
   private counts: AnthropicTokenCounts = NO_TOKENS;
   private readonly thinkingBlocks: Array<Record<string, unknown>> = [];
+  /** The name of a tool whose streamed input did not parse as JSON: a `tool_use` stop then is an error. */
+  private malformedTool?: string;
 
   constructor(
     private readonly requestModel: string,
@@ -142,11 +144,14 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       this.blocks.set(index, { kind: 'ignored' });
       return;
     }
-    const state: BlockState = { kind: 'tool', toolIndex, sentArguments: false };
+    const state: Extract<BlockState, { kind: 'tool' }> = { kind: 'tool', toolIndex, sentArguments: false, name, json: '' };
     this.blocks.set(index, state);
     this.emit(out, this.legacyFunctions ? this.delta({ function_call: { name, arguments: '' } }) : this.factoryNow().toolCallStart(toolIndex, id, name));
     // Anthropic streams the input as deltas and starts with `{}`; a non-empty start input is sent whole.
-    if (isRecord(block.input) && Object.keys(block.input).length > 0) this.sendArguments(state, JSON.stringify(block.input), out);
+    if (isRecord(block.input) && Object.keys(block.input).length > 0) {
+      state.json = JSON.stringify(block.input);
+      this.sendArguments(state, state.json, out);
+    }
   }
 
   private onBlockDelta(event: Record<string, unknown>, out: StreamEvent[]): void {
@@ -161,7 +166,10 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       }
       case 'input_json_delta': {
         const partial = stringField(delta, 'partial_json');
-        if (partial && state.kind === 'tool') this.sendArguments(state, partial, out);
+        if (partial && state.kind === 'tool') {
+          state.json += partial;
+          this.sendArguments(state, partial, out);
+        }
         return;
       }
       case 'thinking_delta': {
@@ -189,6 +197,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     if (state.kind === 'tool' && !state.sentArguments) {
       // A tool without input still needs valid JSON arguments once reassembled.
       this.sendArguments(state, '{}', out);
+    } else if (state.kind === 'tool' && !parsesAsJson(state.json)) {
+      this.malformedTool ??= state.name;
     } else if (state.kind === 'thinking' || state.kind === 'redacted') {
       this.thinkingBlocks.push(
         state.kind === 'thinking' ? { type: 'thinking', thinking: state.thinking, signature: state.signature ?? null } : { type: 'redacted_thinking', data: state.data },
@@ -201,6 +211,14 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   private onMessageDelta(event: Record<string, unknown>, out: StreamEvent[]): void {
     this.counts = mergeTokenCounts(this.counts, event.usage);
     const stopReason = recordField(event, 'delta')?.stop_reason;
+    if (stopReason === 'tool_use' && this.malformedTool !== undefined) {
+      // Never a finish that looks complete: the arguments the client would get cannot be parsed. (A call cut
+      // by max_tokens is not this case: it ends as `length`, which says so.)
+      this.over = true;
+      const message = `Claude's call to tool '${this.malformedTool}' has input that is not valid JSON`;
+      out.push({ type: 'error', status: 502, error: { message, type: 'upstream_error', code: 'malformed_tool_use', param: null }, providerError: event });
+      return;
+    }
     if (typeof stopReason === 'string' && !this.finishSent) this.sendFinish(finishReasonFrom(stopReason, this.legacyFunctions), out);
   }
 
@@ -255,4 +273,13 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
 function blockIndex(event: Record<string, unknown>): number {
   return typeof event.index === 'number' ? event.index : 0;
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

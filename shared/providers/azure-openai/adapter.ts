@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { summariseOpenAIStyleError } from '../openai-compatible/error-summary.js';
 import { OpenAISseTranslator } from '../openai-compatible/stream.js';
-import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type UpstreamCall } from '../types.js';
+import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type TargetSettings, type UpstreamCall } from '../types.js';
 
 /** The GA API version used when the caller names none. */
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
@@ -17,18 +17,8 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   aliases: ['clouda', 'azure'],
   endpoints: ['chat', 'completions', 'embeddings'],
   buildCall(input: AdapterInput): UpstreamCall {
-    const azure = input.target.azure ?? {};
-    const deployment = azure.deploymentId;
-    if (!deployment) throw badRequest('missing_azure_deployment', 'Azure OpenAI needs x-gw-azure-deployment-id (or x-gw-clouda-deployment-id)', 'x-gw-azure-deployment-id');
-    if (!input.target.customHost && !azure.resourceName) {
-      throw badRequest('missing_azure_resource', 'Azure OpenAI needs x-gw-azure-resource-name (or x-gw-clouda-resource-name)', 'x-gw-azure-resource-name');
-    }
-    const apiVersion = azure.apiVersion ?? DEFAULT_AZURE_API_VERSION;
-    if (!/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(apiVersion)) {
-      throw badRequest('invalid_azure_api_version', 'x-gw-azure-api-version must look like 2024-10-21 or 2025-04-01-preview', 'x-gw-azure-api-version');
-    }
-    const host = input.target.customHost ?? `https://${encodeURIComponent(azure.resourceName!)}.openai.azure.com`;
-    const url = `${host.replace(/\/+$/, '')}/openai/deployments/${encodeURIComponent(deployment)}${ENDPOINT_PATHS[input.endpoint]}?api-version=${apiVersion}`;
+    const url = azureDeploymentUrl(input.target, ENDPOINT_PATHS[input.endpoint]);
+    const apiVersion = input.target.azure?.apiVersion ?? DEFAULT_AZURE_API_VERSION;
 
     const body = { ...input.body };
     if (input.stream && apiVersion >= STREAM_USAGE_SINCE) {
@@ -43,3 +33,22 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   toOpenAIError: summariseOpenAIStyleError,
   createStreamTranslator: () => new OpenAISseTranslator(),
 };
+
+/**
+ * `{host}/openai/deployments/{deployment}{path}?api-version=…` for a target; throws a 400 naming the missing
+ * x-gw-azure-* header. Shared by the chat adapter and the pass-through endpoints (passthrough.ts).
+ */
+export function azureDeploymentUrl(target: TargetSettings, path: string): string {
+  const azure = target.azure ?? {};
+  const deployment = azure.deploymentId;
+  if (!deployment) throw badRequest('missing_azure_deployment', 'Azure OpenAI needs x-gw-azure-deployment-id (or x-gw-clouda-deployment-id)', 'x-gw-azure-deployment-id');
+  if (!target.customHost && !azure.resourceName) {
+    throw badRequest('missing_azure_resource', 'Azure OpenAI needs x-gw-azure-resource-name (or x-gw-clouda-resource-name)', 'x-gw-azure-resource-name');
+  }
+  const apiVersion = azure.apiVersion ?? DEFAULT_AZURE_API_VERSION;
+  if (!/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(apiVersion)) {
+    throw badRequest('invalid_azure_api_version', 'x-gw-azure-api-version must look like 2024-10-21 or 2025-04-01-preview', 'x-gw-azure-api-version');
+  }
+  const host = target.customHost ?? `https://${encodeURIComponent(azure.resourceName!)}.openai.azure.com`;
+  return `${host.replace(/\/+$/, '')}/openai/deployments/${encodeURIComponent(deployment)}${path}?api-version=${apiVersion}`;
+}

@@ -1,4 +1,5 @@
-import type { AdapterInput, ProviderAdapter, ProviderErrorSummary, StreamTranslator, UpstreamCall } from '../types.js';
+import type { AdapterInput, ProviderAdapter, ProviderErrorSummary, StreamTranslator, UpstreamCall, UpstreamHeaders } from '../types.js';
+import { loadTokenEstimator } from '../common/token-estimate.js';
 import { authoriseCall, bedrockRuntimeBase, readBedrockAuth } from './auth.js';
 import { converseToChatCompletion } from './chat-response.js';
 import { toConverseRequest } from './chat-request.js';
@@ -22,7 +23,10 @@ export const bedrockAdapter: ProviderAdapter = {
     let payload: object;
     if (input.endpoint === 'embeddings') {
       operation = 'invoke';
-      payload = toBedrockEmbeddingBody(input, embeddingFamilyOf(model));
+      const family = embeddingFamilyOf(model);
+      payload = toBedrockEmbeddingBody(input, family);
+      // Cohere's answer carries no token count: the estimator must be ready when the answer is translated.
+      if (family === 'cohere') await loadTokenEstimator();
     } else {
       operation = input.stream ? 'converse-stream' : 'converse';
       payload = toConverseRequest(input).request;
@@ -43,8 +47,8 @@ export const bedrockAdapter: ProviderAdapter = {
     return converseToChatCompletion(providerBody, String(input.body.model), usesLegacyFunctions(input));
   },
 
-  toOpenAIError(status: number, providerBody: unknown): ProviderErrorSummary {
-    return summariseBedrockError(status, providerBody);
+  toOpenAIError(status: number, providerBody: unknown, headers?: UpstreamHeaders): ProviderErrorSummary {
+    return summariseBedrockError(status, providerBody, headers);
   },
 
   createStreamTranslator(input: AdapterInput): StreamTranslator {

@@ -1,5 +1,6 @@
 import { badRequest } from '../../http/errors.js';
-import { withoutUnsupportedParams } from '../common/unsupported-params.js';
+import { recordDropped, withoutUnsupportedParams } from '../common/unsupported-params.js';
+import { planThinking } from '../anthropic/thinking.js';
 import type { AdapterInput, OpenAIBody } from '../types.js';
 import type { ConverseInferenceConfig, ConverseOutputConfig, ConverseRequest } from './converse-types.js';
 import { isRecord, stringOf } from './json.js';
@@ -28,6 +29,7 @@ const UNSUPPORTED_PARAMS: Record<string, (value: unknown) => boolean> = {
   service_tier: () => false,
   store: (value) => value === false,
   metadata: () => false,
+  prompt_cache_key: () => false,
 };
 
 export interface ConverseCall {
@@ -41,24 +43,50 @@ export interface ConverseCall {
  * `stream_options` is moot (usage always comes back), and `user` is not sent: Converse has no end-user field.
  */
 export function toConverseRequest(input: AdapterInput): ConverseCall {
+  const claude = isClaudeModel(input.body.model);
   const present = Object.keys(UNSUPPORTED_PARAMS).filter((name) => {
     const value = input.body[name];
+    // Claude takes reasoning_effort as extended thinking (../anthropic/thinking.ts); other families cannot.
+    if (name === 'reasoning_effort' && claude) return false;
     return value !== undefined && value !== null && !UNSUPPORTED_PARAMS[name](value);
   });
-  const body = withoutUnsupportedParams(input, 'Bedrock (Converse)', present);
+  const accepted = withoutUnsupportedParams(input, 'Bedrock (Converse)', present);
+  const plan = claude ? planThinking(input, accepted, 'Bedrock (Converse)') : undefined;
+  const body = plan?.body ?? accepted;
 
   const conversation = toConverseConversation(body.messages as unknown[]);
-  const tools = toConverseTools(body, conversation.hasToolBlocks, input.dropUnsupportedParams === true);
+  const tools = toConverseTools(body, conversation.hasToolBlocks, input);
   const request: ConverseRequest = { messages: conversation.messages };
   if (conversation.system.length > 0) request.system = conversation.system;
   const inferenceConfig = readInferenceConfig(body);
-  if (inferenceConfig) request.inferenceConfig = inferenceConfig;
+  // With thinking on, the budget counts against maxTokens, which Bedrock requires to exceed it.
+  if (plan?.thinking?.type === 'enabled') Object.assign((request.inferenceConfig = inferenceConfig ?? {}), { maxTokens: plan.maxTokens });
+  else if (inferenceConfig) request.inferenceConfig = inferenceConfig;
   if (tools.toolConfig) request.toolConfig = tools.toolConfig;
-  const outputConfig = readResponseFormat(body.response_format, input.dropUnsupportedParams === true);
+  const outputConfig = readResponseFormat(body.response_format, input);
   if (outputConfig) request.outputConfig = outputConfig;
-  const thinking = readThinking(body.thinking);
-  if (thinking) request.additionalModelRequestFields = { thinking };
+  const additional: Record<string, unknown> = {};
+  const thinking = plan ? plan.thinking : readThinking(body.thinking);
+  if (thinking && thinking.type !== 'disabled') additional.thinking = thinking;
+  const topK = readTopK(body.top_k, String(body.model));
+  if (topK) Object.assign(additional, topK);
+  if (Object.keys(additional).length > 0) request.additionalModelRequestFields = additional;
   return { request, legacyFunctions: tools.legacyFunctions };
+}
+
+/** Claude on Bedrock: `anthropic.claude-…`, a cross-region profile (`us.anthropic.claude-…`) or an ARN naming one. */
+export function isClaudeModel(model: unknown): boolean {
+  return typeof model === 'string' && /anthropic\.claude|claude-/.test(model);
+}
+
+/**
+ * `top_k` has no Converse field: it goes in `additionalModelRequestFields`, in the model family's own shape —
+ * Amazon Nova reads `inferenceConfig.topK`, Claude, Mistral, Cohere and Llama-style models `top_k`.
+ */
+function readTopK(value: unknown, model: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw badRequest('invalid_parameter', '`top_k` must be a non-negative integer', 'top_k');
+  return /amazon\.nova/.test(model) ? { inferenceConfig: { topK: value } } : { top_k: value };
 }
 
 function readInferenceConfig(body: OpenAIBody): ConverseInferenceConfig | undefined {
@@ -97,14 +125,17 @@ function readStop(stop: unknown): string[] | undefined {
  * `json_schema` maps onto Converse's native structured output (`outputConfig.textFormat`), which constrains the
  * text answer to the schema. `json_object` has no Converse counterpart without a schema, so it is a 400.
  */
-function readResponseFormat(format: unknown, dropUnsupported: boolean): ConverseOutputConfig | undefined {
+function readResponseFormat(format: unknown, drop: Pick<AdapterInput, 'dropUnsupportedParams' | 'droppedParams'>): ConverseOutputConfig | undefined {
   if (format === undefined || format === null) return undefined;
   if (!isRecord(format) || typeof format.type !== 'string') {
     throw badRequest('invalid_response_format', '`response_format` must be an object with a `type`', 'response_format');
   }
   if (format.type === 'text') return undefined;
   if (format.type === 'json_object') {
-    if (dropUnsupported) return undefined;
+    if (drop.dropUnsupportedParams) {
+      recordDropped(drop, ['response_format']);
+      return undefined;
+    }
     throw badRequest(
       'unsupported_parameter',
       'Bedrock (Converse) has no JSON mode without a schema: send response_format {"type": "json_schema", "json_schema": {"name": …, "schema": {…}}}, or send x-gw-drop-unsupported-params: true to have gw drop it',

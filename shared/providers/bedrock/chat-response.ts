@@ -1,7 +1,7 @@
 import { GatewayError } from '../../http/errors.js';
 import { newChatCompletionId, nowSeconds } from '../common/chunks.js';
 import type { OpenAIToolCall } from '../common/openai-types.js';
-import { finishReasonOf, usageOf } from './finish-and-usage.js';
+import { finishReasonOf, malformedOutputError, usageOf } from './finish-and-usage.js';
 import { asRecord, isRecord, stringOf } from './json.js';
 import { thinkingBlockOf, type ThinkingBlock } from './thinking-blocks.js';
 
@@ -19,6 +19,8 @@ export function converseToChatCompletion(providerBody: unknown, model: string, l
       providerError: providerBody,
     });
   }
+  const malformed = malformedOutputError(body.stopReason);
+  if (malformed) throw new GatewayError(502, malformed.code!, malformed.message, { type: 'upstream_error', providerError: providerBody });
   let text = '';
   let reasoning = '';
   const toolCalls: OpenAIToolCall[] = [];

@@ -4,11 +4,25 @@
  */
 export type ConverseImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 
+export interface ConverseImage {
+  format: ConverseImageFormat;
+  source: { bytes: string };
+}
+
+/** Marks the end of a prompt prefix Bedrock may cache (OpenAI-format `cache_control` on the part before it). */
+export interface ConverseCachePoint {
+  cachePoint: { type: 'default' };
+}
+
+export const CACHE_POINT: ConverseCachePoint = { cachePoint: { type: 'default' } };
+
 export type ConverseContentBlock =
   | { text: string }
-  | { image: { format: ConverseImageFormat; source: { bytes: string } } }
+  | { image: ConverseImage }
+  | { document: { format: string; name: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
-  | { toolResult: { toolUseId: string; content: Array<{ text: string }>; status?: 'success' | 'error' } }
+  | { toolResult: { toolUseId: string; content: Array<{ text: string } | { image: ConverseImage }>; status?: 'success' | 'error' } }
+  | ConverseCachePoint
   | { reasoningContent: { reasoningText: { text: string; signature: string } } | { redactedContent: string } };
 
 export interface ConverseMessage {
@@ -23,7 +37,7 @@ export interface ConverseToolSpec {
 export type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
 
 export interface ConverseToolConfig {
-  tools: ConverseToolSpec[];
+  tools: Array<ConverseToolSpec | ConverseCachePoint>;
   toolChoice?: ConverseToolChoice;
 }
 
@@ -40,7 +54,7 @@ export interface ConverseOutputConfig {
 
 export interface ConverseRequest {
   messages: ConverseMessage[];
-  system?: Array<{ text: string }>;
+  system?: Array<{ text: string } | ConverseCachePoint>;
   inferenceConfig?: ConverseInferenceConfig;
   toolConfig?: ConverseToolConfig;
   additionalModelRequestFields?: Record<string, unknown>;

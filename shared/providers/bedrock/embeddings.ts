@@ -1,4 +1,5 @@
 import { GatewayError, badRequest } from '../../http/errors.js';
+import { estimateTokens } from '../common/token-estimate.js';
 import { withoutUnsupportedParams } from '../common/unsupported-params.js';
 import type { AdapterInput, OpenAIBody } from '../types.js';
 import { asRecord, countOf, isRecord, stringOf } from './json.js';
@@ -55,8 +56,11 @@ export function toOpenAIEmbeddings(input: AdapterInput, family: EmbeddingFamily,
     throw new GatewayError(502, 'invalid_provider_response', 'Bedrock answered without embedding vectors', { type: 'upstream_error', providerError: providerBody });
   }
   const base64 = input.body.encoding_format === 'base64';
+  // Cohere on Bedrock usually reports no count: gw estimates it (common/token-estimate.ts) rather than report 0.
   const promptTokens =
-    family === 'titan' ? (countOf(body.inputTextTokenCount) ?? 0) : (countOf(asRecord(asRecord(body.meta).billed_units).input_tokens) ?? 0);
+    family === 'titan'
+      ? (countOf(body.inputTextTokenCount) ?? 0)
+      : (countOf(asRecord(asRecord(body.meta).billed_units).input_tokens) ?? estimateTokens(inputTexts(input.body.input)) ?? 0);
   return {
     object: 'list',
     data: (vectors as number[][]).map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(vector) : vector })),

@@ -1,22 +1,47 @@
-import type { ProviderErrorSummary } from '../types.js';
+import type { ProviderErrorSummary, UpstreamHeaders } from '../types.js';
 import { asRecord, isRecord, stringOf } from './json.js';
 
 /**
- * Bedrock error bodies are `{"message": "…"}` (some front ends write `Message`); the error's name travels in
- * the `x-amzn-errortype` header, which gw does not get here, so the name is read from the body when a
- * `__type` / `code` field carries it and otherwise inferred from the status the way AWS documents it.
+ * The status each Bedrock exception stands for. The error's name (the `x-amzn-errortype` header, or a
+ * `__type` / `code` in the body) decides, not the HTTP status: a quota error must be a retryable 429, never a
+ * validation 400, and a model that is still loading a retryable 503.
  */
-export function summariseBedrockError(status: number, providerBody: unknown): ProviderErrorSummary {
+const STATUS_BY_EXCEPTION: Record<string, number> = {
+  ThrottlingException: 429,
+  ServiceQuotaExceededException: 429,
+  TooManyRequestsException: 429,
+  ModelNotReadyException: 503,
+  ServiceUnavailableException: 503,
+  InternalServerException: 500,
+  ModelTimeoutException: 408,
+  ModelErrorException: 424,
+  ValidationException: 400,
+  AccessDeniedException: 403,
+  UnrecognizedClientException: 403,
+  InvalidSignatureException: 403,
+  ResourceNotFoundException: 404,
+};
+
+/**
+ * Bedrock error bodies are `{"message": "…"}` (some front ends write `Message`); the error's name travels in
+ * the `x-amzn-errortype` header (`ThrottlingException:http://internal.amazon.com/…`), or in a `__type` / `code`
+ * body field, and is otherwise inferred from the status the way AWS documents it.
+ */
+export function summariseBedrockError(status: number, providerBody: unknown, headers: UpstreamHeaders = {}): ProviderErrorSummary {
   const body = asRecord(providerBody);
   const message =
     stringOf(body.message) ??
     stringOf(body.Message) ??
     (typeof providerBody === 'string' && providerBody.trim() !== '' ? providerBody.trim().slice(0, 500) : undefined) ??
     `Bedrock answered with HTTP ${status}`;
-  const named = stringOf(body.__type) ?? stringOf(body.code) ?? stringOf(body.Code);
-  // `com.amazon.coral.service#UnrecognizedClientException` → `UnrecognizedClientException`.
+  const header = headers['x-amzn-errortype'];
+  const named = (typeof header === 'string' && header !== '' ? header : undefined) ?? stringOf(body.__type) ?? stringOf(body.code) ?? stringOf(body.Code);
+  // `com.amazon.coral.service#UnrecognizedClientException` / `ThrottlingException:http://…` → the bare name.
   const code = named ? named.slice(named.lastIndexOf('#') + 1).split(':')[0] : exceptionForStatus(status, message);
-  return { message, type: errorTypeOf(status), code, param: null };
+  const meant = STATUS_BY_EXCEPTION[code] ?? status;
+  const summary: ProviderErrorSummary = { message, type: errorTypeOf(meant), code, param: null };
+  if (meant !== status) summary.status = meant;
+  return summary;
 }
 
 function exceptionForStatus(status: number, message: string): string {

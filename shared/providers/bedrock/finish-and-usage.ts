@@ -1,6 +1,18 @@
 import type { OpenAIFinishReason, OpenAIUsage } from '../common/openai-types.js';
 import { openAIUsage } from '../common/usage.js';
+import type { ProviderErrorSummary } from '../types.js';
 import { asRecord, countOf } from './json.js';
+
+/**
+ * `malformed_tool_use` / `malformed_model_output`: the model's output (a tool call's input, or the answer
+ * itself) could not be parsed. OpenAI's finish reasons have no word for it and a `stop` would hide it, so the
+ * answer is an explicit 502 error naming it.
+ */
+export function malformedOutputError(stopReason: unknown): ProviderErrorSummary | undefined {
+  if (stopReason !== 'malformed_tool_use' && stopReason !== 'malformed_model_output') return undefined;
+  const what = stopReason === 'malformed_tool_use' ? 'a tool call whose input could not be parsed' : 'output that could not be parsed';
+  return { message: `The model produced ${what} (Bedrock stopReason ${stopReason})`, type: 'upstream_error', code: stopReason, param: null };
+}
 
 /**
  * Converse `stopReason` → OpenAI `finish_reason`. Unknown future reasons read as `stop`, the neutral end.
@@ -34,5 +46,6 @@ export function usageOf(raw: unknown): OpenAIUsage {
     promptTokens: input + (cacheRead ?? 0) + cacheWrite,
     completionTokens: countOf(usage.outputTokens) ?? 0,
     cachedTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
   });
 }

@@ -1,11 +1,11 @@
 import { badRequest } from '../../http/errors.js';
 import { contentParts, contentText, parseDataUrl } from '../common/content.js';
 import type { OpenAIMessage } from '../common/openai-types.js';
-import type { ConverseContentBlock, ConverseImageFormat, ConverseMessage } from './converse-types.js';
+import { CACHE_POINT, type ConverseCachePoint, type ConverseContentBlock, type ConverseImage, type ConverseImageFormat, type ConverseMessage } from './converse-types.js';
 import { isRecord, stringOf } from './json.js';
 
 export interface ConverseConversation {
-  system: Array<{ text: string }>;
+  system: Array<{ text: string } | ConverseCachePoint>;
   messages: ConverseMessage[];
   /** Whether any turn carries toolUse / toolResult blocks (Converse then insists on a toolConfig). */
   hasToolBlocks: boolean;
@@ -37,6 +37,7 @@ export function toConverseConversation(messages: unknown[]): ConverseConversatio
       case 'developer': {
         const text = systemText(message, at);
         if (text !== '') conversation.system.push({ text });
+        if (hasCacheControl(message.content)) conversation.system.push(CACHE_POINT);
         return;
       }
       case 'user':
@@ -46,7 +47,7 @@ export function toConverseConversation(messages: unknown[]): ConverseConversatio
       case 'tool': {
         const toolUseId = stringOf(message.tool_call_id);
         if (!toolUseId) throw badRequest('invalid_message', `${at}.tool_call_id is required for a tool message`, `${at}.tool_call_id`);
-        return pushTurn(conversation, 'user', [toolResult(toolUseId, message)], at);
+        return pushTurn(conversation, 'user', [toolResult(toolUseId, message, at), ...(hasCacheControl(message.content) ? [CACHE_POINT] : [])], at);
       }
       case 'function': {
         const name = stringOf(message.name);
@@ -54,7 +55,7 @@ export function toConverseConversation(messages: unknown[]): ConverseConversatio
         if (!toolUseId) {
           throw badRequest('invalid_message', `${at} answers a function call, but no earlier assistant message called function '${name ?? ''}'`, `${at}.name`);
         }
-        return pushTurn(conversation, 'user', [toolResult(toolUseId, message)], at);
+        return pushTurn(conversation, 'user', [toolResult(toolUseId, message, at)], at);
       }
       default:
         throw badRequest('invalid_message', `${at}.role '${String(message.role)}' is not supported by Bedrock`, `${at}.role`);
@@ -91,15 +92,54 @@ function userBlocks(message: OpenAIMessage, at: string): ConverseContentBlock[] 
       if (text === undefined) throw badRequest('invalid_message', `${where}.text must be a string`, `${where}.text`);
       if (text !== '') blocks.push({ text });
     } else if (part.type === 'image_url') {
-      blocks.push(imageBlock(part, where));
+      blocks.push({ image: imageOf(part, where) });
+    } else if (part.type === 'file') {
+      blocks.push(documentBlock((part as { file?: unknown }).file, `${where}.file`, index));
     } else {
-      throw badRequest('unsupported_content', `${where} has type '${part.type}'; Bedrock accepts text and image_url parts here`, `${where}.type`);
+      throw badRequest('unsupported_content', `${where} has type '${part.type}'; Bedrock accepts text, image_url and file parts here`, `${where}.type`);
     }
+    if (isRecord((part as { cache_control?: unknown }).cache_control)) blocks.push(CACHE_POINT);
   });
   return blocks;
 }
 
-function imageBlock(part: { type: string; image_url?: unknown }, where: string): ConverseContentBlock {
+/** Media types Converse `document` blocks take, by their format name. */
+const DOCUMENT_FORMATS: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+};
+
+/**
+ * An OpenAI `file` part (`file_data` as a data URL) → a Converse `document` block. Converse names each document;
+ * the name allows only letters, digits, spaces, hyphens, parentheses and brackets, so the filename is cleaned
+ * (and made unique by its position). An uploaded `file_id` means nothing to Bedrock: 400.
+ */
+function documentBlock(file: unknown, where: string, index: number): ConverseContentBlock {
+  const data = isRecord(file) ? stringOf(file.file_data) : undefined;
+  const parsed = data ? parseDataUrl(data) : undefined;
+  if (!parsed) {
+    throw badRequest('unsupported_content', `${where}: Bedrock takes files as bytes: send file.file_data as a base64 data URL (data:application/pdf;base64,…); file_id is not supported`, `${where}.file_data`);
+  }
+  const format = DOCUMENT_FORMATS[parsed.mediaType.toLowerCase()];
+  if (!format) throw badRequest('unsupported_content', `${where}: Bedrock documents are ${Object.values(DOCUMENT_FORMATS).join(', ')}; got ${parsed.mediaType}`, `${where}.file_data`);
+  const filename = isRecord(file) ? stringOf(file.filename) : undefined;
+  const cleaned = (filename ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ').replace(/\s+/g, ' ').trim();
+  return { document: { format, name: `${cleaned || 'document'} ${index + 1}`, source: { bytes: parsed.base64 } } };
+}
+
+/** Whether any part of a message's content asks for a cache breakpoint (Anthropic-style `cache_control`). */
+function hasCacheControl(content: OpenAIMessage['content']): boolean {
+  return Array.isArray(content) && content.some((part) => isRecord(part) && isRecord(part.cache_control));
+}
+
+function imageOf(part: { type: string; image_url?: unknown }, where: string): ConverseImage {
   const imageUrl = part.image_url;
   const url = isRecord(imageUrl) ? stringOf(imageUrl.url) : stringOf(imageUrl);
   const param = `${where}.image_url.url`;
@@ -116,7 +156,7 @@ function imageBlock(part: { type: string; image_url?: unknown }, where: string):
   if (!format) {
     throw badRequest('unsupported_image_format', `Bedrock accepts png, jpeg, gif and webp images; ${param} is ${data.mediaType}`, param);
   }
-  return { image: { format, source: { bytes: data.base64 } } };
+  return { format, source: { bytes: data.base64 } };
 }
 
 function assistantBlocks(message: OpenAIMessage, at: string, index: number, pendingFunctionIds: Map<string, string[]>): ConverseContentBlock[] {
@@ -126,6 +166,7 @@ function assistantBlocks(message: OpenAIMessage, at: string, index: number, pend
     if (part.type === 'text') {
       const text = stringOf((part as { text?: unknown }).text);
       if (text) blocks.push({ text });
+      if (text && isRecord((part as { cache_control?: unknown }).cache_control)) blocks.push(CACHE_POINT);
     } else if (part.type !== 'refusal') {
       throw badRequest('unsupported_content', `${at}.content[${partIndex}] has type '${part.type}'; assistant messages carry text only`, `${at}.content[${partIndex}].type`);
     }
@@ -188,6 +229,19 @@ function toolInput(args: unknown, param: string): Record<string, unknown> {
   return parsed;
 }
 
-function toolResult(toolUseId: string, message: OpenAIMessage): ConverseContentBlock {
-  return { toolResult: { toolUseId, content: [{ text: contentText(message.content) }] } };
+/**
+ * A tool message → a `toolResult` block. Text parts stay text; image parts (a screenshot tool, a chart) are
+ * kept as Converse image blocks inside the result instead of being lost.
+ */
+function toolResult(toolUseId: string, message: OpenAIMessage, at: string): ConverseContentBlock {
+  const parts = contentParts(message.content);
+  if (!parts.some((part) => part.type === 'image_url')) return { toolResult: { toolUseId, content: [{ text: contentText(message.content) }] } };
+  const content: Array<{ text: string } | { image: ConverseImage }> = [];
+  parts.forEach((part, index) => {
+    const where = `${at}.content[${index}]`;
+    if (part.type === 'image_url') content.push({ image: imageOf(part, where) });
+    else if (part.type === 'text') content.push({ text: String((part as { text?: unknown }).text ?? '') });
+    else throw badRequest('unsupported_content', `${where} has type '${part.type}'; a Bedrock tool result takes text and image_url parts`, `${where}.type`);
+  });
+  return { toolResult: { toolUseId, content } };
 }

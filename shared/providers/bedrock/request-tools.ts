@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/errors.js';
-import type { OpenAIBody } from '../types.js';
-import type { ConverseToolChoice, ConverseToolConfig, ConverseToolSpec } from './converse-types.js';
+import { recordDropped } from '../common/unsupported-params.js';
+import type { AdapterInput, OpenAIBody } from '../types.js';
+import { CACHE_POINT, type ConverseToolChoice, type ConverseToolConfig, type ConverseToolSpec } from './converse-types.js';
 import { isRecord, stringOf } from './json.js';
 
 export interface ToolPlan {
@@ -18,7 +19,7 @@ type ChoiceIntent = { kind: 'default' } | { kind: 'none' } | { kind: 'set'; choi
  * exact — except when the conversation already holds tool calls or results: Converse then refuses a request
  * without tool definitions, so gw answers 400 (or, with x-gw-drop-unsupported-params, drops the choice).
  */
-export function toConverseTools(body: OpenAIBody, hasToolBlocks: boolean, dropUnsupportedParams: boolean): ToolPlan {
+export function toConverseTools(body: OpenAIBody, hasToolBlocks: boolean, drop: Pick<AdapterInput, 'dropUnsupportedParams' | 'droppedParams'>): ToolPlan {
   const hasTools = body.tools !== undefined && body.tools !== null;
   const hasFunctions = body.functions !== undefined && body.functions !== null;
   if (hasTools && hasFunctions) throw badRequest('invalid_tools', 'Send either `tools` or the legacy `functions`, not both', 'functions');
@@ -38,16 +39,17 @@ export function toConverseTools(body: OpenAIBody, hasToolBlocks: boolean, dropUn
   }
   if (intent.kind === 'none') {
     if (!hasToolBlocks) return { legacyFunctions };
-    if (!dropUnsupportedParams) {
+    if (!drop.dropUnsupportedParams) {
       throw badRequest(
         'unsupported_parameter',
         `Bedrock cannot honour ${choiceParam} "none" in a conversation that already holds tool calls: Converse then needs the tool definitions and has no "none" choice. Remove ${choiceParam}, or send x-gw-drop-unsupported-params: true to have gw drop it`,
         choiceParam,
       );
     }
-    return { toolConfig: { tools: specs }, legacyFunctions };
+    recordDropped(drop, [choiceParam]);
+    return { toolConfig: { tools: withCachePoints(specs, body.tools) }, legacyFunctions };
   }
-  const toolConfig: ConverseToolConfig = { tools: specs };
+  const toolConfig: ConverseToolConfig = { tools: withCachePoints(specs, legacyFunctions ? undefined : body.tools) };
   if (intent.kind === 'set') toolConfig.toolChoice = intent.choice;
   return { toolConfig, legacyFunctions };
 }
@@ -62,6 +64,12 @@ function toolSpecs(tools: unknown): ConverseToolSpec[] {
     }
     return toolSpec(tool.function, `${at}.function`);
   });
+}
+
+/** A tool carrying Anthropic-style `cache_control` is followed by a Converse `cachePoint` (cache up to here). */
+function withCachePoints(specs: ConverseToolSpec[], tools: unknown): ConverseToolConfig['tools'] {
+  if (!Array.isArray(tools)) return specs;
+  return specs.flatMap((spec, index) => (isRecord(tools[index]) && isRecord((tools[index] as Record<string, unknown>).cache_control) ? [spec, CACHE_POINT] : [spec]));
 }
 
 function functionSpecs(functions: unknown): ConverseToolSpec[] {

@@ -3,7 +3,7 @@ import type { OpenAIUsage } from '../common/openai-types.js';
 import type { StreamEvent, StreamTranslator } from '../types.js';
 import { summariseStreamException } from './errors.js';
 import { EventStreamDecodeError, EventStreamDecoder, type EventStreamMessage } from './event-stream.js';
-import { finishReasonOf, usageOf } from './finish-and-usage.js';
+import { finishReasonOf, malformedOutputError, usageOf } from './finish-and-usage.js';
 import { asRecord, isRecord, stringOf } from './json.js';
 import { thinkingBlockOf, type ThinkingBlock } from './thinking-blocks.js';
 
@@ -158,6 +158,8 @@ export class ConverseStreamTranslator implements StreamTranslator {
   private onMessageStop(payload: Record<string, unknown>): StreamEvent[] {
     if (this.stopped) return [];
     this.stopped = true;
+    const malformed = malformedOutputError(payload.stopReason);
+    if (malformed) return this.fail(502, malformed, payload);
     const events = this.emit(this.chunks.finish(finishReasonOf(payload.stopReason, this.legacyFunctions)));
     if (this.usage) events.push(...this.complete());
     return events;

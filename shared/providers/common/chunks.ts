@@ -41,6 +41,11 @@ export class ChunkFactory {
     return this.chunk({ tool_calls: [{ index, function: { arguments: partialJson } }] });
   }
 
+  /** The legacy `functions` API's one call, streamed as `delta.function_call` (name first, then arguments). */
+  functionCall(call: { name?: string; arguments: string }): Record<string, unknown> {
+    return this.chunk({ function_call: call });
+  }
+
   finish(reason: OpenAIFinishReason): Record<string, unknown> {
     return this.chunk({}, reason);
   }

@@ -40,7 +40,10 @@ export interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  /** `cached_tokens`: cache reads; `cache_creation_tokens` (gw's addition): cache writes, priced as writes. */
+  prompt_tokens_details?: { cached_tokens?: number; cache_creation_tokens?: number };
+  /** The same cache writes under Anthropic's name, which the Messages dialect and older readers use. */
+  cache_creation_input_tokens?: number;
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 

@@ -5,6 +5,7 @@ import { summariseGoogleError } from './errors.js';
 import { toGenerateContentBody } from './request.js';
 import { toChatCompletion } from './response.js';
 import { GeminiStreamTranslator } from './stream.js';
+import { usesLegacyFunctions } from './tools.js';
 
 export const GEMINI_API_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 const PROVIDER_NAME = 'Google Gemini';
@@ -40,7 +41,7 @@ export const googleAdapter: ProviderAdapter = {
 
   toOpenAIError: summariseGoogleError,
 
-  createStreamTranslator: (input: AdapterInput) => new GeminiStreamTranslator(String(input.body.model)),
+  createStreamTranslator: (input: AdapterInput) => new GeminiStreamTranslator(String(input.body.model), undefined, usesLegacyFunctions(input.body)),
 };
 
 /**

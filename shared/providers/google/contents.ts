@@ -35,7 +35,7 @@ export function toGeminiConversation(messages: unknown[]): GeminiConversation {
       case 'assistant':
         return append(contents, 'model', assistantParts(message, param, callNames));
       case 'tool':
-        return append(contents, 'user', [toolResultPart(message, param, callNames)]);
+        return append(contents, 'user', [toolResultPart(message, param, callNames), ...toolResultMedia(message, param)]);
       case 'function':
         if (typeof message.name !== 'string') throw badRequest('invalid_message', `${param}.name is required for a function message`, `${param}.name`);
         return append(contents, 'user', [{ functionResponse: { name: message.name, response: toolResponse(message.content) } }]);
@@ -135,6 +135,15 @@ function toolResultPart(message: OpenAIMessage, param: string, callNames: Map<st
     );
   }
   return { functionResponse: { name, response: toolResponse(message.content) } };
+}
+
+/**
+ * Images (and other media parts) inside a tool result are not lost: they follow the `functionResponse` as
+ * parts of the same user turn, which every Gemini model reads; the text stays the function's response.
+ */
+function toolResultMedia(message: OpenAIMessage, param: string): GeminiPart[] {
+  if (!Array.isArray(message.content)) return [];
+  return message.content.flatMap((part, index) => (part.type === 'text' ? [] : [contentPart(part, `${param}.content[${index}]`)]));
 }
 
 /** Gemini wants the result as an object: JSON objects go as they are, anything else under `result`. */

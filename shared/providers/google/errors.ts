@@ -13,7 +13,25 @@ export function summariseGoogleError(status: number, body: unknown): ProviderErr
     (typeof root === 'string' && root.trim().slice(0, 500)) ||
     `Google answered with HTTP ${status}`;
   const code = error && typeof error.status === 'string' && error.status !== '' ? error.status.toLowerCase() : undefined;
-  return { message, code, param: null };
+  const summary: ProviderErrorSummary = { message, code, param: null };
+  const retryAfterSeconds = retryDelaySeconds(error?.details);
+  if (retryAfterSeconds !== undefined) summary.retryAfterSeconds = retryAfterSeconds;
+  return summary;
+}
+
+/**
+ * Google says when to retry a RESOURCE_EXHAUSTED in the body, not in a header: a `google.rpc.RetryInfo`
+ * detail with `retryDelay` as a protobuf Duration string ("37s", "0.5s"). Whole seconds, rounded up, so the
+ * gateway's retries and the SDKs' own backoff (both read `retry-after`) wait long enough.
+ */
+export function retryDelaySeconds(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (!isRecord(detail) || typeof detail['@type'] !== 'string' || !detail['@type'].endsWith('google.rpc.RetryInfo')) continue;
+    const match = typeof detail.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay) : null;
+    if (match) return Math.max(1, Math.ceil(Number(match[1])));
+  }
+  return undefined;
 }
 
 /** The HTTP status an in-stream error stands for (Gemini puts it in `error.code`). */

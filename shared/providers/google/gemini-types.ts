@@ -39,6 +39,8 @@ export interface GeminiUsageMetadata {
 export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
+  /** Gemini's explanation of an unusual finish (e.g. the malformed call text for MALFORMED_FUNCTION_CALL). */
+  finishMessage?: string;
   index?: number;
 }
 

@@ -6,8 +6,22 @@ import type { GeminiBody } from './gemini-types.js';
 import { toGenerationConfig } from './generation-config.js';
 import { toGeminiTools } from './tools.js';
 
-/** OpenAI parameters Gemini has no equivalent for: a 400 unless the caller lets gw drop them. */
-const UNSUPPORTED_CHAT_PARAMS = ['logit_bias', 'logprobs', 'top_logprobs', 'parallel_tool_calls', 'prediction', 'audio', 'web_search_options'];
+/** OpenAI parameters Gemini has no equivalent for: a 400 unless the caller lets gw drop them (then reported). */
+const UNSUPPORTED_CHAT_PARAMS = [
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'parallel_tool_calls',
+  'prediction',
+  'audio',
+  'web_search_options',
+  'modalities',
+  'store',
+  'metadata',
+  'service_tier',
+  'verbosity',
+  'prompt_cache_key',
+];
 
 /** OpenAI chat body → Gemini `generateContent` body (the same for the Gemini API and Vertex AI). */
 export function toGenerateContentBody(input: AdapterInput, providerName: string): GeminiBody {
@@ -25,8 +39,8 @@ export function toGenerateContentBody(input: AdapterInput, providerName: string)
 
 /**
  * Values that ask for what Gemini does anyway are not "unsupported" (some SDKs always send OpenAI's defaults):
- * `logprobs: false`, `top_logprobs: 0`, an empty `logit_bias`, and `parallel_tool_calls: true` (Gemini may
- * always call several functions at once).
+ * `logprobs: false`, `top_logprobs: 0`, an empty `logit_bias`, `parallel_tool_calls: true` (Gemini may
+ * always call several functions at once), `store: false`, `service_tier: "auto"` and `modalities: ["text"]`.
  */
 function withoutHarmlessValues(body: OpenAIBody): OpenAIBody {
   const copy = { ...body };
@@ -34,6 +48,9 @@ function withoutHarmlessValues(body: OpenAIBody): OpenAIBody {
   if (copy.top_logprobs === 0) delete copy.top_logprobs;
   if (isEmptyObject(copy.logit_bias)) delete copy.logit_bias;
   if (copy.parallel_tool_calls === true) delete copy.parallel_tool_calls;
+  if (copy.store === false) delete copy.store;
+  if (copy.service_tier === 'auto') delete copy.service_tier;
+  if (Array.isArray(copy.modalities) && copy.modalities.length === 1 && copy.modalities[0] === 'text') delete copy.modalities;
   return copy;
 }
 

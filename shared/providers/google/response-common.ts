@@ -1,16 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import type { OpenAIFinishReason, OpenAIUsage } from '../common/openai-types.js';
 import { openAIUsage } from '../common/usage.js';
-import type { GeminiUsageMetadata } from './gemini-types.js';
+import type { ProviderErrorSummary } from '../types.js';
+import type { GeminiCandidate, GeminiUsageMetadata } from './gemini-types.js';
 
 /** Reasons Gemini stops because a filter intervened rather than because the answer was complete. */
 const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
 
-/** Gemini `finishReason` → OpenAI `finish_reason`; a turn that called functions always ends in `tool_calls`. */
-export function toFinishReason(reason: string, calledFunctions: boolean): OpenAIFinishReason {
+/**
+ * Finishes where Gemini tried to call a function and failed to produce a valid call. OpenAI's finish reasons
+ * have no word for that, and a `stop` with empty content would hide it, so the answer is an explicit error.
+ */
+const MALFORMED_CALL = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
+
+export function malformedCallError(candidate: GeminiCandidate): ProviderErrorSummary | undefined {
+  if (!candidate.finishReason || !MALFORMED_CALL.has(candidate.finishReason)) return undefined;
+  const detail = candidate.finishMessage ? `: ${candidate.finishMessage.slice(0, 500)}` : '';
+  return {
+    message: `The model produced a function call that could not be parsed (Gemini finishReason ${candidate.finishReason})${detail}`,
+    type: 'upstream_error',
+    code: 'malformed_function_call',
+    param: null,
+  };
+}
+
+/**
+ * Gemini `finishReason` → OpenAI `finish_reason`; a turn that called functions always ends in `tool_calls`
+ * (`function_call` for a legacy `functions` request).
+ */
+export function toFinishReason(reason: string, calledFunctions: boolean, legacyFunctions = false): OpenAIFinishReason {
   if (reason === 'MAX_TOKENS') return 'length';
   if (FILTERED.has(reason)) return 'content_filter';
-  return calledFunctions ? 'tool_calls' : 'stop';
+  if (!calledFunctions) return 'stop';
+  return legacyFunctions ? 'function_call' : 'tool_calls';
 }
 
 /**

@@ -2,7 +2,8 @@ import { GatewayError } from '../../http/errors.js';
 import { newChatCompletionId, nowSeconds } from '../common/chunks.js';
 import type { AdapterInput } from '../types.js';
 import type { GeminiCandidate, GeminiGenerateContentResponse } from './gemini-types.js';
-import { newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
+import { usesLegacyFunctions } from './tools.js';
+import { malformedCallError, newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
 
 /**
  * Gemini `GenerateContentResponse` → OpenAI `chat.completion`: one choice per candidate, text parts joined
@@ -15,9 +16,11 @@ export function toChatCompletion(input: AdapterInput, providerBody: unknown): Re
   }
   const response = providerBody as GeminiGenerateContentResponse;
   const candidates = response.candidates ?? [];
+  const malformed = candidates.map(malformedCallError).find((error) => error !== undefined);
+  if (malformed) throw new GatewayError(502, malformed.code!, malformed.message, { type: 'upstream_error', providerError: providerBody });
   const choices =
     candidates.length > 0
-      ? candidates.map((candidate, position) => toChoice(candidate, candidate.index ?? position))
+      ? candidates.map((candidate, position) => toChoice(candidate, candidate.index ?? position, usesLegacyFunctions(input.body)))
       : [{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: response.promptFeedback?.blockReason ? 'content_filter' : 'stop' }];
   return {
     id: response.responseId ? `chatcmpl-${response.responseId}` : newChatCompletionId(),
@@ -29,7 +32,7 @@ export function toChatCompletion(input: AdapterInput, providerBody: unknown): Re
   };
 }
 
-function toChoice(candidate: GeminiCandidate, index: number): Record<string, unknown> {
+function toChoice(candidate: GeminiCandidate, index: number, legacyFunctions: boolean): Record<string, unknown> {
   let content = '';
   let reasoning = '';
   const toolCalls: Record<string, unknown>[] = [];
@@ -48,6 +51,7 @@ function toChoice(candidate: GeminiCandidate, index: number): Record<string, unk
   }
   const message: Record<string, unknown> = { role: 'assistant', content: content === '' && toolCalls.length > 0 ? null : content, refusal: null };
   if (reasoning) message.reasoning_content = reasoning;
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  return { index, message, logprobs: null, finish_reason: toFinishReason(candidate.finishReason ?? 'STOP', toolCalls.length > 0) };
+  if (legacyFunctions && toolCalls.length > 0) message.function_call = (toolCalls[0] as { function: unknown }).function;
+  else if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return { index, message, logprobs: null, finish_reason: toFinishReason(candidate.finishReason ?? 'STOP', toolCalls.length > 0, legacyFunctions) };
 }

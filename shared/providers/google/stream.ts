@@ -3,7 +3,7 @@ import { ChunkFactory, newChatCompletionId } from '../common/chunks.js';
 import type { StreamEvent, StreamTranslator } from '../types.js';
 import { googleErrorStatus, isRecord, summariseGoogleError } from './errors.js';
 import type { GeminiCandidate, GeminiGenerateContentResponse, GeminiUsageMetadata } from './gemini-types.js';
-import { newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
+import { malformedCallError, newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
 
 interface CandidateState {
   toolCalls: number;
@@ -24,7 +24,12 @@ export class GeminiStreamTranslator implements StreamTranslator {
   private sawFinish = false;
   private failed = false;
 
-  constructor(model: string, id: string = newChatCompletionId()) {
+  constructor(
+    model: string,
+    id: string = newChatCompletionId(),
+    /** Answer in the legacy `functions` form (`delta.function_call`, one call). */
+    private readonly legacyFunctions = false,
+  ) {
     this.chunks = new ChunkFactory(id, model);
   }
 
@@ -67,7 +72,9 @@ export class GeminiStreamTranslator implements StreamTranslator {
   private translateResponse(response: GeminiGenerateContentResponse, events: StreamEvent[]): void {
     if (response.usageMetadata) this.usage = response.usageMetadata;
     const candidates = response.candidates ?? [];
-    candidates.forEach((candidate, position) => this.translateCandidate(candidate, candidate.index ?? position, events));
+    candidates.forEach((candidate, position) => {
+      if (!this.failed) this.translateCandidate(candidate, candidate.index ?? position, events);
+    });
     if (candidates.length === 0 && response.promptFeedback?.blockReason) {
       // The prompt itself was blocked: there will be no candidate, so the answer is one filtered, empty choice.
       this.state(0, events);
@@ -77,9 +84,22 @@ export class GeminiStreamTranslator implements StreamTranslator {
   }
 
   private translateCandidate(candidate: GeminiCandidate, index: number, events: StreamEvent[]): void {
+    const malformed = malformedCallError(candidate);
+    if (malformed) {
+      // Never a silent `stop`: the stream ends with an error event that says what happened.
+      this.failed = true;
+      events.push({ type: 'error', status: 502, error: malformed, providerError: candidate });
+      return;
+    }
     const state = this.state(index, events);
     for (const part of candidate.content?.parts ?? []) {
-      if (part.functionCall) {
+      if (part.functionCall && this.legacyFunctions) {
+        // The legacy form holds one call: the first is streamed, later ones cannot be shown.
+        if (state.toolCalls++ === 0) {
+          events.push(this.chunk(this.chunks.functionCall({ name: part.functionCall.name, arguments: '' }), index));
+          events.push(this.chunk(this.chunks.functionCall({ arguments: JSON.stringify(part.functionCall.args ?? {}) }), index));
+        }
+      } else if (part.functionCall) {
         const toolIndex = state.toolCalls++;
         const start = this.chunks.toolCallStart(toolIndex, newToolCallId(), part.functionCall.name);
         Object.assign(toolCallDelta(start), signatureExtra(part.thoughtSignature));
@@ -89,7 +109,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
       }
     }
     if (candidate.finishReason) {
-      events.push(this.chunk(this.chunks.finish(toFinishReason(candidate.finishReason, state.toolCalls > 0)), index));
+      events.push(this.chunk(this.chunks.finish(toFinishReason(candidate.finishReason, state.toolCalls > 0, this.legacyFunctions)), index));
       this.sawFinish = true;
     }
   }

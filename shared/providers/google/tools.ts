@@ -76,3 +76,12 @@ function functionCallingConfig(choice: unknown, param: string): NonNullable<Gemi
   if (typeof name === 'string' && name !== '') return { mode: 'ANY', allowedFunctionNames: [name] };
   throw badRequest('invalid_tool_choice', `${param} must be "none", "auto", "required" or {"type": "function", "function": {"name": …}}`, param);
 }
+
+/**
+ * A request made with the legacy `functions` API (and no `tools`) is answered in the legacy form:
+ * `message.function_call` / `delta.function_call` and `finish_reason: "function_call"`. That form holds one call;
+ * when Gemini calls several functions at once, the first is reported.
+ */
+export function usesLegacyFunctions(body: OpenAIBody): boolean {
+  return Array.isArray(body.functions) && (body.tools === undefined || body.tools === null);
+}

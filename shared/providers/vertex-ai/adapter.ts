@@ -4,6 +4,7 @@ import { isRecord, summariseGoogleError } from '../google/errors.js';
 import { toGenerateContentBody } from '../google/request.js';
 import { toChatCompletion } from '../google/response.js';
 import { GeminiStreamTranslator } from '../google/stream.js';
+import { usesLegacyFunctions } from '../google/tools.js';
 import type { AdapterInput, ProviderAdapter, ProviderErrorSummary, UpstreamCall } from '../types.js';
 import { toVertexAnthropicBody } from './anthropic.js';
 import { vertexAccessToken } from './credentials.js';
@@ -45,7 +46,7 @@ export const vertexAIAdapter: ProviderAdapter = {
   toOpenAIError: summariseVertexError,
 
   createStreamTranslator(input: AdapterInput) {
-    return vertexFamily(input) === 'anthropic' ? createAnthropicStreamTranslator(input) : new GeminiStreamTranslator(String(input.body.model));
+    return vertexFamily(input) === 'anthropic' ? createAnthropicStreamTranslator(input) : new GeminiStreamTranslator(String(input.body.model), undefined, usesLegacyFunctions(input.body));
   },
 };
 

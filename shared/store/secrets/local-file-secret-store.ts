@@ -19,6 +19,12 @@ export interface LocalFileSecretStoreOptions {
 }
 
 const IV_BYTES = 12;
+const VIRTUAL_KEY_SECRETS = 'virtual-keys/';
+
+/** The name a secret had before virtual-key credentials moved under `virtual-keys/`, if it had another. */
+function legacyNameOf(name: string): string | undefined {
+  return name.startsWith(VIRTUAL_KEY_SECRETS) ? name.slice(VIRTUAL_KEY_SECRETS.length) : undefined;
+}
 
 /**
  * The SecretStore of the local runtime: one file per secret in `directory`, each sealed with AES-256-GCM under
@@ -55,7 +61,7 @@ export class LocalFileSecretStore implements SecretStore {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.migrateLegacy(name);
       throw new SecretStoreError(`Cannot read the secret file of '${name}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`, 'get');
     }
     try {
@@ -73,6 +79,22 @@ export class LocalFileSecretStore implements SecretStore {
 
   async delete(name: string): Promise<void> {
     rmSync(this.pathOf(name), { force: true });
+    const legacy = legacyNameOf(name);
+    if (legacy) rmSync(this.pathOf(legacy), { force: true });
+  }
+
+  /**
+   * Virtual-key credentials were once named `<ws>/<id>`; they are now `virtual-keys/<ws>/<id>`. A data directory
+   * written before the change still holds the old files: the first read moves the secret to its new name.
+   */
+  private async migrateLegacy(name: string): Promise<string | undefined> {
+    const legacy = legacyNameOf(name);
+    if (!legacy) return undefined;
+    const value = await this.get(legacy);
+    if (value === undefined) return undefined;
+    await this.put(name, value);
+    rmSync(this.pathOf(legacy), { force: true });
+    return value;
   }
 
   private pathOf(name: string): string {

@@ -1,7 +1,9 @@
 import { settings } from '../../settings.js';
+import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
 import { LocalFileSecretStore } from './local-file-secret-store.js';
+import { recordingSecretStore } from './recording-secret-store.js';
 import type { SecretStore } from './secret-store.js';
-import { SecretsManagerSecretStore } from './secrets-manager-secret-store.js';
+import { SecretsManagerSecretStore, secretNamePrefix } from './secrets-manager-secret-store.js';
 
 let store: SecretStore | undefined;
 
@@ -9,9 +11,13 @@ let store: SecretStore | undefined;
 export function secretStore(): SecretStore {
   if (store) return store;
   const current = settings();
-  store =
-    current.GW_SECRET_STORE === 'local-file'
-      ? new LocalFileSecretStore({ directory: current.GW_LOCAL_SECRET_DIR, key: current.GW_LOCAL_SECRET_KEY })
-      : new SecretsManagerSecretStore({ region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID });
+  const prefix = secretNamePrefix(current.GW_SECRET_NAME_PREFIX);
+  if (current.GW_SECRET_STORE === 'local-file') {
+    const local = new LocalFileSecretStore({ directory: current.GW_LOCAL_SECRET_DIR, key: current.GW_LOCAL_SECRET_KEY });
+    // Test-only: the local store records the Secrets Manager calls the AWS store would make for the same names.
+    store = isRecordingAwsOperations() ? recordingSecretStore(local, prefix) : local;
+  } else {
+    store = new SecretsManagerSecretStore({ region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID, prefix });
+  }
   return store;
 }

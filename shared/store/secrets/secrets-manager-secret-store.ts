@@ -8,15 +8,26 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { recordSecretsManagerOperations } from '../recording/sdk-recording-middleware.js';
 import { assertSecretName, SecretStoreError, type SecretStore } from './secret-store.js';
+import { traceAwsClient } from '../../observability/tracer.js';
 
-/** Every secret gw writes lives under this prefix, so IAM can grant exactly `gw/virtual-keys/*`. */
-export const VIRTUAL_KEY_SECRET_PREFIX = 'gw/virtual-keys/';
+/**
+ * Every secret gw writes lives under `<GW_SECRET_NAME_PREFIX>/` (the stack sets it to the stack's name), so IAM can
+ * grant each stack exactly `<stackName>/*` and two stacks in one account never read each other's credentials.
+ * Names below it are the callers' relative names: `virtual-keys/<ws>/<id>`, `config-secrets/…`, `mcp-servers/…`.
+ */
+export function secretNamePrefix(prefixSetting: string): string {
+  return `${prefixSetting}/`;
+}
+
+export const DEFAULT_SECRET_NAME_PREFIX = secretNamePrefix('gw');
 
 export interface SecretsManagerSecretStoreOptions {
   region: string;
   /** Another endpoint (VPC endpoint, LocalStack, a test double); AWS's own when absent. */
   endpoint?: string;
+  /** Prepended to every name, e.g. `gw/` (secretNamePrefix of GW_SECRET_NAME_PREFIX). */
   prefix?: string;
   /** Customer-managed KMS key for new secrets (GW_SECRETS_KMS_KEY_ID); Secrets Manager's own key when absent. */
   kmsKeyId?: string;
@@ -34,9 +45,10 @@ export class SecretsManagerSecretStore implements SecretStore {
   private readonly kmsKeyId?: string;
 
   constructor(options: SecretsManagerSecretStoreOptions) {
-    this.prefix = options.prefix ?? VIRTUAL_KEY_SECRET_PREFIX;
+    this.prefix = options.prefix ?? DEFAULT_SECRET_NAME_PREFIX;
     this.kmsKeyId = options.kmsKeyId;
-    this.client =
+    // X-Ray subsegments per Secrets Manager call when tracing is on (a no-op elsewhere).
+    this.client = traceAwsClient(
       options.client ??
       new SecretsManagerClient({
         region: options.region,
@@ -48,14 +60,17 @@ export class SecretsManagerSecretStore implements SecretStore {
           connectionTimeout: 2_000,
           requestTimeout: 5_000,
         }),
-      });
+      }),
+    );
+    // Test-only: records each command's secret name for the grant check (a no-op unless tests switch it on).
+    recordSecretsManagerOperations(this.client);
   }
 
   async put(name: string, value: string): Promise<void> {
     const secretId = this.secretId(name);
     try {
       await this.client.send(
-        new CreateSecretCommand({ Name: secretId, SecretString: value, Description: 'gw virtual key credential', KmsKeyId: this.kmsKeyId }),
+        new CreateSecretCommand({ Name: secretId, SecretString: value, Description: 'gw credential', KmsKeyId: this.kmsKeyId }),
       );
       return;
     } catch (error) {

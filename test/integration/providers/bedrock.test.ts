@@ -278,7 +278,7 @@ describe('Bedrock embeddings through the gateway', () => {
     expect(signatureOf(seen).valid).toBe(true);
   });
 
-  it('embeds several texts with Cohere in one call', async () => {
+  it('embeds several texts with Cohere in one call, estimating the tokens Cohere does not report (o200k_base: 1 each)', async () => {
     answer = () => ({ json: { id: 'emb-1', response_type: 'embeddings_floats', texts: ['a', 'b'], embeddings: [[0.5, 0.25], [0.125, 1]] } });
     const response = await gateway.post('/v1/embeddings', { model: 'cohere.embed-multilingual-v3', input: ['a', 'b'], input_type: 'search_query' }, bedrockHeaders());
     expect(response.status).toBe(200);
@@ -289,7 +289,7 @@ describe('Bedrock embeddings through the gateway', () => {
         { object: 'embedding', index: 1, embedding: [0.125, 1] },
       ],
       model: 'cohere.embed-multilingual-v3',
-      usage: { prompt_tokens: 0, total_tokens: 0 },
+      usage: { prompt_tokens: 2, total_tokens: 2 },
     });
     expect(upstream.requests[0].json).toEqual({ texts: ['a', 'b'], input_type: 'search_query' });
   });

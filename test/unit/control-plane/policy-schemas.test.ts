@@ -97,7 +97,7 @@ describe('policy update schemas', () => {
 
   it('refuse an empty change and fields that cannot change', () => {
     expect(refusal(updateUsageLimitPolicySchema, {}).message).toBe(
-      'must change at least one field: name, conditions, group_by, type, unit, value, credit_limit, periodic_reset',
+      'must change at least one field: name, conditions, group_by, type, unit, value, enforcement, credit_limit, periodic_reset',
     );
     expect(refusal(updateRateLimitPolicySchema, { organisation_id: '5f0c6a4e-1b2c-4d3e-8f90-a1b2c3d4e5f6' }).message).toContain('unknown field "organisation_id"');
   });

@@ -72,8 +72,10 @@ describe('docs/openapi.yaml', () => {
     expect(document.paths['/v1/policies/usage-limits'].post['x-gw-feature-flags']).toEqual(['POLICY_ENABLED', 'USAGE_LIMITS_ENABLED']);
   });
 
-  it('documents every gateway endpoint with the x-gw headers', () => {
-    for (const path of GATEWAY_PATHS) {
+  it('documents every gateway path, and every inference endpoint with the x-gw headers', () => {
+    for (const path of GATEWAY_PATHS) expect(Object.keys(document.paths[path] ?? {}).length, path).toBeGreaterThan(0);
+    const inference = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/prompts/{promptId}/completions', '/v1/responses', '/v1/messages'];
+    for (const path of inference) {
       const operation = document.paths[path]?.post;
       expect(operation, path).toBeDefined();
       const headers = (operation.parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);

@@ -31,8 +31,8 @@ const usage = { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, total_to
 
 function admission(): Admission {
   return new Admission('ws', [key('requests')], [key('tokens-reserved'), key('tokens-plain')].map((counterKey, index) => ({ key: counterKey, reserved: index === 0 ? 300 : 0 })), [
-    { key: key('credit-cost'), policy: creditPolicy('cost') },
-    { key: key('credit-tokens'), policy: creditPolicy('tokens') },
+    { key: key('credit-cost'), policy: creditPolicy('cost'), reserved: 0 },
+    { key: key('credit-tokens'), policy: creditPolicy('tokens'), reserved: 0 },
   ], false);
 }
 
@@ -80,14 +80,14 @@ describe('releasing a request that got no response', () => {
     const { writes, deps } = recordingDependencies();
     await releaseAdmission(admission(), false, log, deps);
     expect(writes).toEqual([
-      { op: 'release', pk: 'tokens-reserved', amount: 300 },
-      { op: 'release', pk: 'requests', amount: 1 },
+      { op: 'add', pk: 'tokens-reserved', amount: -300 },
+      { op: 'add', pk: 'requests', amount: -1 },
     ]);
   });
 
   it('keeps the request slot when a provider answered (the request counted)', async () => {
     const { writes, deps } = recordingDependencies();
     await releaseAdmission(admission(), true, log, deps);
-    expect(writes).toEqual([{ op: 'release', pk: 'tokens-reserved', amount: 300 }]);
+    expect(writes).toEqual([{ op: 'add', pk: 'tokens-reserved', amount: -300 }]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/errors.js';
 import type { SecretStore } from '../../../shared/store/secrets/secret-store.js';
 import { SecretStoreError } from '../../../shared/store/secrets/secret-store.js';
-import type { VirtualKeyRecord, VirtualKeySecret } from '../../../shared/store/virtual-key-repository.js';
+import { virtualKeySecretName, type VirtualKeyRecord, type VirtualKeySecret } from '../../../shared/store/virtual-key-repository.js';
 import { toTargetSettings, VirtualKeyResolver } from '../../../shared/gateway/virtual-key-target.js';
 
 const record = (overrides: Partial<VirtualKeyRecord> = {}): VirtualKeyRecord => ({
@@ -20,7 +20,7 @@ const record = (overrides: Partial<VirtualKeyRecord> = {}): VirtualKeyRecord => 
 /** An in-memory store and repository that count their reads. */
 function fixtures(secret: VirtualKeySecret | null = { api_key: 'sk-one' }) {
   const secrets = new Map<string, string>();
-  if (secret) secrets.set('ws-1/vk-1', JSON.stringify(secret));
+  if (secret) secrets.set(virtualKeySecretName('ws-1', 'vk-1'), JSON.stringify(secret));
   const reads = { records: 0, secrets: 0 };
   const store: SecretStore = {
     put: async (name, value) => void secrets.set(name, value),
@@ -62,7 +62,7 @@ describe('VirtualKeyResolver', () => {
     const { store, secrets, repository, reads, clock } = fixtures();
     const resolver = new VirtualKeyResolver(repository, () => store, () => 30_000, clock.now);
     expect((await resolver.resolve('ws-1', 'vk-1')).settings.apiKey).toBe('sk-one');
-    secrets.set('ws-1/vk-1', JSON.stringify({ api_key: 'sk-two' }));
+    secrets.set(virtualKeySecretName('ws-1', 'vk-1'), JSON.stringify({ api_key: 'sk-two' }));
     clock.advance(29_999);
     expect((await resolver.resolve('ws-1', 'vk-1')).settings.apiKey).toBe('sk-one');
     expect(reads).toEqual({ records: 1, secrets: 1 });

@@ -3,7 +3,7 @@ import { InvalidSettingsError, parseSettings } from '../../../shared/settings.js
 
 describe('settings', () => {
   it('applies defaults and reads feature flags as on unless OFF', () => {
-    const settings = parseSettings({ POLICY_ENABLED: 'off', AUDIT_LOGS_ENABLED: 'yes' });
+    const settings = parseSettings({ POLICY_ENABLED: 'off', AUDIT_LOGS_ENABLED: 'On' });
     expect(settings.GW_TABLE_MAIN).toBe('gw-main');
     expect(settings.GW_MAX_BODY_BYTES).toBe(10 * 1024 * 1024);
     expect(settings.POLICY_ENABLED).toBe(false);

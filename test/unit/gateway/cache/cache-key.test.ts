@@ -45,7 +45,7 @@ describe('cache keys', () => {
     expect(exactCacheKey({ ...base, body: { ...base.body, stream: true, stream_options: { include_usage: true } } })).toBe(exactCacheKey(base));
   });
 
-  it('cover workspace, route, target identity and metadata, unless a namespace is given', () => {
+  it('cover workspace, route, target identity and metadata; a namespace drops only the metadata', () => {
     const key = exactCacheKey(base);
     expect(exactCacheKey({ ...base, workspaceId: 'ws-2' })).not.toBe(key);
     expect(exactCacheKey({ ...base, endpoint: 'completions' })).not.toBe(key);
@@ -53,7 +53,10 @@ describe('cache keys', () => {
     expect(exactCacheKey({ ...base, target: { provider: 'openai', virtualKey: 'vk-1' } })).not.toBe(key);
     expect(exactCacheKey({ ...base, metadata: { team: 'b' } })).not.toBe(key);
     const namespaced = exactCacheKey({ ...base, namespace: 'faq' });
-    expect(exactCacheKey({ ...base, namespace: 'faq', metadata: { team: 'b' }, target: { provider: 'groq' } })).toBe(namespaced);
+    expect(exactCacheKey({ ...base, namespace: 'faq', metadata: { team: 'b' } })).toBe(namespaced);
+    // A namespace never shares answers across targets (issue #20): provider, host, credential all count.
+    expect(exactCacheKey({ ...base, namespace: 'faq', target: { ...base.target, provider: 'groq' } })).not.toBe(namespaced);
+    expect(exactCacheKey({ ...base, namespace: 'faq', target: { ...base.target, credentialHash: 'other' } })).not.toBe(namespaced);
     expect(exactCacheKey({ ...base, namespace: 'faq', workspaceId: 'ws-2' })).not.toBe(namespaced);
   });
 

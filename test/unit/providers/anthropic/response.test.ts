@@ -35,7 +35,7 @@ describe('Anthropic response translation', () => {
       prompt_tokens: 21 + 1523 + 188086,
       completion_tokens: 393,
       total_tokens: 21 + 1523 + 188086 + 393,
-      prompt_tokens_details: { cached_tokens: 188086 },
+      prompt_tokens_details: { cached_tokens: 188086, cache_creation_tokens: 1523 },
       cache_creation_input_tokens: 1523,
     });
   });

@@ -187,7 +187,7 @@ describe('OpenAI chat → Converse request', () => {
 
   it('refuses enabled thinking without a budget', async () => {
     await expectBuildError(bedrockInput({ model: MODEL, messages: [user('Hi')], thinking: { type: 'enabled' } }), {
-      code: 'invalid_thinking',
+      code: 'invalid_parameter',
       param: 'thinking.budget_tokens',
       message: 'budget_tokens',
     });

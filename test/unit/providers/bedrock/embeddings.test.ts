@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bedrockAdapter } from '../../../../shared/providers/bedrock/adapter.js';
+import { estimateTokens, loadTokenEstimator } from '../../../../shared/providers/common/token-estimate.js';
 import { bedrockInput, converseBody, expectBuildError } from './helpers.js';
 
 const TITAN = 'amazon.titan-embed-text-v2:0';
@@ -67,7 +68,9 @@ describe('Bedrock embeddings answers', () => {
     });
   });
 
-  it('turns a Cohere answer (plain or by type) into one entry per text', () => {
+  it('turns a Cohere answer (plain or by type) into one entry per text, with the tokens estimated locally', async () => {
+    await loadTokenEstimator();
+    const longer = 'The quick brown fox jumps over the lazy dog';
     const plain = { id: 'a1b2', response_type: 'embeddings_floats', texts: ['a', 'b'], embeddings: [[0.5], [0.25]] };
     const byType = { id: 'a1b2', response_type: 'embeddings_by_type', texts: ['a', 'b'], embeddings: { float: [[0.5], [0.25]] } };
     for (const answer of [plain, byType]) {
@@ -78,9 +81,17 @@ describe('Bedrock embeddings answers', () => {
           { object: 'embedding', index: 1, embedding: [0.25] },
         ],
         model: COHERE,
-        usage: { prompt_tokens: 0, total_tokens: 0 },
+        usage: { prompt_tokens: 2, total_tokens: 2 },
       });
     }
+    const counted = translate({ model: COHERE, input: [longer, 'a'] }, { embeddings: [[0.5], [0.25]] }) as { usage: { prompt_tokens: number } };
+    expect(counted.usage.prompt_tokens).toBe(estimateTokens([longer])! + 1);
+    expect(counted.usage.prompt_tokens).toBeGreaterThan(5);
+  });
+
+  it('keeps the count Cohere reports (meta.billed_units) over the estimate', () => {
+    const answer = { embeddings: [[0.5]], meta: { billed_units: { input_tokens: 17 } } };
+    expect((translate({ model: COHERE, input: 'a' }, answer) as { usage: unknown }).usage).toEqual({ prompt_tokens: 17, total_tokens: 17 });
   });
 
   it('encodes vectors as little-endian float32 base64 when asked (the openai SDK default)', () => {

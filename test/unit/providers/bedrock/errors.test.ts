@@ -11,11 +11,20 @@ describe('Bedrock error bodies → gw error summary', () => {
     [408, { message: 'Model has timed out in processing the request.' }, 'ModelTimeoutException', 'api_error'],
     [424, { message: 'Model returned an error.' }, 'ModelErrorException', 'api_error'],
     [429, { message: 'Too many requests, please wait before trying again.' }, 'ThrottlingException', 'rate_limit_error'],
-    [429, { message: 'Model is not ready to serve inference requests.' }, 'ModelNotReadyException', 'rate_limit_error'],
     [500, { message: 'The server encountered an internal error.' }, 'InternalServerException', 'api_error'],
     [503, { message: 'Bedrock is unable to process your request.' }, 'ServiceUnavailableException', 'api_error'],
   ])('HTTP %i %j → code %s', (status, body, code, type) => {
     expect(bedrockAdapter.toOpenAIError(status, body)).toEqual({ message: body.message, type, code, param: null });
+  });
+
+  it('a model that is still loading (HTTP 429, ModelNotReadyException) stands for a retryable 503', () => {
+    const body = { message: 'Model is not ready to serve inference requests.' };
+    expect(bedrockAdapter.toOpenAIError(429, body)).toEqual({ message: body.message, type: 'api_error', code: 'ModelNotReadyException', param: null, status: 503 });
+  });
+
+  it('x-amzn-errortype names the error over the status: a quota error answered with 400 is a 429', () => {
+    const summary = bedrockAdapter.toOpenAIError(400, { message: 'quota' }, { 'x-amzn-errortype': 'ServiceQuotaExceededException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+    expect(summary).toEqual({ message: 'quota', type: 'rate_limit_error', code: 'ServiceQuotaExceededException', param: null, status: 429 });
   });
 
   it('prefers an error name carried in the body, without its namespace', () => {

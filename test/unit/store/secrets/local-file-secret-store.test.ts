@@ -121,4 +121,20 @@ describe('LocalFileSecretStore', () => {
       await expect(store.put(name, SENTINEL)).rejects.toThrow(SecretStoreError);
     }
   });
+
+  it('moves a virtual-key secret written under its old name (<ws>/<id>) to virtual-keys/<ws>/<id> on first read', async () => {
+    await new LocalFileSecretStore({ directory }).put('ws-1/vk-1', SENTINEL);
+    const store = new LocalFileSecretStore({ directory });
+    expect(await store.get('virtual-keys/ws-1/vk-1')).toBe(SENTINEL);
+    expect(secretFiles()).toEqual([fileOf('virtual-keys/ws-1/vk-1').split('/').at(-1)]);
+    expect(await store.get('ws-1/vk-1')).toBeUndefined();
+    expect(await store.get('virtual-keys/ws-1/vk-1')).toBe(SENTINEL);
+    expect(await store.get('virtual-keys/ws-1/none')).toBeUndefined();
+  });
+
+  it('deletes a virtual-key secret under its old name too', async () => {
+    await new LocalFileSecretStore({ directory }).put('ws-1/vk-1', SENTINEL);
+    await new LocalFileSecretStore({ directory }).delete('virtual-keys/ws-1/vk-1');
+    expect(secretFiles()).toHaveLength(0);
+  });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SecretStoreError } from '../../../../shared/store/secrets/secret-store.js';
-import { SecretsManagerSecretStore, VIRTUAL_KEY_SECRET_PREFIX } from '../../../../shared/store/secrets/secrets-manager-secret-store.js';
+import { DEFAULT_SECRET_NAME_PREFIX, SecretsManagerSecretStore, secretNamePrefix } from '../../../../shared/store/secrets/secrets-manager-secret-store.js';
 
 /**
  * A Secrets Manager stand-in speaking the real wire protocol (awsJson1_1: POST /, `X-Amz-Target:
@@ -79,53 +79,63 @@ beforeEach(() => {
 const newStore = () => new SecretsManagerSecretStore({ region: 'us-east-1', endpoint });
 
 describe('SecretsManagerSecretStore', () => {
-  it('creates secrets under the gw/virtual-keys/ prefix and reads them back', async () => {
+  it('creates secrets under the default gw/ prefix and reads them back', async () => {
     const store = newStore();
-    await store.put('ws-1/vk-1', SENTINEL);
-    expect(VIRTUAL_KEY_SECRET_PREFIX).toBe('gw/virtual-keys/');
+    await store.put('virtual-keys/ws-1/vk-1', SENTINEL);
+    expect(DEFAULT_SECRET_NAME_PREFIX).toBe('gw/');
     expect(calls[0]).toMatchObject({ operation: 'CreateSecret', body: { Name: 'gw/virtual-keys/ws-1/vk-1', SecretString: SENTINEL } });
-    expect(await store.get('ws-1/vk-1')).toBe(SENTINEL);
+    expect(await store.get('virtual-keys/ws-1/vk-1')).toBe(SENTINEL);
     expect(calls[1]).toMatchObject({ operation: 'GetSecretValue', body: { SecretId: 'gw/virtual-keys/ws-1/vk-1' } });
+  });
+
+  it("puts every name under the stack's prefix, so two stacks never share a secret", async () => {
+    const staging = new SecretsManagerSecretStore({ region: 'us-east-1', endpoint, prefix: secretNamePrefix('gw-staging') });
+    const production = new SecretsManagerSecretStore({ region: 'us-east-1', endpoint, prefix: secretNamePrefix('gw-prod') });
+    await staging.put('virtual-keys/ws-1/vk-1', 'staging-value');
+    await production.put('virtual-keys/ws-1/vk-1', SENTINEL);
+    expect(calls.map((call) => call.body.Name)).toEqual(['gw-staging/virtual-keys/ws-1/vk-1', 'gw-prod/virtual-keys/ws-1/vk-1']);
+    expect(await staging.get('virtual-keys/ws-1/vk-1')).toBe('staging-value');
+    expect(await production.get('virtual-keys/ws-1/vk-1')).toBe(SENTINEL);
   });
 
   it('encrypts new secrets with the configured KMS key', async () => {
     const kmsKeyId = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
-    await new SecretsManagerSecretStore({ region: 'us-east-1', endpoint, kmsKeyId }).put('ws-1/vk-2', SENTINEL);
+    await new SecretsManagerSecretStore({ region: 'us-east-1', endpoint, kmsKeyId }).put('virtual-keys/ws-1/vk-2', SENTINEL);
     expect(calls[0]).toMatchObject({ operation: 'CreateSecret', body: { Name: 'gw/virtual-keys/ws-1/vk-2', KmsKeyId: kmsKeyId } });
-    await newStore().put('ws-1/vk-3', SENTINEL);
+    await newStore().put('virtual-keys/ws-1/vk-3', SENTINEL);
     expect(calls[1].body).not.toHaveProperty('KmsKeyId');
   });
 
   it('replaces an existing secret with PutSecretValue after CreateSecret reports it exists', async () => {
     const store = newStore();
-    await store.put('ws-1/vk-1', 'first');
-    await store.put('ws-1/vk-1', SENTINEL);
+    await store.put('virtual-keys/ws-1/vk-1', 'first');
+    await store.put('virtual-keys/ws-1/vk-1', SENTINEL);
     expect(calls.map((call) => call.operation)).toEqual(['CreateSecret', 'CreateSecret', 'PutSecretValue']);
     expect(secrets.get('gw/virtual-keys/ws-1/vk-1')).toBe(SENTINEL);
   });
 
   it('reports a missing secret as undefined', async () => {
-    expect(await newStore().get('ws-1/none')).toBeUndefined();
+    expect(await newStore().get('virtual-keys/ws-1/none')).toBeUndefined();
   });
 
   it('deletes without a recovery window, and deleting a missing secret is not an error', async () => {
     const store = newStore();
-    await store.put('ws-1/vk-1', SENTINEL);
-    await store.delete('ws-1/vk-1');
+    await store.put('virtual-keys/ws-1/vk-1', SENTINEL);
+    await store.delete('virtual-keys/ws-1/vk-1');
     expect(calls.at(-1)).toMatchObject({ operation: 'DeleteSecret', body: { SecretId: 'gw/virtual-keys/ws-1/vk-1', ForceDeleteWithoutRecovery: true } });
     expect(secrets.size).toBe(0);
-    await expect(store.delete('ws-1/vk-1')).resolves.toBeUndefined();
+    await expect(store.delete('virtual-keys/ws-1/vk-1')).resolves.toBeUndefined();
   });
 
   it('turns other service errors into a SecretStoreError naming only the error type, never the value', async () => {
     failWith = 'AccessDeniedException';
     const store = newStore();
-    const failure = await store.put('ws-1/vk-1', SENTINEL).catch((error: unknown) => error);
+    const failure = await store.put('virtual-keys/ws-1/vk-1', SENTINEL).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SecretStoreError);
     expect((failure as SecretStoreError).message).toBe("Secrets Manager put of 'gw/virtual-keys/ws-1/vk-1' failed: AccessDeniedException");
     expect(JSON.stringify(failure)).not.toContain(SENTINEL);
     expect((failure as Error).cause).toBeUndefined();
-    await expect(store.get('ws-1/vk-1')).rejects.toThrow(/get of 'gw\/virtual-keys\/ws-1\/vk-1' failed: AccessDeniedException/);
+    await expect(store.get('virtual-keys/ws-1/vk-1')).rejects.toThrow(/get of 'gw\/virtual-keys\/ws-1\/vk-1' failed: AccessDeniedException/);
   });
 
   it('refuses names outside the Secrets Manager alphabet before any call', async () => {

@@ -1,0 +1,53 @@
+/**
+ * What keeps a long-running local gw bounded and loses nothing it owes: the TTL sweep of the embedded store
+ * (with the local cap on request-log retention) and the replay of charges that failed (the file journal under
+ * the data directory, and reservations of requests a crash left behind), on start and then periodically.
+ * Loaded after settings were applied (server.ts imports it lazily through startLocalReliability).
+ */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`gw: port ${port} on ${host} is already in use (another gw?). Stop that process or start with PORT=<another port> npm start`);
+    this.name = 'PortInUseError';
+  }
+}
+
+const HOUR_SECONDS = 3_600;
+const DAY_SECONDS = 86_400;
+
+export async function startLocalReliability(storeEndpoint: string): Promise<{ stop(): Promise<void> }> {
+  const { settings } = await import('../../shared/settings.js');
+  const { TABLES, LOGS_TABLE, tableName } = await import('../../shared/store/table-definitions.js');
+  const { startTtlSweeper } = await import('./ttl-sweeper.js');
+  const { replayCharges } = await import('../../shared/gateway/enforcement/charge-journal.js');
+  const { defaultEnforcementDependencies } = await import('../../shared/gateway/enforcement/admission.js');
+  const current = settings();
+  // A log's TTL is LOG_RETENTION_DISPLAY days after it was written; locally it goes after the shorter cap.
+  const logsAhead = Math.max(0, current.LOG_RETENTION_DISPLAY * DAY_SECONDS - current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_SECONDS);
+  const sweeper = startTtlSweeper({
+    endpoint: storeEndpoint,
+    region: current.AWS_REGION,
+    intervalMs: current.GW_LOCAL_TTL_SWEEP_INTERVAL_MS,
+    tables: () =>
+      TABLES.map((definition) => ({
+        name: tableName(current, definition),
+        partitionKey: definition.partitionKey,
+        sortKey: definition.sortKey,
+        aheadSeconds: definition === LOGS_TABLE ? logsAhead : 0,
+      })),
+  });
+  const replay = () =>
+    replayCharges(new Date(), defaultEnforcementDependencies()).catch((error: unknown) => {
+      console.error('gw local runtime: replaying journaled charges failed', error);
+    });
+  // Charges a previous run journaled (or reservations it left) are settled before the first request.
+  await replay();
+  const interval = current.GW_LOCAL_TTL_SWEEP_INTERVAL_MS;
+  const timer = interval > 0 ? setInterval(() => void replay(), interval) : undefined;
+  timer?.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await sweeper.stop();
+    },
+  };
+}

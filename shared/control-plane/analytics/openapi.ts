@@ -1,0 +1,19 @@
+// Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import { analyticsQuerySchema, analyticsSchema } from './schemas.js';
+
+export const openApiOperations: OpenApiOperation[] = [
+  {
+    method: 'get',
+    path: '/v1/analytics',
+    operationId: 'getAnalytics',
+    summary: 'Usage, cost, errors and latency per group',
+    description:
+      'Served from hourly rollups (atomic adds, latency as histogram buckets), never from the logs. group_by=workspace covers every workspace of the organisation for admin callers. User keys and tokens of members and managers need the workspace settings membersViewAnalytics / managersViewAnalytics (on by default). The range is bounded by METRICS_RETENTION_DISPLAY days.',
+    tags: ['Observability'],
+    scopes: ['logs:read'],
+    query: analyticsQuerySchema,
+    responses: { '200': { description: 'Rows per group key and a series per interval.', schema: analyticsSchema } },
+    errors: [400, 401, 403, 404],
+  },
+];

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { GatewayError } from '../../http/errors.js';
+import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../../store/deployment-repository.js';
+import { SlugTakenError } from '../../store/slugged-record-repository.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
+import { findVisibleWorkspace } from '../workspaces/access.js';
+import { checkedDeploymentConfig, maskedConfig } from './config-check.js';
+import { forgetDeploymentSecret, sealDeploymentConfig } from './deployment-secrets.js';
+import type { DeploymentCreate, DeploymentUpdate, DeploymentView } from './schemas.js';
+
+/**
+ * Deployments belong to the organisation. An admin key manages all of them; a workspace key reads the ones its
+ * workspace may use and manages the ones assigned to its workspace. Anything else is a 404.
+ */
+export class DeploymentService {
+  constructor(private readonly repository = new DeploymentRepository()) {}
+
+  async create(principal: Principal, body: DeploymentCreate): Promise<DeploymentRecord> {
+    const workspaceId = await this.assignedWorkspace(principal, body.workspace_id);
+    const configWorkspaceId = workspaceId ?? principal.workspaceId;
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    const record: DeploymentRecord = {
+      id,
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      config_workspace_id: configWorkspaceId,
+      name: body.name,
+      slug: body.slug ?? slugOf(body.name),
+      type: body.type,
+      config: await sealDeploymentConfig(await checkedDeploymentConfig(body.config, configWorkspaceId), { organisationId: principal.organisationId, deploymentId: id }),
+      restricted_to_workspaces: await this.workspaceIds(principal, body.restricted_to_workspaces ?? []),
+      created_by: principal.keyId,
+      created_at: now,
+      updated_at: now,
+    };
+    if (body.description !== undefined) record.description = body.description;
+    try {
+      await withSlugConflict(record.slug, () => this.repository.create(record));
+    } catch (error) {
+      await forgetDeploymentSecret(record.config);
+      throw error;
+    }
+    return record;
+  }
+
+  async get(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
+    const record = await this.find(principal.organisationId, idOrSlug);
+    if (!record || !visibleTo(principal, record)) throw deploymentNotFound(idOrSlug);
+    return record;
+  }
+
+  async list(principal: Principal, filter: { type?: string; workspaceId?: string }, page: PageRequest): Promise<Page<DeploymentView>> {
+    const workspaceId = filter.workspaceId === undefined ? undefined : (await findVisibleWorkspace(principal, filter.workspaceId)).id;
+    const keep = (record: DeploymentRecord) =>
+      visibleTo(principal, record) && (filter.type === undefined || record.type === filter.type) && (workspaceId === undefined || record.workspace_id === workspaceId);
+    const result = await this.repository.list(principal.organisationId, page.limit, page.startKey, keep);
+    return toPage(result.items.map(presentDeployment), result.nextKey);
+  }
+
+  async update(principal: Principal, idOrSlug: string, body: DeploymentUpdate): Promise<DeploymentRecord> {
+    const current = await this.managed(principal, idOrSlug);
+    const workspaceId = body.workspace_id === undefined ? current.workspace_id : await this.assignedWorkspace(principal, body.workspace_id);
+    const configWorkspaceId = workspaceId ?? current.config_workspace_id;
+    const next: DeploymentRecord = {
+      ...current,
+      name: body.name ?? current.name,
+      slug: body.slug ?? current.slug,
+      type: body.type ?? current.type,
+      workspace_id: workspaceId,
+      config_workspace_id: configWorkspaceId,
+      config:
+        body.config !== undefined
+          ? await sealDeploymentConfig(await checkedDeploymentConfig(body.config, configWorkspaceId), { organisationId: principal.organisationId, deploymentId: current.id }, current.config)
+          : current.config,
+      restricted_to_workspaces: body.restricted_to_workspaces ? await this.workspaceIds(principal, body.restricted_to_workspaces) : current.restricted_to_workspaces,
+      updated_at: new Date().toISOString(),
+    };
+    if (body.description === null) delete next.description;
+    else if (body.description !== undefined) next.description = body.description;
+    // A saved reference must exist where the deployment now reads it from.
+    if (body.config === undefined && workspaceId !== current.workspace_id && current.config.kind === 'saved') {
+      await checkedDeploymentConfig({ id: current.config.id, ...(current.config.version ? { version: current.config.version } : {}) }, configWorkspaceId);
+    }
+    const replaced = await withSlugConflict(next.slug, () => this.repository.replace(current, next)).catch(async (error: unknown) => {
+      if (next.config !== current.config) await forgetDeploymentSecret(next.config);
+      throw error;
+    });
+    if (!replaced) {
+      if (next.config !== current.config) await forgetDeploymentSecret(next.config);
+      throw deploymentNotFound(idOrSlug);
+    }
+    if (next.config !== current.config) await forgetDeploymentSecret(current.config);
+    return next;
+  }
+
+  async delete(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
+    const current = await this.managed(principal, idOrSlug);
+    const deleted = await this.repository.delete(principal.organisationId, current.id);
+    if (!deleted) throw deploymentNotFound(idOrSlug);
+    await forgetDeploymentSecret(deleted.config);
+    return deleted;
+  }
+
+  /** A deployment the caller may change: any of the organisation for an admin, its own workspace's for a workspace key. */
+  private async managed(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
+    const record = await this.get(principal, idOrSlug);
+    if (principal.kind !== 'admin' && record.workspace_id !== principal.workspaceId) {
+      throw new GatewayError(403, 'admin_required', 'This deployment is not assigned to your workspace; only an organisation admin key may change it');
+    }
+    return record;
+  }
+
+  private async find(organisationId: string, idOrSlug: string): Promise<DeploymentRecord | undefined> {
+    if (idOrSlug.length > 255) return undefined;
+    return (await this.repository.getBySlug(organisationId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? this.repository.get(organisationId, idOrSlug) : undefined);
+  }
+
+  /** `undefined` → the caller's workspace; null → organisation-wide (admin only); else a visible workspace's id. */
+  private async assignedWorkspace(principal: Principal, requested: string | null | undefined): Promise<string | null> {
+    if (requested === undefined) return principal.workspaceId;
+    if (requested === null) {
+      if (principal.kind !== 'admin') throw new GatewayError(403, 'admin_required', 'Organisation-wide deployments (workspace_id: null) need an organisation admin key');
+      return null;
+    }
+    return (await findVisibleWorkspace(principal, requested)).id;
+  }
+
+  private async workspaceIds(principal: Principal, requested: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [index, idOrSlug] of requested.entries()) {
+      try {
+        const id = (await findVisibleWorkspace(principal, idOrSlug)).id;
+        if (!ids.includes(id)) ids.push(id);
+      } catch (error) {
+        if (error instanceof GatewayError && error.status === 404) {
+          throw new GatewayError(404, 'not_found', `restricted_to_workspaces[${index}]: no workspace with id or slug '${idOrSlug}'`, { param: `restricted_to_workspaces[${index}]` });
+        }
+        throw error;
+      }
+    }
+    return ids;
+  }
+}
+
+function visibleTo(principal: Principal, record: DeploymentRecord): boolean {
+  if (record.organisation_id !== principal.organisationId) return false;
+  return principal.kind === 'admin' || record.workspace_id === principal.workspaceId || deploymentUsableBy(record, principal.workspaceId);
+}
+
+export function deploymentNotFound(idOrSlug: string): GatewayError {
+  return new GatewayError(404, 'not_found', `No deployment with id or slug '${idOrSlug.slice(0, 255)}'`);
+}
+
+async function withSlugConflict<T>(slug: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof SlugTakenError) throw new GatewayError(409, 'slug_taken', `slug: a deployment with slug '${slug}' already exists in this organisation`, { param: 'slug' });
+    throw error;
+  }
+}
+
+/** A slug from a name: lower-case letters and digits joined by "-", at most 255 characters. */
+export function slugOf(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 255);
+  return slug || `deployment-${randomUUID().slice(0, 8)}`;
+}
+
+export function presentDeployment(record: DeploymentRecord): DeploymentView {
+  const view: DeploymentView = {
+    object: 'deployment',
+    id: record.id,
+    name: record.name,
+    slug: record.slug,
+    type: record.type,
+    config: record.config.kind === 'inline' ? (maskedConfig(record.config.inline) as Record<string, unknown>) : { id: record.config.id, ...(record.config.version ? { version: record.config.version } : {}) },
+    workspace_id: record.workspace_id,
+    restricted_to_workspaces: record.restricted_to_workspaces,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+  if (record.description !== undefined) view.description = record.description;
+  return view;
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { jsonResponse, type NeutralRequest } from '../../http/types.js';
+import { GatewayError } from '../../http/errors.js';
+import { runInBackground } from '../../observability/background.js';
+import { blobStore } from '../../store/blobs/blob-store-factory.js';
+import { ExportRepository, type ExportRecord } from '../../store/export-repository.js';
+import type { ControlPlaneRequest } from '../app.js';
+import { actorOf } from '../audit.js';
+import { notFound, requireScope } from '../authorization.js';
+import { gatedBy } from '../feature-flags.js';
+import { logWorkspace, readLogFilter } from '../logs/filters.js';
+import type { RouteRegistrar } from '../routes.js';
+import { parseJsonBody } from '../validation.js';
+import { validate } from '../validation.js';
+import { runExport } from './run-export.js';
+import { exportCreateSchema, exportIdPathSchema, type DataExport } from './schemas.js';
+
+const DOWNLOAD_URL_TTL_SECONDS = 3_600;
+
+/** POST /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download; 404 while DATA_EXPORTS_ENABLED is OFF. */
+export function registerExportRoutes(register: RouteRegistrar): void {
+  register('POST', '/v1/exports', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(202, await createExport(call))));
+  register('GET', '/v1/exports/{id}', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(200, await getExport(call))));
+  register(
+    'GET',
+    '/v1/exports/{id}/download',
+    gatedBy('DATA_EXPORTS_ENABLED', async (call) => {
+      const { job } = await findExport(call);
+      const bytes = job.status === 'completed' && job.blob_key ? await blobStore().get(job.blob_key) : undefined;
+      if (!bytes) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
+      return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="gw-logs-${job.id}.jsonl"` }, body: bytes };
+    }),
+  );
+}
+
+/** Starts an export of the logs matching the filters; the file is written in the background. */
+export async function createExport(call: ControlPlaneRequest): Promise<DataExport> {
+  requireScope(call.principal, 'logs:read');
+  const body = parseJsonBody(call.request, exportCreateSchema);
+  const { metadata, ...rest } = body;
+  const flat: Record<string, unknown> = { ...rest };
+  for (const [name, value] of Object.entries(metadata ?? {})) flat[`metadata.${name}`] = value;
+  const { filter, workspaceId } = readLogFilter(flat);
+  const workspace = await logWorkspace(call.principal, workspaceId);
+  const job: ExportRecord = {
+    id: `exp_${randomUUID().replace(/-/g, '')}`,
+    workspace_id: workspace,
+    organisation_id: call.principal.organisationId,
+    created_by: actorOf(call.principal)?.id ?? call.principal.keyId,
+    status: 'pending',
+    filters: { ...rest, ...(metadata ? { metadata } : {}) },
+    created_at: new Date().toISOString(),
+  };
+  await new ExportRepository().create(job);
+  runInBackground('data export', () => runExport(job, filter));
+  return presentExport(job, null);
+}
+
+export async function getExport(call: ControlPlaneRequest): Promise<DataExport> {
+  const { job } = await findExport(call);
+  return presentExport(job, job.status === 'completed' && job.blob_key ? await downloadUrl(call.request, job) : null);
+}
+
+async function findExport(call: ControlPlaneRequest): Promise<{ job: ExportRecord }> {
+  requireScope(call.principal, 'logs:read');
+  const { id } = validate(exportIdPathSchema, { id: call.params.id });
+  const workspace = await logWorkspace(call.principal, call.request.query.workspace_id);
+  const job = await new ExportRepository().get(workspace, id);
+  if (!job) throw notFound('export', id);
+  return { job };
+}
+
+/** S3: a presigned URL. The local folder store: this control plane's download route, behind the caller's key. */
+async function downloadUrl(request: NeutralRequest, job: ExportRecord): Promise<string> {
+  const store = blobStore();
+  if (store.presignedUrl && job.blob_key) return store.presignedUrl(job.blob_key, DOWNLOAD_URL_TTL_SECONDS);
+  const host = request.headers.host ?? '127.0.0.1';
+  const scheme = request.headers['x-forwarded-proto'] ?? 'http';
+  const query = job.workspace_id ? `?workspace_id=${encodeURIComponent(job.workspace_id)}` : '';
+  return `${scheme}://${host}/v1/exports/${job.id}/download${query}`;
+}
+
+function presentExport(job: ExportRecord, url: string | null): DataExport {
+  return {
+    object: 'export',
+    id: job.id,
+    workspace_id: job.workspace_id,
+    status: job.status,
+    filters: job.filters,
+    format: 'jsonl',
+    row_count: job.row_count ?? null,
+    created_at: job.created_at,
+    completed_at: job.completed_at ?? null,
+    download_url: url,
+    error: job.error ?? null,
+  };
+}

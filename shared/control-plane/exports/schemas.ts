@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { logFilterSchema } from '../logs/schemas.js';
+
+/** Body and responses of /v1/exports; types are inferred from these and docs/openapi.yaml generated. */
+
+export const exportCreateSchema = logFilterSchema
+  .omit({ workspace_id: true })
+  .extend({
+    workspace_id: z.string().min(1).max(128).optional().meta({ description: 'Another workspace of the organisation (admin callers only).' }),
+    metadata: z.record(z.string().min(1).max(64), z.string().min(1).max(512)).optional().meta({ description: 'Exact metadata matches, e.g. {"_user": "alice"}.' }),
+  })
+  .meta({ id: 'ExportCreate' });
+
+export const exportIdPathSchema = z.strictObject({ id: z.string().min(1).max(128) });
+
+export const exportSchema = z
+  .object({
+    object: z.literal('export'),
+    id: z.string(),
+    workspace_id: z.string(),
+    status: z.enum(['pending', 'running', 'completed', 'failed']),
+    filters: z.record(z.string(), z.unknown()),
+    format: z.literal('jsonl'),
+    row_count: z.number().nullable(),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+    download_url: z.string().nullable().meta({ description: 'Once completed: a presigned S3 URL (1 hour), or locally a gw route that takes the same API key.' }),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'DataExport' });
+
+export type DataExport = z.infer<typeof exportSchema>;

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { GatewayError } from '../../http/errors.js';
+import { forgetResolvedProviders } from '../../gateway/provider-target.js';
+import { logger } from '../../observability/logger.js';
+import {
+  deleteIntegrationSecret,
+  integrationRepository,
+  integrationSharedWith,
+  writeIntegrationSecret,
+  type IntegrationRecord,
+} from '../../store/integration-repository.js';
+import { secretStore } from '../../store/secrets/secret-store-factory.js';
+import { SecretStoreError, type SecretStore } from '../../store/secrets/secret-store.js';
+import { SlugTakenError } from '../../store/slugged-record-repository.js';
+import { slugOf } from '../deployments/service.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
+import { canonicalProvider, checkedCustomHost } from '../virtual-keys/virtual-key-rules.js';
+import { findVisibleWorkspace } from '../workspaces/access.js';
+import type { IntegrationCreate, IntegrationUpdate, IntegrationView } from './schemas.js';
+import { hasTags, readTagFilter } from './tags.js';
+
+/**
+ * Integrations: organisation-level provider credentials. Admin keys manage them; a workspace key may read the
+ * ones shared with its workspace. The credential only flows inward (body → secret store).
+ */
+export class IntegrationService {
+  constructor(
+    private readonly repository = integrationRepository(),
+    private readonly secrets: () => SecretStore = secretStore,
+  ) {}
+
+  async create(principal: Principal, body: IntegrationCreate): Promise<IntegrationRecord> {
+    const now = new Date().toISOString();
+    const record: IntegrationRecord = {
+      id: randomUUID(),
+      organisation_id: principal.organisationId,
+      name: body.name,
+      slug: body.slug ?? slugOf(body.name),
+      provider: canonicalProvider(body.provider),
+      tags: body.tags ?? {},
+      shared_with_workspaces: await this.sharedWith(principal, body.shared_with_workspaces ?? []),
+      credential_masked: body.credential === undefined ? null : masked(body.credential),
+      created_at: now,
+      updated_at: now,
+    };
+    if (body.custom_host !== undefined) record.custom_host = checkedCustomHost(body.custom_host);
+    if (body.description !== undefined) record.description = body.description;
+    // The secret first: a record without its secret would be an integration that fails at request time.
+    if (body.credential !== undefined) await guarded(() => writeIntegrationSecret(this.secrets(), principal.organisationId, record.id, { api_key: body.credential }));
+    try {
+      await withSlugConflict(record.slug, () => this.repository.create(record));
+    } catch (error) {
+      await this.forgetSecret(record);
+      throw error;
+    }
+    return record;
+  }
+
+  async get(principal: Principal, idOrSlug: string): Promise<IntegrationRecord> {
+    const record = await findIntegration(principal.organisationId, idOrSlug, this.repository);
+    if (!record || !(principal.kind === 'admin' || integrationSharedWith(record, principal.workspaceId))) throw integrationNotFound(idOrSlug);
+    return record;
+  }
+
+  async list(principal: Principal, query: { tags?: string; provider?: string }, page: PageRequest): Promise<Page<IntegrationView>> {
+    const tags = readTagFilter(query.tags);
+    const provider = query.provider === undefined ? undefined : canonicalProvider(query.provider);
+    const keep = (record: IntegrationRecord) =>
+      (principal.kind === 'admin' || integrationSharedWith(record, principal.workspaceId)) && hasTags(record.tags, tags) && (provider === undefined || record.provider === provider);
+    const result = await this.repository.list(principal.organisationId, page.limit, page.startKey, keep);
+    return toPage(result.items.map(presentIntegration), result.nextKey);
+  }
+
+  async update(principal: Principal, idOrSlug: string, body: IntegrationUpdate): Promise<IntegrationRecord> {
+    const current = await this.get(principal, idOrSlug);
+    const next: IntegrationRecord = {
+      ...current,
+      name: body.name ?? current.name,
+      slug: body.slug ?? current.slug,
+      tags: body.tags ?? current.tags,
+      shared_with_workspaces: body.shared_with_workspaces === undefined ? current.shared_with_workspaces : await this.sharedWith(principal, body.shared_with_workspaces),
+      updated_at: new Date().toISOString(),
+    };
+    if (body.custom_host === null) delete next.custom_host;
+    else if (body.custom_host !== undefined) next.custom_host = checkedCustomHost(body.custom_host);
+    if (body.description === null) delete next.description;
+    else if (body.description !== undefined) next.description = body.description;
+    if (body.credential === null) {
+      next.credential_masked = null;
+      await guarded(() => deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id));
+    } else if (body.credential !== undefined) {
+      next.credential_masked = masked(body.credential);
+      await guarded(() => writeIntegrationSecret(this.secrets(), current.organisation_id, current.id, { api_key: body.credential! }));
+    }
+    if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw integrationNotFound(idOrSlug);
+    forgetResolvedProviders();
+    return next;
+  }
+
+  /** The credential first, then the record; providers enabling it stop working (their requests get a 400). */
+  async delete(principal: Principal, idOrSlug: string): Promise<IntegrationRecord> {
+    const current = await this.get(principal, idOrSlug);
+    await guarded(() => deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id));
+    const deleted = await this.repository.delete(principal.organisationId, current.id);
+    forgetResolvedProviders();
+    if (!deleted) throw integrationNotFound(idOrSlug);
+    return deleted;
+  }
+
+  private async sharedWith(principal: Principal, requested: 'all' | string[]): Promise<'all' | string[]> {
+    if (requested === 'all') return 'all';
+    const ids: string[] = [];
+    for (const [index, idOrSlug] of requested.entries()) {
+      try {
+        const id = (await findVisibleWorkspace(principal, idOrSlug)).id;
+        if (!ids.includes(id)) ids.push(id);
+      } catch (error) {
+        if (error instanceof GatewayError && error.status === 404) {
+          throw new GatewayError(404, 'not_found', `shared_with_workspaces[${index}]: no workspace with id or slug '${idOrSlug}'`, { param: `shared_with_workspaces[${index}]` });
+        }
+        throw error;
+      }
+    }
+    return ids;
+  }
+
+  private async forgetSecret(record: IntegrationRecord): Promise<void> {
+    try {
+      await deleteIntegrationSecret(this.secrets(), record.organisation_id, record.id);
+    } catch (error) {
+      logger.warn('could not remove the secret of an integration that was not saved', { integration_id: record.id, error_name: (error as Error).name });
+    }
+  }
+}
+
+export async function findIntegration(organisationId: string, idOrSlug: string, repository = integrationRepository()): Promise<IntegrationRecord | undefined> {
+  if (idOrSlug.length > 255) return undefined;
+  return (await repository.getBySlug(organisationId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? repository.get(organisationId, idOrSlug) : undefined);
+}
+
+export function integrationNotFound(idOrSlug: string): GatewayError {
+  return new GatewayError(404, 'not_found', `No integration with id or slug '${idOrSlug.slice(0, 255)}'`);
+}
+
+/** The last four characters of a long credential, nothing of a short one. */
+function masked(credential: string): string {
+  return credential.length >= 12 ? `****${credential.slice(-4)}` : '****';
+}
+
+async function withSlugConflict<T>(slug: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof SlugTakenError) throw new GatewayError(409, 'slug_taken', `slug: '${slug}' is already in use here`, { param: 'slug' });
+    throw error;
+  }
+}
+export { withSlugConflict };
+
+/** SecretStore failures become a 503 that says nothing about the secret. */
+export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof SecretStoreError)) throw error;
+    logger.error('secret store operation failed', { operation: error.operation, reason: error.message });
+    throw new GatewayError(503, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later');
+  }
+}
+
+export function presentIntegration(record: IntegrationRecord): IntegrationView {
+  const view: IntegrationView = {
+    object: 'integration',
+    id: record.id,
+    name: record.name,
+    slug: record.slug,
+    provider: record.provider,
+    tags: record.tags,
+    shared_with_workspaces: record.shared_with_workspaces,
+    credential: { stored: record.credential_masked !== null, masked: record.credential_masked },
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+  if (record.description !== undefined) view.description = record.description;
+  if (record.custom_host !== undefined) view.custom_host = record.custom_host;
+  return view;
+}

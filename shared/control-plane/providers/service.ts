@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { GatewayError } from '../../http/errors.js';
+import { forgetResolvedProviders } from '../../gateway/provider-target.js';
+import { integrationRepository, integrationSharedWith, providerRepository, type IntegrationRecord, type ProviderRecord } from '../../store/integration-repository.js';
+import { findIntegration, withSlugConflict } from '../integrations/service.js';
+import { hasTags, readTagFilter } from '../integrations/tags.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
+
+/** Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace. */
+export class ProviderService {
+  constructor(
+    private readonly repository = providerRepository(),
+    private readonly integrations = integrationRepository(),
+  ) {}
+
+  async create(principal: Principal, workspaceId: string, body: ProviderCreate): Promise<ProviderView> {
+    const integration = await findIntegration(principal.organisationId, body.integration_id, this.integrations);
+    if (!integration || !integrationSharedWith(integration, workspaceId)) {
+      throw new GatewayError(404, 'not_found', `integration_id: no integration '${body.integration_id.slice(0, 255)}' is shared with this workspace`, { param: 'integration_id' });
+    }
+    const now = new Date().toISOString();
+    const record: ProviderRecord = {
+      id: randomUUID(),
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      integration_id: integration.id,
+      name: body.name ?? integration.name,
+      slug: body.slug ?? integration.slug,
+      models: body.models ?? [],
+      rate_limits: body.rate_limits ?? [],
+      enabled: body.enabled ?? true,
+      tags: body.tags ?? {},
+      created_at: now,
+      updated_at: now,
+    };
+    if (body.budget) record.budget = body.budget;
+    if (body.description !== undefined) record.description = body.description;
+    await withSlugConflict(record.slug, () => this.repository.create(record));
+    return presentProvider(record, integration);
+  }
+
+  async get(workspaceId: string, idOrSlug: string): Promise<ProviderView> {
+    const record = await this.existing(workspaceId, idOrSlug);
+    return presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id));
+  }
+
+  async list(workspaceId: string, tagQuery: string | undefined, page: PageRequest): Promise<Page<ProviderView>> {
+    const tags = readTagFilter(tagQuery);
+    const result = await this.repository.list(workspaceId, page.limit, page.startKey, (record) => hasTags(record.tags, tags));
+    const views: ProviderView[] = [];
+    for (const record of result.items) views.push(presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id)));
+    return toPage(views, result.nextKey);
+  }
+
+  async update(workspaceId: string, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
+    const current = await this.existing(workspaceId, idOrSlug);
+    const next: ProviderRecord = {
+      ...current,
+      name: body.name ?? current.name,
+      slug: body.slug ?? current.slug,
+      models: body.models ?? current.models,
+      rate_limits: body.rate_limits ?? current.rate_limits,
+      enabled: body.enabled ?? current.enabled,
+      tags: body.tags ?? current.tags,
+      updated_at: new Date().toISOString(),
+    };
+    if (body.budget === null) delete next.budget;
+    else if (body.budget !== undefined) next.budget = body.budget;
+    if (body.description === null) delete next.description;
+    else if (body.description !== undefined) next.description = body.description;
+    if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw providerNotFound(idOrSlug);
+    forgetResolvedProviders();
+    return presentProvider(next, await this.integrations.get(next.organisation_id, next.integration_id));
+  }
+
+  async delete(workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
+    const current = await this.existing(workspaceId, idOrSlug);
+    const deleted = await this.repository.delete(workspaceId, current.id);
+    forgetResolvedProviders();
+    if (!deleted) throw providerNotFound(idOrSlug);
+    return deleted;
+  }
+
+  private async existing(workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
+    const record = await findProvider(workspaceId, idOrSlug, this.repository);
+    if (!record) throw providerNotFound(idOrSlug);
+    return record;
+  }
+}
+
+export async function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
+  if (idOrSlug.length > 255) return undefined;
+  return (await repository.getBySlug(workspaceId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? repository.get(workspaceId, idOrSlug) : undefined);
+}
+
+function providerNotFound(idOrSlug: string): GatewayError {
+  return new GatewayError(404, 'not_found', `No provider with id or slug '${idOrSlug.slice(0, 255)}' in this workspace`);
+}
+
+export function presentProvider(record: ProviderRecord, integration: IntegrationRecord | undefined): ProviderView {
+  const view: ProviderView = {
+    object: 'provider',
+    id: record.id,
+    workspace_id: record.workspace_id,
+    integration_id: record.integration_id,
+    provider: integration?.provider ?? 'unavailable',
+    name: record.name,
+    slug: record.slug,
+    models: record.models,
+    rate_limits: record.rate_limits,
+    enabled: record.enabled,
+    tags: record.tags,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+  if (record.budget) view.budget = record.budget;
+  if (record.description !== undefined) view.description = record.description;
+  return view;
+}

@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import type { Principal } from '../../auth/principal.js';
+import type { NeutralRequest } from '../../http/types.js';
+import { ScimRepository, type ScimGroupRecord } from '../../store/scim-repository.js';
+import { ScimError } from './protocol.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** One SCIM request: the caller, the request, its JSON body and (read once) the organisation's SCIM groups. */
+export interface ScimCall {
+  principal: Principal;
+  request: NeutralRequest;
+  body<Schema extends z.ZodType>(schema?: Schema): Schema extends z.ZodType ? z.output<Schema> : unknown;
+  groups(): Promise<Map<string, ScimGroupRecord>>;
+}
+
+export function scimCall(principal: Principal, request: NeutralRequest, repository = new ScimRepository()): ScimCall {
+  let groups: Promise<Map<string, ScimGroupRecord>> | undefined;
+  return {
+    principal,
+    request,
+    body(schema) {
+      if (request.body.length > MAX_BODY_BYTES) throw new ScimError(413, 'tooMany', `The request body must be at most ${MAX_BODY_BYTES} bytes`, 'body_too_large');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(request.body.toString('utf8'));
+      } catch {
+        throw new ScimError(400, 'invalidSyntax', 'The request body is not valid JSON', 'invalid_json');
+      }
+      if (!schema) return raw as never;
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new ScimError(400, 'invalidSyntax', `${issue.path.join('.') || 'body'}: ${issue.message}`);
+      }
+      return parsed.data as never;
+    },
+    groups() {
+      groups ??= repository.listGroups(principal.organisationId).then((records) => new Map(records.map((record) => [record.workspace_id, record])));
+      return groups;
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { NeutralResponse } from '../../http/types.js';
+import { ScimRepository, ScimUserNameTakenError, type ScimUserRecord } from '../../store/scim-repository.js';
+import { EmailTakenError, UserRepository, type UserRecord } from '../../store/user-repository.js';
+import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
+import { applyPatch, patchRequestSchema } from './patch.js';
+import { applyFilter, listResponse, readScimPage, ScimError, scimResponse } from './protocol.js';
+import type { ScimCall } from './scim-call.js';
+import { displayNameOf, primaryEmailOf, userFieldsOf, userResource, type ScimUserFields } from './user-resource.js';
+
+/**
+ * SCIM Users ↔ organisation users. A SCIM record beside the user keeps what the identity provider manages
+ * (userName, externalId, names, e-mails, active). Deactivating (active: false, or DELETE) revokes the user's API
+ * keys in every workspace; the user and its memberships stay, so a re-activation restores access to them.
+ */
+export class ScimUsers {
+  constructor(
+    private readonly users = new UserRepository(),
+    private readonly scim = new ScimRepository(),
+  ) {}
+
+  async create(call: ScimCall): Promise<NeutralResponse> {
+    const fields = userFieldsOf(call.body());
+    const organisationId = call.principal.organisationId;
+    const now = new Date().toISOString();
+    const user: UserRecord = {
+      id: randomUUID(),
+      organisation_id: organisationId,
+      email: primaryEmailOf(fields),
+      role: 'member',
+      status: 'active',
+      workspaces: [],
+      invited_by: call.principal.keyId,
+      created_at: now,
+    };
+    const name = displayNameOf(fields);
+    if (name) user.name = name;
+    const adopted = await this.adoptable(organisationId, user.email);
+    if (adopted) return this.adopt(call, adopted, fields);
+    await this.claim(organisationId, fields.userName, user.id);
+    try {
+      await this.users.create(user);
+    } catch (error) {
+      await this.scim.releaseUserName(organisationId, fields.userName, user.id);
+      if (error instanceof EmailTakenError) throw new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation');
+      throw error;
+    }
+    const record = scimRecord(user, fields, now, now);
+    await this.scim.putUser(record);
+    return scimResponse(201, userResource(user, record, []), { location: `/v1/scim/v2/Users/${user.id}` });
+  }
+
+  /**
+   * A user gw already has (invited through /v1/admin/users, or the bootstrap admin) and SCIM does not manage yet:
+   * the identity provider takes it over instead of failing on the e-mail address.
+   */
+  private async adoptable(organisationId: string, email: string): Promise<UserRecord | undefined> {
+    const userId = await this.scim.userIdByEmail(organisationId, email);
+    if (!userId || (await this.scim.getUser(organisationId, userId))) return undefined;
+    return this.users.get(organisationId, userId);
+  }
+
+  private async adopt(call: ScimCall, user: UserRecord, fields: ScimUserFields): Promise<NeutralResponse> {
+    await this.claim(user.organisation_id, fields.userName, user.id);
+    const saved = await this.save(call, { user }, fields);
+    return { ...saved, status: 201, headers: { ...saved.headers, location: `/v1/scim/v2/Users/${user.id}` } };
+  }
+
+  async get(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const { user, record } = await this.existing(call, userId);
+    return scimResponse(200, userResource(user, record, await this.groupsOf(call, user)));
+  }
+
+  async list(call: ScimCall): Promise<NeutralResponse> {
+    const organisationId = call.principal.organisationId;
+    const page = readScimPage(call.request.query);
+    const records = new Map((await this.scim.listUsers(organisationId)).map((record) => [record.user_id, record]));
+    const resources: Array<Record<string, unknown>> = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.users.list(organisationId, {}, 100, startKey);
+      for (const user of result.items) resources.push(userResource(user, records.get(user.id), await this.groupsOf(call, user)));
+      startKey = result.nextKey;
+    } while (startKey);
+    resources.sort((a, b) => String((a.meta as { created: string }).created).localeCompare(String((b.meta as { created: string }).created)));
+    return listResponse(applyFilter(resources, call.request.query.filter), page);
+  }
+
+  async replace(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const current = await this.existing(call, userId);
+    return this.save(call, current, userFieldsOf(call.body(), current.record?.active ?? true));
+  }
+
+  /** PATCH as Okta and Entra ID send it: applied to the current resource, then validated and saved like a PUT. */
+  async patch(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const current = await this.existing(call, userId);
+    const request = call.body(patchRequestSchema);
+    const patched = applyPatch(userResource(current.user, current.record, []), request.Operations);
+    return this.save(call, current, userFieldsOf(patched));
+  }
+
+  /** DELETE deactivates: the identity provider's "deprovision" must not destroy the user's history in gw. */
+  async delete(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const current = await this.existing(call, userId);
+    const fields = userFieldsOf(userResource(current.user, current.record, []));
+    await this.save(call, current, { ...fields, active: false });
+    return scimResponse(204, undefined);
+  }
+
+  private async save(call: ScimCall, current: { user: UserRecord; record?: ScimUserRecord }, fields: ScimUserFields): Promise<NeutralResponse> {
+    const { user, record } = current;
+    const organisationId = call.principal.organisationId;
+    const previousUserName = record?.user_name ?? user.email;
+    if (previousUserName.toLowerCase() !== fields.userName.toLowerCase()) {
+      await this.claim(organisationId, fields.userName, user.id);
+      await this.scim.releaseUserName(organisationId, previousUserName, user.id);
+    }
+    const now = new Date().toISOString();
+    const name = displayNameOf(fields);
+    const updated = name && name !== user.name ? ((await this.users.update(user, { name }, now)) ?? user) : user;
+    const next = scimRecord(updated, fields, record?.created_at ?? user.created_at, now);
+    await this.scim.putUser(next);
+    const wasActive = record?.active ?? true;
+    if (wasActive && !next.active) {
+      for (const membership of user.workspaces) await revokeWorkspaceKeys(membership.workspace_id, (key) => key.user_id === user.id);
+    }
+    return scimResponse(200, userResource(updated, next, await this.groupsOf(call, updated)));
+  }
+
+  private async claim(organisationId: string, userName: string, userId: string): Promise<void> {
+    try {
+      await this.scim.claimUserName(organisationId, userName, userId);
+    } catch (error) {
+      if (error instanceof ScimUserNameTakenError) throw new ScimError(409, 'uniqueness', `userName '${userName.slice(0, 255)}' is already provisioned`);
+      throw error;
+    }
+  }
+
+  private async existing(call: ScimCall, userId: string): Promise<{ user: UserRecord; record?: ScimUserRecord }> {
+    const organisationId = call.principal.organisationId;
+    const user = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await this.users.get(organisationId, userId) : undefined;
+    if (!user) throw new ScimError(404, undefined, `No User with id '${userId.slice(0, 64)}'`, 'not_found');
+    return { user, record: await this.scim.getUser(organisationId, userId) };
+  }
+
+  /** The user's groups: its memberships of workspaces linked as SCIM groups. */
+  private async groupsOf(call: ScimCall, user: UserRecord): Promise<Array<{ value: string; display: string }>> {
+    const groups = await call.groups();
+    return user.workspaces.flatMap((membership) => {
+      const group = groups.get(membership.workspace_id);
+      return group ? [{ value: group.workspace_id, display: group.display_name }] : [];
+    });
+  }
+}
+
+function scimRecord(user: UserRecord, fields: ScimUserFields, createdAt: string, updatedAt: string): ScimUserRecord {
+  const record: ScimUserRecord = {
+    user_id: user.id,
+    organisation_id: user.organisation_id,
+    user_name: fields.userName,
+    emails: fields.emails,
+    active: fields.active,
+    extra: fields.extra,
+    created_at: createdAt,
+    updated_at: updatedAt,
+  };
+  if (fields.externalId) record.external_id = fields.externalId;
+  if (fields.givenName) record.given_name = fields.givenName;
+  if (fields.familyName) record.family_name = fields.familyName;
+  if (fields.displayName) record.display_name = fields.displayName;
+  return record;
+}

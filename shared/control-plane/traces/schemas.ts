@@ -1,0 +1,40 @@
+import * as z from 'zod';
+import { requestLogSchema, spanSchema } from '../logs/schemas.js';
+
+/** Responses of GET /v1/traces, /v1/traces/{traceId} and /v1/spans. */
+
+export const traceSummarySchema = z
+  .object({
+    object: z.literal('trace'),
+    trace_id: z.string(),
+    started_at: z.string(),
+    ended_at: z.string(),
+    requests: z.number(),
+    errors: z.number(),
+    cost: z.number().meta({ description: 'USD summed over the requests that have a price.' }),
+    total_tokens: z.number(),
+    models: z.array(z.string()),
+  })
+  .meta({ id: 'TraceSummary' });
+
+export const traceSummaryListSchema = z
+  .object({ object: z.literal('list'), data: z.array(traceSummarySchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'TraceSummaryList' });
+
+export const traceSchema = z
+  .object({ object: z.literal('trace'), trace_id: z.string(), requests: z.array(requestLogSchema), spans: z.array(spanSchema.extend({ log_id: z.string(), trace_id: z.string() })) })
+  .meta({ id: 'Trace' });
+
+export const traceIdPathSchema = z.strictObject({ traceId: z.string().min(1).max(128) });
+
+export const spanListQuerySchema = z.strictObject({
+  trace_id: z.string().min(1).max(128).meta({ description: 'Required: the trace whose spans to list.' }),
+  workspace_id: z.string().min(1).max(128).optional(),
+});
+
+export const spanListSchema = z
+  .object({ object: z.literal('list'), data: z.array(spanSchema.extend({ log_id: z.string(), trace_id: z.string() })), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'SpanList' });
+
+export type TraceSummary = z.infer<typeof traceSummarySchema>;
+export type Trace = z.infer<typeof traceSchema>;

@@ -1,0 +1,31 @@
+import { errorBody } from '../../http/errors.js';
+import { isRecord } from '../../providers/common/json-guards.js';
+import { namedEvent } from '../sse.js';
+import type { DialectCodec } from '../types.js';
+import { buildNativeResponsesCall, createNativeResponsesStream, nativeResponseUsage } from './native.js';
+import { responsesToCanonical, validateResponsesBody } from './request.js';
+import { canonicalToResponse } from './response.js';
+import { ResponsesStreamEncoder } from './stream.js';
+
+/** Providers that serve the Responses API themselves. */
+const NATIVE_PROVIDERS = new Set(['openai', 'azure-openai']);
+
+/** OpenAI's Responses API (`POST /v1/responses`) ⇄ the canonical chat form. Errors keep gw's (OpenAI's) shape. */
+export const responsesCodec: DialectCodec = {
+  name: 'responses',
+  validate: validateResponsesBody,
+  speaksNatively: (provider) => NATIVE_PROVIDERS.has(provider),
+  toCanonical: responsesToCanonical,
+  fromCanonical: canonicalToResponse,
+  createStreamEncoder: (body) => new ResponsesStreamEncoder(body),
+  buildNativeCall: buildNativeResponsesCall,
+  createNativeStreamTranslator: createNativeResponsesStream,
+  nativeUsage: nativeResponseUsage,
+  // gw keeps the conversation itself, so the provider saw neither `store` nor `previous_response_id`.
+  patchNativeAnswer: (response, body) => ({ ...response, store: body.store !== false, previous_response_id: body.previous_response_id ?? null }),
+  nativeStreamError: (body) => {
+    const error = isRecord(body.error) ? body.error : {};
+    return namedEvent('error', { type: 'error', code: error.code ?? 'server_error', message: error.message ?? 'The stream failed', param: null });
+  },
+  errorBody: (error) => ({ ...errorBody(error) }),
+};

@@ -1,0 +1,62 @@
+import { badRequest } from '../../http/errors.js';
+import { isRecord } from '../../providers/common/json-guards.js';
+import { summariseOpenAIStyleError } from '../../providers/openai-compatible/error-summary.js';
+import type { UpstreamCall } from '../../providers/types.js';
+import { PassThroughStreamTranslator } from '../native-stream.js';
+import type { NativeCallInput, NativeStreamTranslator } from '../types.js';
+import { canonicalUsageFromResponses } from './response.js';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/**
+ * The client's Responses body sent to OpenAI or Azure OpenAI as it is (built-in tools, reasoning items and
+ * `include` kept). gw keeps the conversation state itself, so `previous_response_id` (already expanded into
+ * `input` by gw) is not sent, and the provider is asked not to store a second copy.
+ */
+export function buildNativeResponsesCall(input: NativeCallInput): UpstreamCall {
+  const { previous_response_id: _expanded, ...body } = input.body;
+  body.store = false;
+  body.stream = input.stream;
+  const headers: Record<string, string> = { ...input.forwardHeaders, 'content-type': 'application/json' };
+  if (input.stream) headers.accept = 'text/event-stream';
+  if (input.provider === 'azure-openai') {
+    const azure = input.target.azure ?? {};
+    if (!input.target.customHost && !azure.resourceName) {
+      throw badRequest('missing_azure_resource', 'Azure OpenAI needs x-gw-azure-resource-name (or x-gw-clouda-resource-name)', 'x-gw-azure-resource-name');
+    }
+    // Azure's v1 Responses route takes the deployment name as the model.
+    if (azure.deploymentId) body.model = azure.deploymentId;
+    const host = (input.target.customHost ?? `https://${encodeURIComponent(azure.resourceName!)}.openai.azure.com`).replace(/\/+$/, '');
+    if (input.target.apiKey) headers['api-key'] = input.target.apiKey;
+    return { url: `${host}/openai/v1/responses`, headers, body: JSON.stringify(body) };
+  }
+  if (input.target.apiKey) headers.authorization = `Bearer ${input.target.apiKey}`;
+  const base = (input.target.customHost ?? OPENAI_BASE_URL).replace(/\/+$/, '');
+  return { url: `${base}/responses`, headers, body: JSON.stringify(body) };
+}
+
+const HELD_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued']);
+const END_EVENTS = new Set(['response.completed', 'response.incomplete']);
+
+export function createNativeResponsesStream(): NativeStreamTranslator {
+  return new PassThroughStreamTranslator({
+    isContent: (type) => !HELD_EVENTS.has(type),
+    isEnd: (type) => END_EVENTS.has(type),
+    errorOf: (event) => {
+      if (event.type === 'error') return { status: 502, error: { ...summariseOpenAIStyleError(502, { error: event }), type: 'upstream_error' } };
+      if (event.type === 'response.failed') {
+        const response = isRecord(event.response) ? event.response : {};
+        return { status: 502, error: { ...summariseOpenAIStyleError(502, { error: response.error ?? { message: 'The response failed' } }), type: 'upstream_error' } };
+      }
+      return undefined;
+    },
+    usage: (event, previous) => {
+      if (!END_EVENTS.has(String(event.type)) || !isRecord(event.response)) return previous;
+      return canonicalUsageFromResponses(event.response.usage) ?? previous;
+    },
+  });
+}
+
+export function nativeResponseUsage(response: Record<string, unknown>): Record<string, unknown> | undefined {
+  return canonicalUsageFromResponses(response.usage);
+}

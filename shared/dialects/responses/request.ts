@@ -1,0 +1,127 @@
+import { badRequest } from '../../http/errors.js';
+import { isRecord } from '../../providers/common/json-guards.js';
+import type { OpenAIBody } from '../../providers/types.js';
+import { checkBody, responsesRequestSchema } from '../schemas.js';
+
+type Json = Record<string, unknown>;
+
+/** Input item types gw can translate for a non-OpenAI target. */
+const TRANSLATABLE_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+
+/** Checks the shape of a Responses body when it arrives. */
+export function validateResponsesBody(body: OpenAIBody): void {
+  checkBody(responsesRequestSchema, body);
+  if (body.conversation !== undefined) throw badRequest('unsupported_parameter', '`conversation` is not supported by gw; continue with `previous_response_id`', 'conversation');
+}
+
+/** `input` as a list of items (a string is one user message). */
+export function inputItems(input: unknown): Json[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return (input as unknown[]).filter(isRecord);
+}
+
+/**
+ * A Responses body → the canonical chat body. `instructions` become the system message; message items,
+ * `function_call` and `function_call_output` items become chat messages (consecutive assistant output joins
+ * one assistant turn); function tools become chat tools; `text.format` becomes `response_format`. Built-in
+ * tools (web search, file search, …) run only on OpenAI: any other target is a 400 naming the tool.
+ */
+export function responsesToCanonical(body: OpenAIBody, provider: string): OpenAIBody {
+  const messages: Json[] = [];
+  if (typeof body.instructions === 'string' && body.instructions !== '') messages.push({ role: 'system', content: body.instructions });
+  inputItems(body.input).forEach((item, index) => appendItem(messages, item, index));
+  if (messages.length === 0) throw badRequest('missing_input', '`input` is empty', 'input');
+
+  const chat: OpenAIBody = { model: body.model, messages };
+  for (const name of ['temperature', 'top_p', 'stream', 'parallel_tool_calls', 'user', 'safety_identifier'] as const) {
+    if (body[name] !== undefined && body[name] !== null) chat[name] = body[name];
+  }
+  if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
+  if (isRecord(body.reasoning) && typeof body.reasoning.effort === 'string') chat.reasoning_effort = body.reasoning.effort;
+  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = body.tools.map((tool, index) => convertTool(tool, index, provider));
+  if (body.tool_choice !== undefined) chat.tool_choice = toolChoice(body.tool_choice);
+  const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
+  if (format) chat.response_format = responseFormat(format);
+  return chat;
+}
+
+function appendItem(messages: Json[], item: Json, index: number): void {
+  const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+  if (typeof type !== 'string' || !TRANSLATABLE_ITEMS.has(type)) {
+    throw badRequest('unsupported_input_item', `input[${index}]: item type '${String(type)}' can only be sent to an OpenAI target`, `input.${index}.type`);
+  }
+  const last = messages.at(-1);
+  if (type === 'message') {
+    const role = item.role === 'developer' ? 'system' : item.role;
+    if (role !== 'user' && role !== 'assistant' && role !== 'system') throw badRequest('invalid_input', `input[${index}].role must be user, assistant, system or developer`, `input.${index}.role`);
+    const content = messageContent(item.content, index);
+    if (role === 'assistant' && last?.role === 'assistant' && last.content === null) last.content = typeof content === 'string' ? content : textOf(content);
+    else messages.push({ role, content: role === 'assistant' && typeof content !== 'string' ? textOf(content) : content });
+  } else if (type === 'function_call') {
+    const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' } };
+    if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as Json[] | undefined) ?? []), call];
+    else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  } else if (type === 'function_call_output') {
+    messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : textOf(messageContent(item.output, index)) });
+  }
+  // Reasoning items belong to the model that wrote them: another model cannot read them, so they are left out.
+}
+
+function messageContent(content: unknown, index: number): string | Json[] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw badRequest('invalid_input', `input[${index}].content must be a string or an array of parts`, `input.${index}.content`);
+  return content.filter(isRecord).map((part, partIndex) => contentPart(part, `input.${index}.content.${partIndex}`));
+}
+
+function contentPart(part: Json, param: string): Json {
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+    case 'text':
+      return { type: 'text', text: String(part.text ?? '') };
+    case 'input_image':
+      if (typeof part.image_url !== 'string') throw badRequest('unsupported_content', `${param}: images by file_id can only be sent to an OpenAI target`, param);
+      return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+    case 'input_file':
+      if (typeof part.file_data !== 'string') throw badRequest('unsupported_content', `${param}: files by file_id or URL can only be sent to an OpenAI target`, param);
+      return { type: 'file', file: { file_data: part.file_data, filename: part.filename ?? 'file.pdf' } };
+    case 'refusal':
+      return { type: 'text', text: String(part.refusal ?? '') };
+    default:
+      throw badRequest('unsupported_content', `${param}: content type '${String(part.type)}' cannot be translated for this target`, param);
+  }
+}
+
+function textOf(content: string | Json[]): string {
+  return typeof content === 'string' ? content : content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+}
+
+function convertTool(tool: unknown, index: number, provider: string): Json {
+  if (!isRecord(tool)) throw badRequest('invalid_tool', `tools[${index}] must be an object`, `tools.${index}`);
+  if (tool.type !== 'function') {
+    throw badRequest('unsupported_tool', `The built-in tool '${String(tool.type)}' (tools[${index}]) runs only on OpenAI targets; provider '${provider}' cannot run it`, `tools.${index}.type`);
+  }
+  const fn: Json = { name: tool.name, parameters: isRecord(tool.parameters) ? tool.parameters : { type: 'object', properties: {} } };
+  if (typeof tool.description === 'string') fn.description = tool.description;
+  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+function toolChoice(choice: unknown): unknown {
+  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
+  if (isRecord(choice) && choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
+  throw badRequest('unsupported_tool_choice', '`tool_choice` must be auto, none, required or a function; built-in tool choices need an OpenAI target', 'tool_choice');
+}
+
+function responseFormat(format: Json): Json {
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    const schema: Json = { name: format.name ?? 'response', schema: format.schema };
+    if (typeof format.strict === 'boolean') schema.strict = format.strict;
+    if (typeof format.description === 'string') schema.description = format.description;
+    return { type: 'json_schema', json_schema: schema };
+  }
+  throw badRequest('invalid_parameter', `\`text.format.type\` '${String(format.type)}' is not supported`, 'text.format.type');
+}

@@ -1,0 +1,46 @@
+import { LRUCache } from 'lru-cache';
+import type { Principal } from '../auth/principal.js';
+import { badRequest, GatewayError } from '../http/errors.js';
+import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../store/deployment-repository.js';
+import { readConfigSecret, unsealConfig } from '../store/config-secrets.js';
+import { secretStore } from '../store/secrets/secret-store-factory.js';
+import { parseInlineConfig, type ConfigResolver } from './config/resolve-config.js';
+import type { GatewayConfig } from './config/schema.js';
+import type { RequestOptions } from './request-options.js';
+
+// A changed or deleted deployment is in force everywhere within this time; unknown slugs are not cached.
+const DEPLOYMENT_TTL_MS = 30_000;
+const cache = new LRUCache<string, DeploymentRecord>({ max: 2_000, ttl: DEPLOYMENT_TTL_MS });
+let repository: DeploymentRepository | undefined;
+
+/**
+ * The config a request runs: the deployment's (`x-gw-deployment: <slug>`), else `x-gw-config`. A deployment of
+ * another organisation, or one restricted away from the caller's workspace, is the same 404 as none at all.
+ */
+export async function resolveRequestConfig(options: RequestOptions, principal: Principal, configs: ConfigResolver): Promise<GatewayConfig | undefined> {
+  if (options.deployment === undefined) return configs.resolve(options.config, principal.workspaceId);
+  if (options.config !== undefined) {
+    throw badRequest('conflicting_headers', 'Send either x-gw-deployment or x-gw-config, not both: a deployment brings its own config', 'x-gw-deployment');
+  }
+  const deployment = await findDeployment(principal.organisationId, options.deployment);
+  if (!deployment || !deploymentUsableBy(deployment, principal.workspaceId)) {
+    throw new GatewayError(404, 'deployment_not_found', `No deployment '${options.deployment}' is available to this workspace`, { param: 'x-gw-deployment' });
+  }
+  const { config } = deployment;
+  if (config.kind === 'inline') {
+    // Credentials live in the secret store (control-plane/deployments/deployment-secrets.ts): put them back here only.
+    const inline = config.secret_ref ? unsealConfig(config.inline, config.secret_ref, await readConfigSecret(secretStore(), config.secret_ref)) : config.inline;
+    return parseInlineConfig(JSON.stringify(inline));
+  }
+  return configs.resolve(config.version === undefined ? config.id : `${config.id}@${config.version}`, deployment.config_workspace_id);
+}
+
+async function findDeployment(organisationId: string, slug: string): Promise<DeploymentRecord | undefined> {
+  const key = `${organisationId}\u0000${slug}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  repository ??= new DeploymentRepository();
+  const found = await repository.getBySlug(organisationId, slug);
+  if (found) cache.set(key, found);
+  return found;
+}

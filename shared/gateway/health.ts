@@ -1,0 +1,41 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import { GatewayError } from '../http/errors.js';
+import { jsonResponse, type Handler } from '../http/types.js';
+import { logger } from '../observability/logger.js';
+import { settings } from '../settings.js';
+import { dynamoDocumentClient } from '../store/dynamo-client.js';
+import { keys } from '../store/keys.js';
+import { MAIN_TABLE, tableName } from '../store/table-definitions.js';
+
+export const GW_VERSION: string = packageJson.version;
+
+/** One cheap read of the main table: proves the store answers, the table exists and gw may read it. */
+export async function probeStore(): Promise<void> {
+  await dynamoDocumentClient().send(new GetCommand({ TableName: tableName(settings(), MAIN_TABLE), Key: keys.bootstrapMarker }));
+}
+
+/**
+ * `GET /health`, outside /v1 and without a key, for load balancers and uptime checks: 200 with the version and
+ * no store call, so it costs nothing and says the function is up. `?deep=true` also reads the store; it needs an
+ * organisation admin key (it is a probe of gw's internals) and answers 503 when the store fails.
+ */
+export function healthHandler(authenticator: ApiKeyAuthenticator, checkStore: () => Promise<void> = probeStore): Handler {
+  return async (request) => {
+    const deep = request.query.deep;
+    if (deep === undefined || deep === 'false') return jsonResponse(200, { status: 'ok', version: GW_VERSION }, { 'cache-control': 'no-store' });
+    if (deep !== 'true') throw new GatewayError(400, 'invalid_request', 'deep must be true or false', { param: 'deep' });
+    const key = request.headers['x-gw-api-key'] || request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const principal = await authenticator.authenticate(key);
+    if (principal.kind !== 'admin') throw new GatewayError(403, 'admin_required', 'A deep health check needs an organisation admin key');
+    const started = Date.now();
+    try {
+      await checkStore();
+    } catch (error) {
+      logger.error('deep health check: the store did not answer', { error: error as Error });
+      return jsonResponse(503, { status: 'unavailable', version: GW_VERSION, checks: { store: { status: 'failed', latency_ms: Date.now() - started } } }, { 'cache-control': 'no-store' });
+    }
+    return jsonResponse(200, { status: 'ok', version: GW_VERSION, checks: { store: { status: 'ok', latency_ms: Date.now() - started } } }, { 'cache-control': 'no-store' });
+  };
+}

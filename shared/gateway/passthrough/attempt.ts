@@ -1,0 +1,128 @@
+import { GatewayError } from '../../http/errors.js';
+import type { ResponseBody } from '../../http/types.js';
+import { attemptSpanAttributes, attemptSpanError } from '../../observability/attempt-span.js';
+import { startSpan } from '../../observability/spans.js';
+import { passthroughSupport, providersServing } from '../../providers/passthrough-registry.js';
+import { settings } from '../../settings.js';
+import type { AttemptRecord, UsageReport } from '../attempt.js';
+import type { LeafSettings } from '../config/target-tree.js';
+import { relayedUpstreamHeaders } from '../relayed-headers.js';
+import { resolveLeafTarget } from '../resolve-target.js';
+import { bodyReadFailure, readUpstreamBody, sendUpstream, type UpstreamResponse } from '../upstream-client.js';
+import { providerErrorFrom } from '../upstream-errors.js';
+import type { PassthroughRequest } from './context.js';
+import { modelOf, payloadForTarget } from './payload.js';
+
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+export interface PassthroughSuccess {
+  provider: string;
+  model?: string;
+  /** Provider rate-limit headers and request id, relayed. */
+  headers: Record<string, string>;
+  contentType: string;
+  body: ResponseBody;
+}
+
+/**
+ * One try of one leaf: the provider must serve the endpoint (else 400 `unsupported_endpoint`), its override
+ * params apply, the bytes go out with the provider's URL and credential header. A JSON or text answer is read
+ * whole before it counts as a success (so a broken one retries and falls back); speech audio is relayed chunk
+ * by chunk with the provider's content-type.
+ */
+export async function attemptPassthrough(passthrough: PassthroughRequest, leafPath: string, leaf: LeafSettings, retry: number, onUsage: (report: UsageReport) => void): Promise<PassthroughSuccess> {
+  const { context, route, payload } = passthrough;
+  const started = performance.now();
+  const record: AttemptRecord = { target_path: leafPath, status: 0, latency_ms: 0, retry, cache_status: 'DISABLED' };
+  context.attempts.push(record);
+  const span = startSpan(context, 'attempt', { 'gw.retry': retry }, { kind: 'attempt' });
+  try {
+    // Every provider serves chat: resolving "for chat" reads the leaf's provider and credentials; the
+    // pass-through check that matters follows.
+    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, 'chat', context.request.headers, context.principal.workspaceId);
+    record.provider = adapter.slug;
+    const support = passthroughSupport(adapter.slug);
+    if (!support?.endpoints.includes(route.endpoint)) {
+      const serving = providersServing(route.endpoint);
+      throw new GatewayError(400, 'unsupported_endpoint', `Provider '${adapter.slug}' does not support /v1/${route.endpoint}; providers that do: ${serving.length ? serving.join(', ') : 'none'}`, { param: 'x-gw-provider' });
+    }
+    const body = await payloadForTarget(payload, leaf.overrideParams);
+    record.model = modelOf(body.fields);
+    const call = support.buildCall({ endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders });
+    const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
+    const upstream = await sendUpstream(call, { timeoutMs, idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS, signal: context.request.signal });
+    if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
+    const contentType = headerText(upstream.headers['content-type']) ?? (route.streamsAnswer ? 'application/octet-stream' : 'application/json');
+    const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
+    if (route.streamsAnswer) {
+      record.status = 200;
+      return { ...success, body: relayBytes(upstream, onUsage) };
+    }
+    const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
+    const usage = jsonUsage(raw, contentType);
+    record.status = 200;
+    onUsage({ usage });
+    return { ...success, body: raw };
+  } catch (error) {
+    if (error instanceof GatewayError) {
+      record.status = error.status;
+      record.error_code = error.code;
+    }
+    throw error;
+  } finally {
+    record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+    span.end(attemptSpanAttributes(record, leaf.virtualKey), attemptSpanError(record));
+  }
+}
+
+/**
+ * The provider's bytes, passed on as they arrive. Once the first byte went out the answer is committed: a
+ * break after it ends the body early and is recorded as the stream's error. A plain iterator rather than a
+ * generator, so a client that leaves (the edge calls `return()`) drops the upstream connection at once, even
+ * while a read is pending, instead of after the provider's next chunk.
+ */
+function relayBytes(upstream: UpstreamResponse, onUsage: (report: UsageReport) => void): AsyncIterable<Uint8Array> {
+  const source = upstream.body[Symbol.asyncIterator]();
+  let ended = false;
+  const end = (streamErrorCode?: string) => {
+    if (ended) return;
+    ended = true;
+    onUsage({ streamErrorCode });
+  };
+  const iterator: AsyncIterator<Uint8Array> = {
+    async next() {
+      if (ended) return { done: true, value: undefined };
+      try {
+        const step = await source.next();
+        if (step.done) end();
+        return step;
+      } catch (error) {
+        end(bodyReadFailure(error).code);
+        return { done: true, value: undefined };
+      }
+    },
+    async return() {
+      upstream.body.destroy();
+      end('client_closed');
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+/** A JSON answer must parse (else the provider failed, and routing may retry); its `usage`, when any, is metered. */
+function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | undefined {
+  if (!/\bjson\b/i.test(contentType)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new GatewayError(502, 'upstream_invalid_response', 'The provider answered 2xx with a body that is not the JSON its content-type says', { type: 'upstream_error', upstream: true });
+  }
+  const usage = (parsed as { usage?: unknown } | null)?.usage;
+  return typeof usage === 'object' && usage !== null && !Array.isArray(usage) ? (usage as Record<string, unknown>) : undefined;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { hasScope, type Principal } from '../../auth/principal.js';
+import { GatewayError } from '../../http/errors.js';
+import type { NeutralRequest } from '../../http/types.js';
+import { noteGatewayAuthenticationFailure } from '../../observability/authentication-failures.js';
+import { rejectedRequestOf } from '../../observability/finished-request.js';
+import { requestLogger } from '../../observability/logger.js';
+import { recordFinishedRequest } from '../../observability/request-record.js';
+import { runInBackground } from '../../observability/background.js';
+import { newSpanId, startSpan, type SpanHost } from '../../observability/spans.js';
+import type { Endpoint } from '../../providers/types.js';
+import { settings } from '../../settings.js';
+import { buildRouteTree } from '../config/target-tree.js';
+import type { GatewayContext } from '../context.js';
+import { resolveRequestConfig } from '../deployment-target.js';
+import type { InferenceDependencies } from '../inference.js';
+import { applyWorkspaceProvider } from '../provider-target.js';
+import { readRequestOptions } from '../request-options.js';
+import { leafFromHeaders } from '../resolve-target.js';
+import type { PassthroughRoute } from './endpoints.js';
+import { readPassthroughPayload, type PassthroughPayload } from './payload.js';
+
+export interface PassthroughRequest {
+  context: GatewayContext;
+  route: PassthroughRoute;
+  payload: PassthroughPayload;
+}
+
+/**
+ * The same front half as chat (authenticate, completions:write, x-gw-* options, workspace provider, config →
+ * route tree), with the body read as the endpoint takes it. A request refused after authentication still gets
+ * its log record.
+ */
+export async function buildPassthroughRequest(request: NeutralRequest, route: PassthroughRoute, traceId: string, deps: InferenceDependencies): Promise<PassthroughRequest> {
+  const startedAt = performance.now();
+  const spans: SpanHost = { spans: [], rootSpanId: newSpanId() };
+  // The log record's `endpoint` names the pass-through endpoint; no chat-only stage runs on these requests.
+  const endpoint = route.endpoint as unknown as Endpoint;
+  let principal: Principal | undefined;
+  try {
+    const authSpan = startSpan(spans, 'auth');
+    principal = await deps.authenticator.authenticate(request.headers['x-gw-api-key']).catch((thrown: unknown) => {
+      authSpan.end(undefined, thrown);
+      noteGatewayAuthenticationFailure(request, thrown, traceId);
+      throw thrown;
+    });
+    authSpan.end({ 'gw.workspace_id': principal.workspaceId });
+    if (!hasScope(principal, 'completions:write')) {
+      throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
+    }
+    const options = readRequestOptions(request.headers);
+    const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
+    await applyWorkspaceProvider(request, options, payload.fields, principal);
+    const config = await resolveRequestConfig(options, principal, deps.configs);
+    const context: GatewayContext = {
+      request,
+      requestId: randomUUID(),
+      traceId,
+      startedAt,
+      deadline: Date.now() + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
+      endpoint,
+      principal,
+      options,
+      body: payload.fields,
+      routeTree: buildRouteTree(config, leafFromHeaders(options)),
+      configured: config !== undefined,
+      attempts: [],
+      log: requestLogger(traceId),
+      ...spans,
+    };
+    return { context, route, payload };
+  } catch (thrown) {
+    const known = principal;
+    if (known && thrown instanceof GatewayError) {
+      runInBackground('request log', () => recordFinishedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, principal: known, ...spans }, thrown)));
+    }
+    throw thrown;
+  }
+}

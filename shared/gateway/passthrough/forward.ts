@@ -1,0 +1,98 @@
+import { GatewayError } from '../../http/errors.js';
+import type { NeutralResponse, ResponseBody } from '../../http/types.js';
+import { backgroundCapacity, runInBackground } from '../../observability/background.js';
+import type { UsageReport } from '../attempt.js';
+import { admitRequest, type Admission } from '../enforcement/admission.js';
+import { applyGuardrails } from '../guardrail-stage.js';
+import { releaseAdmission, rememberReservations } from '../enforcement/settlement.js';
+import { recordOutcome } from '../inference.js';
+import { gatewayHeaders } from '../response-headers.js';
+import { withRetries, type RetryClock, systemClock } from '../routing/retry.js';
+import { routeRequest, RouteFailure } from '../routing/route.js';
+import { withSpan } from '../../observability/spans.js';
+import { attemptPassthrough } from './attempt.js';
+import type { PassthroughRequest } from './context.js';
+
+/**
+ * Policies and budgets, then the route (retries, fallback, load balancing; the body is buffered bytes, so
+ * every try can replay it), then the provider's answer with gw's headers. One log record per request, after
+ * the answer went out (for streamed audio, after its last byte).
+ */
+export async function forwardPassthrough(passthrough: PassthroughRequest, clock: RetryClock = systemClock): Promise<NeutralResponse> {
+  const { context } = passthrough;
+  let admission: Admission | undefined;
+  let settled: UsageReport | undefined;
+  await backgroundCapacity();
+  try {
+    // Guardrails as for chat: allowed_request_types and request_params_check judge these requests too (the
+    // endpoint's name is its path under /v1). add_prefix skips them, so no guardrail rewrites a media body;
+    // should one ever do, the request is refused rather than forwarded unguarded.
+    const checkedBody = context.body;
+    await applyGuardrails(context);
+    if (context.body !== checkedBody) throw new GatewayError(400, 'guardrail_transform_unsupported', `A guardrail rewrote the body of /v1/${passthrough.route.endpoint}, which gw forwards as sent; remove that guardrail from this route`);
+    admission = await withSpan(context, 'policy_check', () => admitRequest(context));
+    rememberReservations(admission, Date.now(), context.log);
+    const { value, leaf } = await routeRequest(context.routeTree, {
+      conditionInput: { metadata: context.options.metadata, params: context.body },
+      random: clock.random,
+      attemptLeaf: (node) => withRetries(node.settings.retry, context.deadline, (retry) => attemptPassthrough(passthrough, node.path, node.settings, retry, (report) => (settled = report)), clock),
+    });
+    const lastUsedOption = context.configured ? leaf.path : undefined;
+    const headers: Record<string, string> = {
+      ...value.headers,
+      ...gatewayHeaders({ traceId: context.traceId, provider: value.provider, attempts: context.attempts, cacheStatus: 'DISABLED', lastUsedOptionIndex: lastUsedOption }),
+      'content-type': value.contentType,
+    };
+    return { status: 200, headers, body: deliverAndRecord(value.body, value.contentType, lastUsedOption) };
+  } catch (thrown) {
+    const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
+    const held = admission;
+    const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
+    if (held) runInBackground('policy release', () => releaseAdmission(held, reachedProvider, context.log));
+    if (!(failure instanceof GatewayError)) {
+      recordOutcome(context, { status: 500, errorCode: 'internal_error' });
+      throw thrown;
+    }
+    recordOutcome(context, { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message });
+    const headers = gatewayHeaders({ traceId: context.traceId, provider: context.attempts.at(-1)?.provider, attempts: context.attempts });
+    if (context.attempts.length > 1) headers['x-should-retry'] = 'false';
+    throw failure.withHeaders(headers);
+  }
+
+  /** A read answer is recorded at once; streamed audio once its last byte went (or the client left). Bodies of media are not logged. */
+  function deliverAndRecord(body: ResponseBody, contentType: string, lastUsedOption: string | undefined): ResponseBody {
+    const textual = /\bjson\b|^text\//i.test(contentType);
+    const outcome = () => ({
+      status: 200,
+      errorCode: settled?.streamErrorCode,
+      usage: settled?.usage,
+      cacheStatus: 'DISABLED',
+      lastUsedOption,
+    });
+    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+      recordOutcome(context, { ...outcome(), responseBody: textual ? body : undefined }, admission);
+      return body;
+    }
+    const source = body[Symbol.asyncIterator]();
+    let recorded = false;
+    const record = () => {
+      if (recorded) return;
+      recorded = true;
+      recordOutcome(context, outcome(), admission);
+    };
+    // A plain iterator, like the relay under it: `return()` reaches the relay at once (see attempt.ts).
+    const iterator: AsyncIterator<Uint8Array> = {
+      async next() {
+        const step = await source.next();
+        if (step.done) record();
+        return step;
+      },
+      async return() {
+        await source.return?.();
+        record();
+        return { done: true, value: undefined };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+}

@@ -1,0 +1,158 @@
+import type { Principal } from '../auth/principal.js';
+import { badRequest, GatewayError } from '../http/errors.js';
+import type { NeutralRequest } from '../http/types.js';
+import { logger } from '../observability/logger.js';
+import { tokenCounts } from '../observability/pricing/index.js';
+import { settings } from '../settings.js';
+import { CounterRepository, counterKey, type CounterKey } from '../store/counter-repository.js';
+import {
+  integrationRepository,
+  integrationSharedWith,
+  providerRepository,
+  readIntegrationSecret,
+  type IntegrationRecord,
+  type ProviderRecord,
+} from '../store/integration-repository.js';
+import { secretStore } from '../store/secrets/secret-store-factory.js';
+import { SecretStoreError } from '../store/secrets/secret-store.js';
+import { rateWindow, resetPeriod, secondsUntil, UNIT_LABELS } from './enforcement/windows.js';
+import type { RequestOptions } from './request-options.js';
+
+/** A workspace provider as the gateway uses it: the record, its integration and the stored credential. */
+interface ResolvedProvider {
+  provider: ProviderRecord;
+  integration: IntegrationRecord;
+  apiKey?: string;
+  expiresAt: number;
+}
+
+/** What a request admitted through a provider must charge after its response. */
+interface ProviderCharge {
+  tokenCounters: CounterKey[];
+  budgetCounter?: CounterKey;
+}
+
+const SLUG = /^[a-z0-9][a-z0-9_-]{0,254}$/;
+const cache = new Map<string, ResolvedProvider>();
+const MAX_CACHED = 5_000;
+const charges = new WeakMap<NeutralRequest, ProviderCharge>();
+let counters: CounterRepository | undefined;
+
+/**
+ * `x-gw-provider: @<slug>`: the request goes through a workspace provider. Its integration supplies the provider
+ * kind, the credential (injected as if sent in `Authorization`, which it replaces) and the custom host; its model
+ * allowlist, rate limits and budget are checked here, before anything is forwarded. The options are rewritten in
+ * place, so routing sees an ordinary provider request.
+ */
+export async function applyWorkspaceProvider(request: NeutralRequest, options: RequestOptions, body: { model?: unknown }, principal: Principal): Promise<void> {
+  if (!options.provider?.startsWith('@')) return;
+  const slug = options.provider.slice(1);
+  if (!SLUG.test(slug)) throw badRequest('invalid_header', 'x-gw-provider: @<slug> must name a provider slug of this workspace', 'x-gw-provider');
+  const resolved = await resolveProvider(principal.workspaceId, slug);
+  const { provider, integration } = resolved;
+  const model = typeof body.model === 'string' ? body.model : undefined;
+  if (provider.models.length > 0 && (model === undefined || !provider.models.includes(model))) {
+    throw badRequest(
+      'model_not_allowed',
+      `Model '${model ?? '(none)'}' is not allowed through provider @${slug}; allowed models: ${provider.models.join(', ')}`,
+      'model',
+    );
+  }
+  await admit(request, provider, Date.now());
+  options.provider = integration.provider;
+  if (resolved.apiKey !== undefined) options.providerToken = resolved.apiKey;
+  if (options.customHost === undefined && integration.custom_host !== undefined) options.customHost = integration.custom_host;
+}
+
+/** After the response: tokens to the provider's token limits, cost to its budget. Never fails the request. */
+export async function settleWorkspaceProvider(request: NeutralRequest, usage: Record<string, unknown> | undefined, cost: number | null | undefined): Promise<void> {
+  const charge = charges.get(request);
+  if (!charge) return;
+  charges.delete(request);
+  try {
+    const tokens = tokenCounts(usage)?.total ?? 0;
+    counters ??= new CounterRepository();
+    for (const key of charge.tokenCounters) if (tokens > 0) await counters.add(key, tokens);
+    if (charge.budgetCounter && cost) await counters.add(charge.budgetCounter, cost);
+  } catch (error) {
+    logger.error('could not charge a workspace provider', { error: error as Error });
+  }
+}
+
+/** Drops this process's resolved providers right after a change (other processes follow within the cache TTL). */
+export function forgetResolvedProviders(): void {
+  cache.clear();
+}
+
+async function resolveProvider(workspaceId: string, slug: string): Promise<ResolvedProvider> {
+  const key = `${workspaceId}\u0000${slug}`;
+  const now = Date.now();
+  const cached = cache.get(key);
+  if (cached && cached.expiresAt > now) return cached;
+  cache.delete(key);
+  const provider = await providerRepository().getBySlug(workspaceId, slug);
+  if (!provider) throw badRequest('provider_not_found', `x-gw-provider: no provider '@${slug}' in this workspace`, 'x-gw-provider');
+  if (!provider.enabled) throw badRequest('provider_disabled', `x-gw-provider: provider '@${slug}' is disabled in this workspace`, 'x-gw-provider');
+  const integration = await integrationRepository().get(provider.organisation_id, provider.integration_id);
+  if (!integration || !integrationSharedWith(integration, workspaceId)) {
+    throw badRequest('integration_unavailable', `x-gw-provider: the integration behind '@${slug}' was deleted or is no longer shared with this workspace`, 'x-gw-provider');
+  }
+  let apiKey: string | undefined;
+  if (integration.credential_masked !== null) {
+    try {
+      apiKey = (await readIntegrationSecret(secretStore(), integration.organisation_id, integration.id))?.api_key;
+    } catch (error) {
+      if (!(error instanceof SecretStoreError)) throw error;
+      logger.error('cannot read the credential of an integration', { integration_id: integration.id, reason: error.message });
+      throw new GatewayError(503, 'secret_store_unavailable', 'The credential of this provider cannot be read right now; try again later');
+    }
+  }
+  const ttl = settings().GW_VIRTUAL_KEY_CACHE_TTL_MS;
+  const resolved: ResolvedProvider = { provider, integration, apiKey, expiresAt: now + ttl };
+  if (ttl > 0) {
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(key, resolved);
+  }
+  return resolved;
+}
+
+/** Request limits take a slot atomically; token limits and the budget are a status check, charged after the response. */
+async function admit(request: NeutralRequest, provider: ProviderRecord, now: number): Promise<void> {
+  if (provider.rate_limits.length === 0 && !provider.budget) return;
+  counters ??= new CounterRepository();
+  const charge: ProviderCharge = { tokenCounters: [] };
+  const taken: CounterKey[] = [];
+  try {
+    for (const limit of provider.rate_limits) {
+      const window = rateWindow(limit.unit, now);
+      const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'rate', limit.type, window.id), windowEnd: window.end };
+      const refused = () => {
+        const seconds = secondsUntil(window.end, now);
+        return new GatewayError(429, 'rate_limit_exceeded', `Rate limit exceeded: provider @${provider.slug} allows ${limit.value} ${limit.type} per ${UNIT_LABELS[limit.unit]}; retry in ${seconds} s`, {
+          headers: { 'retry-after': String(seconds), 'x-ratelimit-limit': String(limit.value), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(seconds) },
+        });
+      };
+      if (limit.type === 'requests') {
+        if (!(await counters.incrementBelow(key, 1, limit.value)).admitted) throw refused();
+        taken.push(key);
+      } else {
+        if ((await counters.read(key, now)) >= limit.value) throw refused();
+        charge.tokenCounters.push(key);
+      }
+    }
+    if (provider.budget) {
+      const period = resetPeriod(provider.budget.period, now);
+      const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'credit', 'usd', period.id), windowEnd: period.end };
+      const spent = await counters.read(key, now);
+      if (spent >= provider.budget.limit_usd) {
+        throw new GatewayError(412, 'budget_exhausted', `The budget of provider @${provider.slug} is exhausted: $${spent.toFixed(4)} spent of $${provider.budget.limit_usd}`);
+      }
+      charge.budgetCounter = key;
+    }
+  } catch (error) {
+    // A refusal by a later limit gives back the request slots earlier limits took.
+    for (const key of taken) await counters.release(key, 1);
+    throw error;
+  }
+  charges.set(request, charge);
+}

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import { hasScope, type Principal } from '../auth/principal.js';
+import { GatewayError } from '../http/errors.js';
+import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
+import { runInBackground } from '../observability/background.js';
+import { writeRequestLog, type RequestLogRecord } from '../observability/request-log.js';
+import { settings } from '../settings.js';
+import { secretStore } from '../store/secrets/secret-store-factory.js';
+import { readUpstreamBody, type UpstreamResponse } from '../gateway/upstream-client.js';
+import { readMcpServerSecret, upstreamAuthHeaders } from './credentials.js';
+import { filterServerMessage, inspectPost, parseErrorResponse, type InspectedPost } from './jsonrpc.js';
+import { findMcpServer } from './lookup.js';
+import { callMcpServer, type McpHttpMethod } from './outbound.js';
+import { relayServerEvents } from './sse-relay.js';
+import { ToolCallSpans } from './tool-call-spans.js';
+import type { McpServerRecord, McpServerSecret } from './types.js';
+
+/** Client headers that belong to the MCP conversation and go upstream; nothing else does (least of all gw's key). */
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+/** Server headers the client needs back. */
+const RELAYED_RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control'];
+const MAX_JSON_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** The gw key from `x-gw-api-key`, or from `Authorization: Bearer` (what most MCP clients can be told to send). */
+function gwApiKey(request: NeutralRequest): string | undefined {
+  return request.headers['x-gw-api-key'] || request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
+/**
+ * The MCP gateway, `/v1/mcp/{server}` (id or slug): Streamable HTTP in (POST, GET for the server's event stream,
+ * DELETE to end a session), forwarded to the registered server with its stored credential. Denied tools are
+ * answered by gw with a JSON-RPC error and hidden from every `tools/list` result, JSON or streamed.
+ */
+export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
+  const secrets = new McpSecretCache();
+  return async (request, params) => {
+    const startedAt = Date.now();
+    const principal = await authenticator.authenticate(gwApiKey(request));
+    if (!hasScope(principal, 'mcp:invoke')) throw new GatewayError(403, 'missing_scope', 'This API key lacks the mcp:invoke scope');
+    const server = await findMcpServer(principal.workspaceId, params.server);
+    if (!server) throw new GatewayError(404, 'not_found', `No MCP server with id or slug '${params.server.slice(0, 128)}' in this workspace`);
+    const traceId = request.headers['x-gw-trace-id'];
+    const upstreamHeaders = { ...forwardedHeaders(request), ...upstreamAuthHeaders(server, await secrets.get(server)) };
+    const spans = new ToolCallSpans(server);
+    const method = request.method.toUpperCase() as McpHttpMethod;
+
+    let inspected: InspectedPost | undefined;
+    if (method === 'POST') {
+      const limit = settings().GW_MAX_BODY_BYTES;
+      if (request.body.length > limit) throw new GatewayError(413, 'body_too_large', `The request body must be at most ${limit} bytes`);
+      let body: unknown;
+      try {
+        body = JSON.parse(request.body.toString('utf8'));
+      } catch {
+        return jsonResponse(400, parseErrorResponse(), { 'x-gw-trace-id': traceId });
+      }
+      inspected = inspectPost(body, server.tools);
+      spans.begin(inspected.toolCalls);
+      // Only denied calls: gw answers them itself, the server never hears of them.
+      if (inspected.forward.length === 0) {
+        const answer = inspected.isBatch ? inspected.denied : inspected.denied[0];
+        logToolCalls(principal, server, spans, { traceId, status: 200, stream: false, startedAt });
+        return jsonResponse(200, answer, { 'x-gw-trace-id': traceId });
+      }
+    }
+
+    let upstream: UpstreamResponse;
+    try {
+      const body = inspected ? JSON.stringify(inspected.isBatch ? inspected.forward : inspected.forward[0]) : undefined;
+      upstream = await callMcpServer({ url: server.url, method, headers: upstreamHeaders, body, signal: request.signal });
+    } catch (error) {
+      spans.finish(error);
+      logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 502, stream: false, startedAt });
+      throw error;
+    }
+    if (upstream.status === 401 || upstream.status === 403) {
+      discard(upstream.body);
+      spans.finish({ code: 'mcp_server_auth_failed' });
+      logToolCalls(principal, server, spans, { traceId, status: 502, stream: false, startedAt });
+      // Not the caller's 401: its gw key was fine, gw's stored credential for the server was not.
+      throw new GatewayError(502, 'mcp_server_auth_failed', `The MCP server refused gw's stored credential (HTTP ${upstream.status}); update the server's auth`, { type: 'upstream_error' });
+    }
+
+    const headers = relayedHeaders(upstream, traceId);
+    const contentType = headers['content-type'] ?? '';
+    const denied = inspected?.denied ?? [];
+    const finish = (stream: boolean) => (error?: unknown) => {
+      spans.finish(error);
+      logToolCalls(principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
+    };
+
+    if (contentType.startsWith('text/event-stream')) {
+      const events = relayServerEvents(upstream.body, server.tools, (responses) => spans.settle(responses), finish(true));
+      return { status: upstream.status, headers, body: withLeadingEvents(denied, events, method === 'GET') };
+    }
+    const raw = await readUpstreamBody(upstream.body, MAX_JSON_RESPONSE_BYTES);
+    const body = contentType.startsWith('application/json') && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
+    finish(false)();
+    return { status: upstream.status, headers, body };
+  };
+}
+
+/** Drops an upstream body gw will not read; the abort error that follows has nobody to tell. */
+export function discard(body: UpstreamResponse['body']): void {
+  (body as unknown as { on?: (event: string, listener: () => void) => void }).on?.('error', () => undefined);
+  body.destroy();
+}
+
+function forwardedHeaders(request: NeutralRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) if (request.headers[name]) headers[name] = request.headers[name];
+  return headers;
+}
+
+function relayedHeaders(upstream: UpstreamResponse, traceId: string): Record<string, string> {
+  const headers: Record<string, string> = { 'x-gw-trace-id': traceId };
+  for (const name of RELAYED_RESPONSE_HEADERS) {
+    const value = upstream.headers[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** A JSON answer with denied tools hidden; gw's own answers to denied calls of a batch are added to it. */
+function filteredJson(raw: Buffer, server: McpServerRecord, spans: ToolCallSpans, denied: unknown[]): string | Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return raw;
+  }
+  const { message, changed, responses } = filterServerMessage(parsed, server.tools);
+  spans.settle(responses);
+  if (denied.length > 0) return JSON.stringify([...(Array.isArray(message) ? message : [message]), ...denied]);
+  return changed ? JSON.stringify(message) : raw;
+}
+
+/**
+ * gw's answers to the denied calls of a batch go first in the stream, then the server's events. A GET stream
+ * starts with an SSE comment (ignored by every client): a server may stay silent for minutes, and the edges
+ * send the response head only with the first body bytes.
+ */
+async function* withLeadingEvents(denied: unknown[], events: AsyncIterable<Uint8Array>, openWithComment: boolean): AsyncGenerator<Uint8Array> {
+  const encoder = new TextEncoder();
+  if (openWithComment) yield encoder.encode(': gw relaying the MCP server event stream\n\n');
+  for (const answer of denied) yield encoder.encode(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+  yield* events;
+}
+
+interface LogFacts {
+  traceId: string;
+  status: number;
+  stream: boolean;
+  startedAt: number;
+}
+
+/** A request with tool calls is logged like a gateway request, its spans (one per call) attached. */
+function logToolCalls(principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
+  if (spans.count === 0) return;
+  const failedSpan = spans.spans.find((span) => span.status === 'error');
+  const requestId = randomUUID();
+  const failed = facts.status >= 400 || failedSpan !== undefined;
+  const record: RequestLogRecord = {
+    id: requestId,
+    request_id: requestId,
+    trace_id: facts.traceId,
+    span_id: spans.rootSpanId,
+    created_at: new Date(facts.startedAt).toISOString(),
+    organisation_id: principal.organisationId,
+    workspace_id: principal.workspaceId,
+    api_key_id: principal.keyId,
+    virtual_key_id: null,
+    endpoint: 'mcp',
+    provider: 'mcp',
+    model: spans.toolNames(),
+    status: facts.status,
+    latency_ms: Date.now() - facts.startedAt,
+    ttft_ms: null,
+    usage: null,
+    cost: null,
+    cache_status: null,
+    retry_count: 0,
+    last_used_option: null,
+    metadata: { mcp_server_id: server.id, mcp_server_slug: server.slug },
+    error: failedSpan?.error ? { type: failedSpan.error.type ?? null, code: failedSpan.error.code ?? null, message: failedSpan.error.message ?? null } : null,
+    stream: facts.stream,
+    outcome: failed ? 'error' : 'success',
+    attempts: [],
+    spans: spans.spans,
+    request_body: null,
+    response_body: null,
+  };
+  runInBackground('mcp request log', () => writeRequestLog(record));
+}
+
+/**
+ * Server credentials, kept in memory briefly (GW_VIRTUAL_KEY_CACHE_TTL_MS, like virtual keys) so a busy MCP
+ * session does not read the secret store on every message. Keyed by the record's `updated_at`, so a changed
+ * credential is read again at once in this process.
+ */
+class McpSecretCache {
+  private readonly cache = new LRUCache<string, { secret: McpServerSecret | undefined }>({ max: 1_000, ttl: Math.max(1, settings().GW_VIRTUAL_KEY_CACHE_TTL_MS) });
+
+  async get(server: McpServerRecord): Promise<McpServerSecret | undefined> {
+    if (server.auth_type === 'none') return undefined;
+    const key = `${server.workspace_id}/${server.id}/${server.updated_at}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit.secret;
+    const secret = await readMcpServerSecret(secretStore(), server.workspace_id, server.id);
+    if (settings().GW_VIRTUAL_KEY_CACHE_TTL_MS > 0) this.cache.set(key, { secret });
+    return secret;
+  }
+}
+

@@ -1,0 +1,95 @@
+import { isToolAllowed, visibleTools } from './tool-rules.js';
+import type { McpToolRules } from './types.js';
+
+/** JSON-RPC's "invalid params": what MCP servers answer for an unknown tool, so clients treat a denied one alike. */
+export const TOOL_DENIED_CODE = -32602;
+export const PARSE_ERROR_CODE = -32700;
+
+type JsonRpcId = string | number | null;
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: { code: number; message: string; data?: unknown };
+}
+
+export interface ToolCall {
+  id: JsonRpcId;
+  name: string;
+}
+
+/** A POST body from an MCP client, split into what goes upstream and what gw answers itself. */
+export interface InspectedPost {
+  isBatch: boolean;
+  /** Messages to forward (everything except denied tool calls). */
+  forward: unknown[];
+  /** gw's own answers to the denied tool calls. */
+  denied: JsonRpcErrorResponse[];
+  /** Every `tools/call` request, allowed or not, in order. */
+  toolCalls: Array<ToolCall & { allowed: boolean }>;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A `tools/call` request's id and tool name, or undefined for any other message. */
+function toolCallOf(message: unknown): ToolCall | undefined {
+  if (!isObject(message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+  const name = isObject(message.params) ? message.params.name : undefined;
+  return { id: message.id as JsonRpcId, name: typeof name === 'string' ? name : '' };
+}
+
+/** Splits a parsed POST body (one message or a batch) by the server's allow/deny rules. */
+export function inspectPost(body: unknown, rules: McpToolRules): InspectedPost {
+  const isBatch = Array.isArray(body);
+  const messages = isBatch ? (body as unknown[]) : [body];
+  const inspected: InspectedPost = { isBatch, forward: [], denied: [], toolCalls: [] };
+  for (const message of messages) {
+    const call = toolCallOf(message);
+    if (call && !isToolAllowed(rules, call.name)) {
+      inspected.toolCalls.push({ ...call, allowed: false });
+      inspected.denied.push({
+        jsonrpc: '2.0',
+        id: call.id,
+        error: { code: TOOL_DENIED_CODE, message: `Tool '${call.name}' is not available through this gateway`, data: { reason: 'tool_denied' } },
+      });
+      continue;
+    }
+    if (call) inspected.toolCalls.push({ ...call, allowed: true });
+    inspected.forward.push(message);
+  }
+  return inspected;
+}
+
+export function parseErrorResponse(): JsonRpcErrorResponse {
+  return { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR_CODE, message: 'Parse error: the body is not JSON' } };
+}
+
+/** What a server's message says about a request: its id, and whether it failed. */
+export interface ResponseOutcome {
+  id: JsonRpcId;
+  failed: boolean;
+}
+
+/**
+ * Hides the tools the rules deny from every `tools/list` result in a server message (one message or a batch),
+ * and reports the responses it saw, so tool-call spans can end with their outcome. `changed` is false when the
+ * message needed no rewrite.
+ */
+export function filterServerMessage(message: unknown, rules: McpToolRules): { message: unknown; changed: boolean; responses: ResponseOutcome[] } {
+  const responses: ResponseOutcome[] = [];
+  let changed = false;
+  const filterOne = (one: unknown): unknown => {
+    if (!isObject(one) || !('id' in one) || (!('result' in one) && !('error' in one))) return one;
+    const result = one.result;
+    responses.push({ id: one.id as JsonRpcId, failed: 'error' in one || (isObject(result) && result.isError === true) });
+    if (!isObject(result) || !Array.isArray(result.tools)) return one;
+    const tools = visibleTools(rules, result.tools);
+    if (tools.length === result.tools.length) return one;
+    changed = true;
+    return { ...one, result: { ...result, tools } };
+  };
+  const filtered = Array.isArray(message) ? message.map(filterOne) : filterOne(message);
+  return { message: filtered, changed, responses };
+}

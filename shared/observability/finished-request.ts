@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { GatewayContext } from '../gateway/context.js';
+import type { FinishedRequest } from './request-record.js';
+import { newSpanId } from './spans.js';
+import { normaliseUsage } from './usage.js';
+
+/** How a gateway request ended, as the pipeline knows it when the response has gone. */
+export interface RequestOutcome {
+  status: number;
+  errorCode?: string;
+  errorType?: string;
+  errorMessage?: string;
+  usage?: Record<string, unknown>;
+  cacheHit?: boolean;
+  cacheStatus?: string;
+  /** The config target that answered (`config.targets[1]`), when a config shaped the route. */
+  lastUsedOption?: string;
+  ttftMs?: number;
+  responseBody?: string | Uint8Array;
+  responseTruncated?: boolean;
+}
+
+/** Everything the log record needs, taken from the request's context and its outcome. */
+export function finishedRequestOf(context: GatewayContext, outcome: RequestOutcome, latencyMs: number, cost: number | null | undefined): FinishedRequest {
+  const answered = context.attempts.at(-1);
+  const errored = outcome.status >= 400 || outcome.errorCode !== undefined;
+  return {
+    id: context.requestId,
+    request_id: context.requestId,
+    trace_id: context.traceId,
+    span_id: context.rootSpanId ?? newSpanId(),
+    created_at: new Date().toISOString(),
+    organisation_id: context.principal.organisationId,
+    workspace_id: context.principal.workspaceId,
+    api_key_id: context.principal.keyId,
+    virtual_key_id: virtualKeyOf(context),
+    endpoint: context.endpoint,
+    provider: answered?.provider ?? null,
+    model: answered?.model ?? (typeof context.body.model === 'string' ? context.body.model : null),
+    status: outcome.status,
+    latency_ms: latencyMs,
+    ttft_ms: outcome.ttftMs ?? null,
+    usage: normaliseUsage(outcome.usage) ?? null,
+    cost: cost ?? null,
+    cache_status: outcome.cacheStatus ?? answered?.cache_status ?? null,
+    retry_count: context.attempts.filter((attempt) => attempt.retry > 0).length,
+    last_used_option: outcome.lastUsedOption ?? null,
+    metadata: context.options.metadata,
+    error: errored ? { type: outcome.errorType ?? null, code: outcome.errorCode ?? null, message: outcome.errorMessage ?? null } : null,
+    error_code: outcome.errorCode,
+    stream: context.body.stream === true,
+    outcome: errored ? 'error' : 'success',
+    attempts: context.attempts,
+    spans: context.spans ?? [],
+    requestBody: context.body,
+    responseBody: outcome.responseBody === undefined ? undefined : typeof outcome.responseBody === 'string' ? outcome.responseBody : Buffer.from(outcome.responseBody).toString('utf8'),
+    responseTruncated: outcome.responseTruncated,
+  };
+}
+
+/** The virtual key the answering target used (a config's target, or the x-gw-virtual-key header). */
+function virtualKeyOf(context: GatewayContext): string | null {
+  const lastAttempt = (context.spans ?? []).filter((span) => span.kind === 'attempt').at(-1);
+  const fromTarget = lastAttempt?.attributes['gw.virtual_key_id'];
+  return typeof fromTarget === 'string' ? fromTarget : (context.options.virtualKey ?? null);
+}
+
+/**
+ * A request refused after authentication but before the pipeline ran (bad body, missing scope, unknown
+ * config, …): it still gets its log record, with what is known of it.
+ */
+export function rejectedRequestOf(
+  known: { request: GatewayContext['request']; endpoint: GatewayContext['endpoint']; traceId: string; principal: GatewayContext['principal']; startedAt: number; spans?: GatewayContext['spans']; rootSpanId?: string },
+  error: { status: number; code: string; type: string; message: string },
+): FinishedRequest {
+  const latencyMs = Math.round((performance.now() - known.startedAt) * 100) / 100;
+  let metadata: Record<string, string> = {};
+  try {
+    const parsed = JSON.parse(known.request.headers['x-gw-metadata'] ?? '{}') as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    // An invalid x-gw-metadata is what was refused: the record keeps none.
+  }
+  const id = randomUUID();
+  return {
+    id,
+    request_id: id,
+    trace_id: known.traceId,
+    span_id: known.rootSpanId ?? newSpanId(),
+    created_at: new Date().toISOString(),
+    organisation_id: known.principal.organisationId,
+    workspace_id: known.principal.workspaceId,
+    api_key_id: known.principal.keyId,
+    virtual_key_id: null,
+    endpoint: known.endpoint,
+    provider: null,
+    model: null,
+    status: error.status,
+    latency_ms: latencyMs,
+    ttft_ms: null,
+    usage: null,
+    cost: null,
+    cache_status: null,
+    retry_count: 0,
+    last_used_option: null,
+    metadata,
+    error: { type: error.type, code: error.code, message: error.message },
+    error_code: error.code,
+    stream: false,
+    outcome: 'error',
+    attempts: [],
+    spans: known.spans ?? [],
+  };
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { settings } from '../settings.js';
+import { blobStore } from '../store/blobs/blob-store-factory.js';
+import { redact, redactText } from './redact.js';
+
+export interface StoredBodies {
+  request_body: unknown;
+  response_body: unknown;
+  request_body_ref?: string;
+  response_body_ref?: string;
+  body_truncated?: boolean;
+}
+
+/**
+ * Prepares the bodies of a log record: redacted, cut at GW_LOG_BODY_MAX_BYTES, kept inline up to
+ * GW_LOG_BODY_INLINE_BYTES (a DynamoDB item holds 400 KB) and put in the blob store beyond that, the record
+ * keeping the blob's key. Runs on the after-path only.
+ */
+export async function storeBodies(workspaceId: string, logId: string, request: unknown, response: string | undefined, truncatedAlready: boolean): Promise<StoredBodies> {
+  const { GW_LOG_BODY_INLINE_BYTES, GW_LOG_BODY_MAX_BYTES } = settings();
+  const result: StoredBodies = { request_body: null, response_body: null };
+  let truncated = truncatedAlready;
+  const parts: Array<['request' | 'response', unknown]> = [
+    ['request', request],
+    ['response', response === undefined ? undefined : parseIfJson(response)],
+  ];
+  for (const [which, body] of parts) {
+    if (body === undefined || body === null) continue;
+    let text = typeof body === 'string' ? redactText(body) : JSON.stringify(redact(body));
+    const cut = Buffer.byteLength(text) > GW_LOG_BODY_MAX_BYTES;
+    if (cut) {
+      text = Buffer.from(text).subarray(0, GW_LOG_BODY_MAX_BYTES).toString('utf8');
+      truncated = true;
+    }
+    if (Buffer.byteLength(text) <= GW_LOG_BODY_INLINE_BYTES) {
+      result[`${which}_body`] = typeof body === 'string' || cut ? text : JSON.parse(text);
+    } else {
+      const key = `logs/${workspaceId}/${logId}-${which}-${randomBytes(4).toString('hex')}.json`;
+      await blobStore().put(key, text, 'application/json');
+      result[`${which}_body_ref`] = key;
+    }
+  }
+  if (truncated) result.body_truncated = true;
+  return result;
+}
+
+/** A body read back from the blob store: JSON when it parses, otherwise the (truncated) text. */
+export async function loadBody(key: string): Promise<unknown> {
+  const bytes = await blobStore().get(key);
+  return bytes === undefined ? null : parseIfJson(bytes.toString('utf8'));
+}
+
+function parseIfJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,31 @@
+/** The usage block of a log record: the same five numbers whatever dialect or provider answered. */
+export interface NormalisedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+}
+
+/**
+ * Reads OpenAI Chat (`prompt_tokens`, `*_details`), OpenAI Responses and Anthropic (`input_tokens`,
+ * `output_tokens`, `cache_read_input_tokens`) usage into one shape. Undefined when nothing was reported.
+ */
+export function normaliseUsage(raw: Record<string, unknown> | undefined): NormalisedUsage | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const prompt = number(raw.prompt_tokens) ?? number(raw.input_tokens) ?? 0;
+  const completion = number(raw.completion_tokens) ?? number(raw.output_tokens) ?? 0;
+  const promptDetails = (raw.prompt_tokens_details ?? raw.input_tokens_details) as Record<string, unknown> | undefined;
+  const completionDetails = (raw.completion_tokens_details ?? raw.output_tokens_details) as Record<string, unknown> | undefined;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: number(raw.total_tokens) ?? prompt + completion,
+    cached_tokens: number(promptDetails?.cached_tokens) ?? number(raw.cache_read_input_tokens) ?? 0,
+    reasoning_tokens: number(completionDetails?.reasoning_tokens) ?? 0,
+  };
+}
+
+function number(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,21 @@
+import { azureOpenAIPassthrough } from './azure-openai/passthrough.js';
+import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
+import { openAICompatiblePassthrough } from './openai-compatible/passthrough.js';
+import type { PassthroughEndpoint, PassthroughSupport } from './passthrough-types.js';
+
+const BY_SLUG = new Map<string, PassthroughSupport>();
+for (const row of OPENAI_COMPATIBLE_PROVIDERS) {
+  const support = openAICompatiblePassthrough(row);
+  if (support) BY_SLUG.set(row.slug, support);
+}
+BY_SLUG.set('azure-openai', azureOpenAIPassthrough);
+
+/** What a provider (canonical slug) offers of the pass-through endpoints; undefined when none. */
+export function passthroughSupport(slug: string): PassthroughSupport | undefined {
+  return BY_SLUG.get(slug);
+}
+
+/** The providers that serve one pass-through endpoint, for error messages and docs. */
+export function providersServing(endpoint: PassthroughEndpoint): string[] {
+  return [...BY_SLUG].filter(([, support]) => support.endpoints.includes(endpoint)).map(([slug]) => slug);
+}
