@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
 
@@ -68,7 +68,7 @@ export async function buildFunctions(outRoot = 'dist', names = functionNames()):
 }
 
 function bytesByPackage(metafile: Metafile | undefined, file: string): BuiltFunction['byPackage'] {
-  const output = Object.entries(metafile?.outputs ?? {}).find(([path]) => path.endsWith(file.replaceAll('\\', '/')))?.[1];
+  const output = outputOf(metafile, file);
   const totals = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
     const source = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? '(own code)';
@@ -77,8 +77,13 @@ function bytesByPackage(metafile: Metafile | undefined, file: string): BuiltFunc
   return [...totals.entries()].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
+/** The metafile's entry for `file`: its keys are relative to the working directory, `file` may be absolute. */
+function outputOf(metafile: Metafile | undefined, file: string): Metafile['outputs'][string] | undefined {
+  return Object.entries(metafile?.outputs ?? {}).find(([path]) => resolve(path) === resolve(file))?.[1];
+}
+
 function externalImportsOf(metafile: Metafile | undefined, file: string): BuiltFunction['externalImports'] {
-  const output = Object.entries(metafile?.outputs ?? {}).find(([path]) => path.endsWith(file.replaceAll('\\', '/')))?.[1];
+  const output = outputOf(metafile, file);
   const external = (output?.imports ?? []).filter((entry) => entry.external);
   const unique = (kind: string) => [...new Set(external.filter((entry) => entry.kind === kind).map((entry) => entry.path))];
   return { staticImports: unique('import-statement'), dynamicImports: unique('dynamic-import') };
