@@ -87,7 +87,7 @@ describe('streamed chat completions', () => {
     for (let i = 0; i < 8; i++) {
       const events = await readSseEvents(await gateway.post('/v1/chat/completions', streamed, viaMock()));
       expect(events.at(-1)!.data).toBe('[DONE]');
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const ports = new Set(upstream.requests.slice(start).map((request) => request.remotePort));
     expect(ports.size).toBe(1);
