@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
 import { Agent, errors as undiciErrors, request } from './undici-core.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamCall } from '../providers/types.js';
@@ -86,7 +87,7 @@ async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOpt
     options.signal?.removeEventListener('abort', onClientAbort);
   };
   try {
-    const response = await request(call.url, {
+    const pending = request(call.url, {
       method: call.method ?? 'POST',
       headers: call.headers,
       body: call.body,
@@ -95,6 +96,7 @@ async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOpt
       bodyTimeout: options.idleTimeoutMs,
       headersTimeout: 0,
     });
+    const response = await Promise.race([pending, rejectOnAbort(controller.signal, pending)]);
     clearTimeout(firstByteTimer);
     response.body.once('close', release);
     return { status: response.statusCode, headers: withoutFraming(response.headers), body: decodedBody(response.body, response.headers['content-encoding']) };
@@ -104,6 +106,24 @@ async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOpt
     if (error instanceof GatewayError) throw error;
     throw translateUpstreamError(error, reason, options.timeoutMs);
   }
+}
+
+/**
+ * undici applies an abort only once the request is dispatched on a connected socket, so a connect that never
+ * completes would outlive the request's timeout (and the client) until the pool's outer connect bound. The call
+ * stops waiting at the abort instead; the request left behind is dropped by undici when its connect ends, and a
+ * response that still arrives after the abort has its body destroyed so its connection is not held.
+ */
+function rejectOnAbort(signal: AbortSignal, pending: Promise<Dispatcher.ResponseData>): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    const onAbort = () => {
+      reject(new Error('upstream call aborted before response headers'));
+      pending.then((late) => late.body.destroy(), () => undefined);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function translateUpstreamError(error: unknown, reason: string | undefined, timeoutMs: number): GatewayError {
