@@ -1,10 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { settings } from '../settings.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailure } from './conditional-writes.js';
 import { readConfigSecret, unsealConfig, type ConfigSecretRef } from './config-secrets.js';
 import { secretStore } from './secrets/secret-store-factory.js';
 import type { SecretStore } from './secrets/secret-store.js';
-import { dynamoDocumentClient } from './dynamo-client.js';
-import { MAIN_TABLE, tableName } from './table-definitions.js';
+import { VersionedRepository } from './versioned-repository.js';
 
 /** A saved config's current state; every version's body is kept under its own item as well. */
 export interface SavedConfigRecord {
@@ -27,105 +26,18 @@ export interface SavedConfigVersion {
   created_at: string;
 }
 
-const partition = (workspaceId: string, id: string) => `WS#${workspaceId}#CONFIG#${id}`;
-const versionKey = (version: number) => `V#${String(version).padStart(9, '0')}`;
-
 /**
- * Saved configs, versioned and scoped to their workspace: every key starts with the workspace, so one
- * workspace can never read another's. The latest item carries a copy of the latest body (one read on the hot
- * path); each version is immutable.
+ * Saved configs, versioned and scoped to their workspace (store/versioned-repository.ts). A version keeps the
+ * config body and its secret reference; the name lives on the latest item only.
  */
-export class ConfigRepository {
-  private readonly client = dynamoDocumentClient();
-  private readonly table = tableName(settings(), MAIN_TABLE);
-
-  async create(record: Omit<SavedConfigRecord, 'version' | 'updated_at'>): Promise<SavedConfigRecord> {
-    const saved: SavedConfigRecord = { ...record, version: 1, updated_at: record.created_at };
-    await this.putVersion(saved);
-    await this.client.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: partition(record.workspace_id, record.id), sk: 'LATEST', gsi1pk: `WS#${record.workspace_id}#CONFIGS`, gsi1sk: record.id, ...saved },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return saved;
+export class ConfigRepository extends VersionedRepository<SavedConfigRecord, SavedConfigVersion> {
+  constructor() {
+    super({ kind: 'CONFIG', versionFields: ['config', 'secret_ref'], mutableFields: ['name', 'config', 'secret_ref'] });
   }
 
-  async get(workspaceId: string, id: string): Promise<SavedConfigRecord | undefined> {
-    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: partition(workspaceId, id), sk: 'LATEST' } }));
-    return result.Item ? strip<SavedConfigRecord>(result.Item) : undefined;
-  }
-
-  async getVersion(workspaceId: string, id: string, version: number): Promise<SavedConfigVersion | undefined> {
-    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: partition(workspaceId, id), sk: versionKey(version) } }));
-    return result.Item ? strip<SavedConfigVersion>(result.Item) : undefined;
-  }
-
-  async listVersions(workspaceId: string, id: string): Promise<SavedConfigVersion[]> {
-    const result = await this.client.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :v)',
-        ExpressionAttributeValues: { ':pk': partition(workspaceId, id), ':v': 'V#' },
-        ScanIndexForward: false,
-      }),
-    );
-    return (result.Items ?? []).map((item) => strip<SavedConfigVersion>(item));
-  }
-
-  async list(workspaceId: string, limit: number, startKey?: Record<string, unknown>): Promise<{ items: SavedConfigRecord[]; lastKey?: Record<string, unknown> }> {
-    const result = await this.client.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': `WS#${workspaceId}#CONFIGS` },
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    return { items: (result.Items ?? []).map((item) => strip<SavedConfigRecord>(item)), lastKey: result.LastEvaluatedKey };
-  }
-
-  /**
-   * Writes version `current.version + 1`. The version item is created only if absent and the latest item only
-   * moves forward from the version the caller read, so two concurrent updates can never both win.
-   */
-  async update(current: SavedConfigRecord, changes: { name?: string; config: unknown; secret_ref?: ConfigSecretRef }, at: string): Promise<SavedConfigRecord | undefined> {
-    const next: SavedConfigRecord = { ...current, name: changes.name ?? current.name, config: changes.config, secret_ref: changes.secret_ref, version: current.version + 1, updated_at: at };
-    try {
-      await this.putVersion(next);
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: partition(current.workspace_id, current.id), sk: 'LATEST' },
-          UpdateExpression: `SET #version = :next, #config = :config, #name = :name, updated_at = :at${next.secret_ref ? ', secret_ref = :ref' : ' REMOVE secret_ref'}`,
-          ConditionExpression: '#version = :current',
-          ExpressionAttributeNames: { '#version': 'version', '#config': 'config', '#name': 'name' },
-          ExpressionAttributeValues: {
-            ':next': next.version,
-            ':current': current.version,
-            ':config': next.config,
-            ':name': next.name,
-            ':at': at,
-            ...(next.secret_ref ? { ':ref': next.secret_ref } : {}),
-          },
-        }),
-      );
-      return next;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-      throw error;
-    }
-  }
-
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const versions = await this.listVersions(workspaceId, id);
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: partition(workspaceId, id), sk: 'LATEST' } }));
-    for (const version of versions) {
-      await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: partition(workspaceId, id), sk: versionKey(version.version) } }));
-    }
+  /** Writes the next version; an undefined `secret_ref` removes it (a config that holds no credentials). */
+  update(current: SavedConfigRecord, changes: { name?: string; config: unknown; secret_ref?: ConfigSecretRef }, at: string): Promise<SavedConfigRecord | undefined> {
+    return this.commit(current, { name: changes.name ?? current.name, config: changes.config, secret_ref: changes.secret_ref }, at);
   }
 
   /**
@@ -137,7 +49,7 @@ export class ConfigRepository {
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: partition(workspaceId, id), sk: version === undefined ? 'LATEST' : versionKey(version) },
+          Key: this.itemKey(workspaceId, id, version),
           UpdateExpression: 'SET #config = :config, secret_ref = :ref',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(secret_ref)',
           ExpressionAttributeNames: { '#config': 'config' },
@@ -146,33 +58,10 @@ export class ConfigRepository {
       );
       return true;
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }
-
-  private async putVersion(record: SavedConfigRecord): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: partition(record.workspace_id, record.id),
-          sk: versionKey(record.version),
-          id: record.id,
-          version: record.version,
-          config: record.config,
-          ...(record.secret_ref ? { secret_ref: record.secret_ref } : {}),
-          created_at: record.updated_at,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  }
-}
-
-function strip<T>(item: Record<string, unknown>): T {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest as T;
 }
 
 /**

@@ -4,7 +4,7 @@ import { GatewayError } from '../../http/errors.js';
 import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../../store/deployment-repository.js';
 import { SlugTakenError } from '../../store/slugged-record-repository.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
-import { findVisibleWorkspace } from '../workspaces/access.js';
+import { findVisibleWorkspace, visibleWorkspaceIds } from '../workspaces/access.js';
 import { checkedDeploymentConfig, maskedConfig } from './config-check.js';
 import { forgetDeploymentSecret, sealDeploymentConfig } from './deployment-secrets.js';
 import type { DeploymentCreate, DeploymentUpdate, DeploymentView } from './schemas.js';
@@ -127,21 +127,10 @@ export class DeploymentService {
     return (await findVisibleWorkspace(principal, requested)).id;
   }
 
-  private async workspaceIds(principal: Principal, requested: string[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (const [index, idOrSlug] of requested.entries()) {
-      try {
-        const id = (await findVisibleWorkspace(principal, idOrSlug)).id;
-        if (!ids.includes(id)) ids.push(id);
-      } catch (error) {
-        if (error instanceof GatewayError && error.status === 404) {
-          throw new GatewayError(404, 'not_found', `restricted_to_workspaces[${index}]: no workspace with id or slug '${idOrSlug}'`, { param: `restricted_to_workspaces[${index}]` });
-        }
-        throw error;
-      }
-    }
-    return ids;
+  private workspaceIds(principal: Principal, requested: string[]): Promise<string[]> {
+    return visibleWorkspaceIds(principal, requested, 'restricted_to_workspaces');
   }
+
 }
 
 function visibleTo(principal: Principal, record: DeploymentRecord): boolean {

@@ -11,12 +11,13 @@ import {
   type IntegrationRecord,
 } from '../../store/integration-repository.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { SecretStoreError, type SecretStore } from '../../store/secrets/secret-store.js';
+import { guarded } from '../secret-guard.js';
+import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { SlugTakenError } from '../../store/slugged-record-repository.js';
 import { slugOf } from '../deployments/service.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
 import { canonicalProvider, checkedCustomHost } from '../virtual-keys/virtual-key-rules.js';
-import { findVisibleWorkspace } from '../workspaces/access.js';
+import { visibleWorkspaceIds } from '../workspaces/access.js';
 import type { IntegrationCreate, IntegrationUpdate, IntegrationView } from './schemas.js';
 import { hasTags, readTagFilter } from './tags.js';
 
@@ -109,21 +110,9 @@ export class IntegrationService {
   }
 
   private async sharedWith(principal: Principal, requested: 'all' | string[]): Promise<'all' | string[]> {
-    if (requested === 'all') return 'all';
-    const ids: string[] = [];
-    for (const [index, idOrSlug] of requested.entries()) {
-      try {
-        const id = (await findVisibleWorkspace(principal, idOrSlug)).id;
-        if (!ids.includes(id)) ids.push(id);
-      } catch (error) {
-        if (error instanceof GatewayError && error.status === 404) {
-          throw new GatewayError(404, 'not_found', `shared_with_workspaces[${index}]: no workspace with id or slug '${idOrSlug}'`, { param: `shared_with_workspaces[${index}]` });
-        }
-        throw error;
-      }
-    }
-    return ids;
+    return requested === 'all' ? 'all' : visibleWorkspaceIds(principal, requested, 'shared_with_workspaces');
   }
+
 
   private async forgetSecret(record: IntegrationRecord): Promise<void> {
     try {
@@ -158,16 +147,6 @@ async function withSlugConflict<T>(slug: string, run: () => Promise<T>): Promise
 }
 export { withSlugConflict };
 
-/** SecretStore failures become a 503 that says nothing about the secret. */
-export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof SecretStoreError)) throw error;
-    logger.error('secret store operation failed', { operation: error.operation, reason: error.message });
-    throw new GatewayError(503, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later');
-  }
-}
 
 export function presentIntegration(record: IntegrationRecord): IntegrationView {
   const view: IntegrationView = {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../http/errors.js';
 import { logger } from '../../observability/logger.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { SecretStoreError, type SecretStore } from '../../store/secrets/secret-store.js';
+import { guarded } from '../secret-guard.js';
+import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { deleteVirtualKeySecret, readVirtualKeySecret, writeVirtualKeySecret } from '../../store/secrets/virtual-key-secrets.js';
 import { VirtualKeyRepository, type VirtualKeyRecord } from '../../store/virtual-key-repository.js';
 import { notFound } from '../authorization.js';
@@ -106,16 +106,6 @@ export class VirtualKeyService {
   }
 }
 
-/** SecretStore failures become a 503 that says nothing about the secret. */
-async function guarded<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof SecretStoreError)) throw error;
-    logger.error('secret store operation failed', { operation: error.operation, reason: error.message });
-    throw new GatewayError(503, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later');
-  }
-}
 
 export function toView(record: VirtualKeyRecord): VirtualKeyView {
   const view: VirtualKeyView = {

@@ -25,3 +25,23 @@ export async function targetWorkspace(principal: Principal, requested: string | 
 export function workspaceNotFound(idOrSlug: string): GatewayError {
   return new GatewayError(404, 'not_found', `No workspace with id or slug '${idOrSlug}'`, { param: 'workspace_id' });
 }
+
+/**
+ * The ids of workspaces the caller may see, from ids or slugs, de-duplicated in order; an unknown or invisible
+ * one is a 404 naming its position in `param` (e.g. `shared_with_workspaces[2]`).
+ */
+export async function visibleWorkspaceIds(principal: Principal, requested: readonly string[], param: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [index, idOrSlug] of requested.entries()) {
+    try {
+      const id = (await findVisibleWorkspace(principal, idOrSlug)).id;
+      if (!ids.includes(id)) ids.push(id);
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 404) {
+        throw new GatewayError(404, 'not_found', `${param}[${index}]: no workspace with id or slug '${idOrSlug}'`, { param: `${param}[${index}]` });
+      }
+      throw error;
+    }
+  }
+  return ids;
+}
