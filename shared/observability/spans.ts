@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export type SpanKind = 'stage' | 'attempt' | 'tool';
 export type SpanStatus = 'ok' | 'error';
@@ -37,9 +37,23 @@ export interface OpenSpan {
   end(attributes?: Record<string, string | number | boolean | undefined>, error?: unknown): void;
 }
 
+/**
+ * Random bytes for span ids, drawn from the CSPRNG a block at a time: one `randomFillSync` call per 512 ids
+ * instead of one per span (every request opens several; per-call it was ~3 % of the gateway's CPU).
+ */
+const SPAN_ID_BYTES = 8;
+const entropy = Buffer.alloc(SPAN_ID_BYTES * 512);
+let entropyOffset = entropy.length;
+
 /** A 64-bit span id in the W3C / OpenTelemetry form: 16 lowercase hex digits. */
 export function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  if (entropyOffset === entropy.length) {
+    randomFillSync(entropy);
+    entropyOffset = 0;
+  }
+  const id = entropy.toString('hex', entropyOffset, entropyOffset + SPAN_ID_BYTES);
+  entropyOffset += SPAN_ID_BYTES;
+  return id;
 }
 
 /**
