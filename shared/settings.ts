@@ -32,6 +32,12 @@ const settingsSchema = z.object({
   // Custom-host rules: link-local and metadata addresses are always refused; these open loopback / private ranges.
   GW_ALLOW_LOOPBACK_HOSTS: offUnlessOn,
   GW_ALLOW_PRIVATE_HOSTS: offUnlessOn,
+  // Image links gw fetches for providers that take image bytes only (Bedrock): shared/gateway/remote-media.ts.
+  // Same address rules as custom hosts. Default size cap: 3.75 MB, Bedrock's own image limit.
+  GW_IMAGE_FETCH_MAX_BYTES: positiveInt(3_750_000),
+  GW_IMAGE_FETCH_TIMEOUT_MS: positiveInt(10_000),
+  GW_IMAGE_FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
+  GW_IMAGE_FETCH_CONCURRENCY: positiveInt(4),
 
   // The admin key the local runtime (or `npm run cli -- bootstrap`) makes sure exists; empty means generate one.
   GW_BOOTSTRAP_API_KEY: z
@@ -41,6 +47,9 @@ const settingsSchema = z.object({
       message: "must be 16-256 characters of letters, digits, '_', '-' or '.' (a key like `gwk_` + 32 random characters)",
     }),
   GW_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // Hot-path caches (keys, policies, configs, virtual keys…) serve an entry up to this long past its TTL while one
+  // background refresh runs; past it a request waits for a fresh read. Unset: twice each cache's TTL (docs/architecture.md).
+  GW_CACHE_MAX_STALE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   // JWT on control-plane routes (`Authorization: Bearer <jwt>`): verified against a JWKS URL or a shared
   // HMAC secret (JWKS wins when both are set); issuer and audience are checked when set.
   GW_JWT_JWKS_URL: z.url().optional(),
@@ -88,6 +97,11 @@ const settingsSchema = z.object({
   GW_LOCAL_TTL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   // Local runtime only: request logs older than this many hours are swept (LOG_RETENTION_DISPLAY still caps it).
   GW_LOCAL_LOG_RETENTION_HOURS: positiveInt(168),
+  // Local runtime only: at most this many request-log records are kept (oldest go first, at each sweep); 0 no cap.
+  GW_LOCAL_LOG_MAX_RECORDS: z.coerce.number().int().min(0).default(20_000),
+  // Local runtime only: where the embedded store runs: its own child process (default) or inside the gw process.
+  // Read before settings are (infra/local/embedded-store.ts); listed here so a bad value is refused the same way.
+  GW_LOCAL_STORE: z.enum(['child', 'in-process']).default('child'),
   // Local runtime only: on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut.
   GW_SHUTDOWN_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   // Local runtime only: how often the scheduled functions run (EventBridge runs them every 5 minutes); 0 stops them.

@@ -15,6 +15,8 @@ import { resolveLeafTarget } from './resolve-target.js';
 import { openStreamRelay } from './stream-relay.js';
 import { parseProviderBody, translateProviderBody } from './provider-body.js';
 import { readUpstreamBody, sendUpstream } from './upstream-client.js';
+import { remoteImageFetcher } from './remote-media.js';
+import { sendFannedOut } from './fan-out.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { attemptNatively } from '../dialects/native-attempt.js';
 import { canonicalEndpoint, dialectCodec } from '../dialects/registry.js';
@@ -97,9 +99,11 @@ export async function attemptLeaf(
       onUsage({ usage: cache.hit.usage as Record<string, unknown> | undefined, cacheHit: true });
       return servedFromCache(adapter.slug, body.model, cache, stream, clientWantsUsage);
     }
-    const input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: dialect ? dialect.toCanonical(body, adapter.slug) : body, stream, target, forwardHeaders, dropUnsupportedParams: context.options.dropUnsupportedParams };
+    let input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: dialect ? dialect.toCanonical(body, adapter.slug) : body, stream, target, forwardHeaders, dropUnsupportedParams: context.options.dropUnsupportedParams };
+    // Providers that need I/O to build their request (Bedrock fetches image links) do it here; others skip it.
+    if (adapter.prepare) input = await adapter.prepare(input, { fetchImage: remoteImageFetcher(context, { timeoutMs, signal: context.request.signal }) });
     const call = await adapter.buildCall(input);
-    const upstream = await sendUpstream(call, {
+    const upstream = await (call.fanOut ? sendFannedOut : sendUpstream)(call, {
       timeoutMs,
       idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS,
       signal: context.request.signal,
@@ -139,7 +143,7 @@ export async function attemptLeaf(
       cache.store?.(parsed);
       return { ...success, contentType: 'application/json', body: raw };
     }
-    const translated = translateProviderBody(() => adapter.toOpenAIResponse!(input, parsed));
+    const translated = translateProviderBody(() => adapter.toOpenAIResponse!(input, parsed, upstream.headers));
     record.status = 200;
     cache.store?.(translated);
     onUsage({ usage: translated.usage as Record<string, unknown> | undefined });

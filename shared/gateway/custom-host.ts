@@ -51,7 +51,7 @@ export function normaliseHostname(hostname: string): string {
 
 const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'instance-data', 'metadata.azure.internal']);
 
-function hostnameRefusal(host: string, rules: HostRules): string | undefined {
+export function hostnameRefusal(host: string, rules: HostRules): string | undefined {
   if (host === '') return 'the host name is empty';
   if (METADATA_NAMES.has(host) || host.endsWith('.internal')) return 'cloud metadata hosts are always refused';
   if ((host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.localdomain') && !rules.allowLoopback) {

@@ -1,4 +1,3 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
@@ -6,7 +5,8 @@ import { Agent, errors as undiciErrors, request } from './undici-core.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamCall } from '../providers/types.js';
 import { settings } from '../settings.js';
-import { addressRefusal, type HostRules } from './custom-host.js';
+import type { HostRules } from './custom-host.js';
+import { checkedLookup, RefusedAddressError } from './checked-lookup.js';
 import { inSubsegment } from '../observability/tracer.js';
 
 export interface UpstreamResponse {
@@ -24,8 +24,6 @@ export interface UpstreamCallOptions {
   /** The client went away. */
   signal?: AbortSignal;
 }
-
-class RefusedAddressError extends Error {}
 
 let agent: Agent | undefined;
 
@@ -48,23 +46,16 @@ function upstreamAgent(): Agent {
       // The request's own timer (x-gw-request-timeout, connect + first byte) decides when connecting took too
       // long; this is only the outer bound, so a long request timeout is not cut at a fixed connect timeout.
       timeout: settings().GW_UPSTREAM_MAX_DURATION_MS,
-      lookup: (hostname, options, callback) => {
-        dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-          if (error) return callback(error, '', 0);
-          const list = addresses as unknown as LookupAddress[];
-          const refused = list.map((entry) => addressRefusal(entry.address, rules)).find(Boolean);
-          if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a refused address: ${refused}`), '', 0);
-          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-          callback(null, list[0].address, list[0].family);
-        });
-      },
+      lookup: checkedLookup(() => rules, (hostname, refusal) => `${hostname} resolves to a refused address: ${refusal}`),
     },
   });
   return agent;
 }
 
-/** Makes one upstream call and returns once response headers arrived. The body is left to the caller. */
-/** One upstream call, as an X-Ray subsegment (connect to first byte) when tracing is on. */
+/**
+ * One upstream call, returning once response headers arrived (the body is left to the caller); an X-Ray
+ * subsegment from connect to first byte when tracing is on.
+ */
 export function sendUpstream(call: UpstreamCall, options: UpstreamCallOptions): Promise<UpstreamResponse> {
   return inSubsegment('upstream', () => sendUpstreamUntraced(call, options));
 }

@@ -55,6 +55,12 @@ export interface UpstreamCall {
   body: string | Uint8Array;
   /** Parameters dropped under `x-gw-drop-unsupported-params`, for the `x-gw-dropped-params` response header. */
   dropped?: readonly string[];
+  /**
+   * Several calls that answer this one request together (Bedrock Titan embeds one text per call). The gateway sends
+   * them in parallel, at most `concurrency` at a time, as one attempt: the first error answer is the attempt's
+   * answer; otherwise `toOpenAIResponse` gets `{"answers": [<each JSON answer, in call order>]}`.
+   */
+  fanOut?: { calls: readonly UpstreamCall[]; concurrency: number };
 }
 
 export interface ProviderErrorSummary {
@@ -84,14 +90,38 @@ export interface StreamTranslator {
   end(): StreamEvent[];
 }
 
+/** An image link fetched by the gateway (its address rules, size cap and timeout), as base64 bytes. */
+export interface FetchedImage {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`: anything else was refused with a 400. */
+  mediaType: string;
+  base64: string;
+}
+
+/** Fetches one image link; failures are 400 GatewayErrors whose `param` is the given one. */
+export type ImageFetcher = (url: string, param: string) => Promise<FetchedImage>;
+
+/** What the gateway lends an adapter's `prepare` step (I/O a pure provider module cannot do itself). */
+export interface PrepareServices {
+  fetchImage: ImageFetcher;
+}
+
 export interface ProviderAdapter {
   readonly slug: string;
   readonly aliases: readonly string[];
   readonly endpoints: readonly Endpoint[];
+  /**
+   * Optional async step before `buildCall`, for providers that need I/O to build their request (Bedrock fetches
+   * image links, since Converse takes image bytes only). Returns the input to build from; adapters without it
+   * cost nothing.
+   */
+  prepare?(input: AdapterInput, services: PrepareServices): Promise<AdapterInput>;
   /** Builds the upstream call; throws a 400 GatewayError for a parameter the provider cannot honour. */
   buildCall(input: AdapterInput): Promise<UpstreamCall> | UpstreamCall;
-  /** Provider 2xx JSON → OpenAI JSON. Absent for pass-through providers, whose bytes go out unchanged. */
-  toOpenAIResponse?(input: AdapterInput, providerBody: unknown): Record<string, unknown>;
+  /**
+   * Provider 2xx JSON → OpenAI JSON. Absent for pass-through providers, whose bytes go out unchanged. `headers`
+   * are the answer's (Bedrock InvokeModel reports token counts there).
+   */
+  toOpenAIResponse?(input: AdapterInput, providerBody: unknown, headers?: UpstreamHeaders): Record<string, unknown>;
   /** Provider error body (parsed JSON, or the text when it is not JSON) → the parts of gw's error shape. */
   toOpenAIError(status: number, providerBody: unknown, headers?: UpstreamHeaders): ProviderErrorSummary;
   createStreamTranslator(input: AdapterInput): StreamTranslator;

@@ -22,36 +22,35 @@ export function embeddingFamilyOf(model: string): EmbeddingFamily {
   );
 }
 
-/** OpenAI embeddings body → the InvokeModel body of the model's family. */
-export function toBedrockEmbeddingBody(input: AdapterInput, family: EmbeddingFamily): Record<string, unknown> {
+/**
+ * OpenAI embeddings body → the InvokeModel bodies of the model's family: one for Cohere (up to 96 texts per call),
+ * one per text for Titan, which embeds one text per call (the adapter fans those out, see UpstreamCall.fanOut).
+ */
+export function toBedrockEmbeddingBodies(input: AdapterInput, family: EmbeddingFamily): Array<Record<string, unknown>> {
   const model = String(input.body.model);
   const cohereV3 = family === 'cohere' && !/embed-v4/.test(model.toLowerCase());
   const body = withoutUnsupportedParams(input, family === 'titan' ? 'Bedrock Titan embeddings' : 'Bedrock Cohere embeddings', cohereV3 ? ['dimensions'] : []);
   readEncodingFormat(body);
   const texts = inputTexts(body.input);
   if (family === 'titan') {
-    if (texts.length !== 1) {
-      throw badRequest(
-        'unsupported_input',
-        `Titan embedding models embed one text per call; \`input\` holds ${texts.length}. Send one string (or one call per text), or use a Cohere Embed model, which takes up to 96 texts`,
-        'input',
-      );
-    }
-    const titan: Record<string, unknown> = { inputText: texts[0] };
-    if (body.dimensions !== undefined && body.dimensions !== null) titan.dimensions = positiveInteger(body.dimensions, 'dimensions');
-    return titan;
+    const dimensions = body.dimensions !== undefined && body.dimensions !== null ? positiveInteger(body.dimensions, 'dimensions') : undefined;
+    return texts.map((inputText) => (dimensions === undefined ? { inputText } : { inputText, dimensions }));
   }
   const cohere: Record<string, unknown> = { texts, input_type: stringOf(body.input_type) ?? 'search_document' };
   const truncate = stringOf(body.truncate);
   if (truncate) cohere.truncate = truncate;
   if (body.dimensions !== undefined && body.dimensions !== null) cohere.output_dimension = positiveInteger(body.dimensions, 'dimensions');
-  return cohere;
+  return [cohere];
 }
 
-/** The family's InvokeModel answer → OpenAI's embeddings list. */
+/**
+ * The family's InvokeModel answer → OpenAI's embeddings list. Several Titan calls answer as `{answers: [...]}` in
+ * input order (gw's fan-out): their vectors keep that order in `data[i].index` and their token counts are summed.
+ */
 export function toOpenAIEmbeddings(input: AdapterInput, family: EmbeddingFamily, providerBody: unknown): Record<string, unknown> {
   const body = asRecord(providerBody);
-  const vectors = family === 'titan' ? [body.embedding] : cohereVectors(body.embeddings);
+  const answers = family === 'titan' && Array.isArray(body.answers) ? body.answers.map(asRecord) : [body];
+  const vectors = family === 'titan' ? answers.map((answer) => answer.embedding) : cohereVectors(body.embeddings);
   if (vectors.length === 0 || !vectors.every(isNumberArray)) {
     throw new GatewayError(502, 'invalid_provider_response', 'Bedrock answered without embedding vectors', { type: 'upstream_error', providerError: providerBody });
   }
@@ -59,7 +58,7 @@ export function toOpenAIEmbeddings(input: AdapterInput, family: EmbeddingFamily,
   // Cohere on Bedrock usually reports no count: gw estimates it (common/token-estimate.ts) rather than report 0.
   const promptTokens =
     family === 'titan'
-      ? (countOf(body.inputTextTokenCount) ?? 0)
+      ? answers.reduce((sum, answer) => sum + (countOf(answer.inputTextTokenCount) ?? 0), 0)
       : (countOf(asRecord(asRecord(body.meta).billed_units).input_tokens) ?? estimateTokens(inputTexts(input.body.input)) ?? 0);
   return {
     object: 'list',

@@ -148,7 +148,7 @@ function imageOf(part: { type: string; image_url?: unknown }, where: string): Co
   if (!data) {
     throw badRequest(
       'unsupported_image_url',
-      `Bedrock Converse takes images only as bytes, not as links: send ${param} as a base64 data URL (data:image/png;base64,…)`,
+      `Bedrock Converse takes images as bytes: send ${param} as a base64 data URL (data:image/png;base64,…) or an http(s) link for gw to fetch`,
       param,
     );
   }

@@ -148,14 +148,15 @@ describe('Bedrock chat through the gateway', () => {
     expect(upstream.requests[0].json).toEqual({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }], inferenceConfig: { temperature: 0.3 } });
   });
 
-  it('answers 400 for an image link, which Converse cannot fetch', async () => {
-    const messages = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }];
+  it('answers 400 for an image link gw does not fetch (not http or https)', async () => {
+    const messages = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }];
     const response = await gateway.post('/v1/chat/completions', chat({ messages }), bedrockHeaders());
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       error: { message: expect.stringContaining('base64 data URL'), type: 'invalid_request_error', code: 'unsupported_image_url', param: 'messages[0].content[0].image_url.url' },
       status: 'failure',
     });
+    expect(upstream.requests).toHaveLength(0);
   });
 
   it('normalises a Bedrock error answer, keeping its status and body', async () => {
@@ -294,11 +295,11 @@ describe('Bedrock embeddings through the gateway', () => {
     expect(upstream.requests[0].json).toEqual({ texts: ['a', 'b'], input_type: 'search_query' });
   });
 
-  it('answers 400 when Titan is given several texts', async () => {
-    const response = await gateway.post('/v1/embeddings', { model: 'amazon.titan-embed-text-v1', input: ['a', 'b'] }, bedrockHeaders());
+  it('answers 400 when Titan is given more texts than OpenAI allows in one request (2048)', async () => {
+    const response = await gateway.post('/v1/embeddings', { model: 'amazon.titan-embed-text-v1', input: Array.from({ length: 2049 }, () => 'a') }, bedrockHeaders());
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
-      error: { message: expect.stringContaining('one text per call'), type: 'invalid_request_error', code: 'unsupported_input', param: 'input' },
+      error: { message: expect.stringContaining('at most 2048'), type: 'invalid_request_error', code: 'invalid_input', param: 'input' },
       status: 'failure',
     });
     expect(upstream.requests).toHaveLength(0);

@@ -14,11 +14,36 @@ describe('Bedrock embeddings requests', () => {
     expect(await converseBody({ model: TITAN, input: ['only one'] }, embeddings)).toEqual({ inputText: 'only one' });
   });
 
-  it('refuses several inputs for Titan, which embeds one text per call', async () => {
-    await expectBuildError(bedrockInput({ model: TITAN, input: ['a', 'b'] }, embeddings), {
-      code: 'unsupported_input',
-      param: 'input',
-      message: 'one text per call; `input` holds 2',
+  it('fans several Titan inputs out into one signed InvokeModel call each, in input order', async () => {
+    const call = await bedrockAdapter.buildCall(bedrockInput({ model: TITAN, input: ['a', 'b', 'c'], dimensions: 256 }, embeddings));
+    expect(call.fanOut?.concurrency).toBeGreaterThan(1);
+    const parts = call.fanOut!.calls;
+    expect(parts.map((part) => JSON.parse(String(part.body)))).toEqual([
+      { inputText: 'a', dimensions: 256 },
+      { inputText: 'b', dimensions: 256 },
+      { inputText: 'c', dimensions: 256 },
+    ]);
+    for (const part of parts) {
+      expect(part.url).toBe('https://bedrock-runtime.us-west-2.amazonaws.com/model/amazon.titan-embed-text-v2%3A0/invoke');
+      expect(part.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
+    }
+    // One text stays one plain call, as before.
+    expect((await bedrockAdapter.buildCall(bedrockInput({ model: TITAN, input: ['only'] }, embeddings))).fanOut).toBeUndefined();
+  });
+
+  it('joins fanned-out Titan answers in order, summing their token counts', () => {
+    const answers = [
+      { embedding: [1, 0], inputTextTokenCount: 2 },
+      { embedding: [0, 1], inputTextTokenCount: 5 },
+    ];
+    expect(translate({ model: TITAN, input: ['a b', 'c d e f g'] }, { answers })).toEqual({
+      object: 'list',
+      data: [
+        { object: 'embedding', index: 0, embedding: [1, 0] },
+        { object: 'embedding', index: 1, embedding: [0, 1] },
+      ],
+      model: TITAN,
+      usage: { prompt_tokens: 7, total_tokens: 7 },
     });
   });
 
