@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
 import { ApiKeyRepository, type ApiKeyRecord } from '../store/api-key-repository.js';
@@ -14,26 +14,36 @@ const MAX_KEY_LENGTH = 256;
 const NEGATIVE_TTL_MS = 2_000;
 
 /**
- * Authenticates `x-gw-api-key`. Lookups are cached in memory by key hash for GW_AUTH_CACHE_TTL_MS; expiry is
- * checked on every call against the clock, so an expired key is refused at once even from the cache.
+ * Authenticates `x-gw-api-key`. Lookups are cached in memory by key hash for GW_AUTH_CACHE_TTL_MS, then served
+ * stale while one background read refreshes them, for at most GW_CACHE_MAX_STALE_MS more (refreshing-cache.ts):
+ * a key revoked or changed by another process stops working within TTL + max staleness. The status and expiry of
+ * the cached record are checked on every call against the clock, so an expired key is refused at once even from
+ * the cache. Unknown keys are cached briefly and never served stale.
  */
 export class ApiKeyAuthenticator {
   /** Every authenticator of this process (gateway and control plane share one process locally). */
   private static readonly instances = new Set<WeakRef<ApiKeyAuthenticator>>();
-  private readonly cache: LRUCache<string, Lookup>;
+  private readonly cache: RefreshingCache<string, Lookup>;
 
   constructor(
     private readonly repository = new ApiKeyRepository(),
     private readonly now: () => number = Date.now,
   ) {
-    const ttl = settings().GW_AUTH_CACHE_TTL_MS;
-    this.cache = new LRUCache<string, Lookup>({ max: 10_000, ttl: Math.max(ttl, 1), ttlAutopurge: false });
+    const ttl = () => settings().GW_AUTH_CACHE_TTL_MS;
+    this.cache = new RefreshingCache<string, Lookup>({
+      name: 'api-keys',
+      max: 10_000,
+      ttlMs: ttl,
+      maxStaleMs: () => maxStaleFor(ttl()),
+      lifetimeOf: (lookup) => (lookup.found ? {} : { ttlMs: Math.min(ttl(), NEGATIVE_TTL_MS), maxStaleMs: 0 }),
+      // The cache keeps its own (real) clock: `now` is the clock key expiry is judged by, which tests move freely.
+    });
     ApiKeyAuthenticator.instances.add(new WeakRef(this));
   }
 
   /**
    * Drops a key's cached lookup from every authenticator in this process, right after a change to the key.
-   * Other processes (other Lambda instances) see the change within GW_AUTH_CACHE_TTL_MS.
+   * Other processes (other Lambda instances) see the change within GW_AUTH_CACHE_TTL_MS + GW_CACHE_MAX_STALE_MS.
    */
   static forgetEverywhere(keyHash: string): void {
     for (const reference of ApiKeyAuthenticator.instances) {
@@ -49,13 +59,10 @@ export class ApiKeyAuthenticator {
     }
     if (rawKey.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(rawKey);
-    let lookup = this.cache.get(keyHash);
-    if (!lookup) {
+    const lookup = await this.cache.get(keyHash, async (): Promise<Lookup> => {
       const record = await this.repository.findByHash(keyHash);
-      lookup = record ? { found: true, record, principal: toPrincipal(record) } : { found: false };
-      const ttl = settings().GW_AUTH_CACHE_TTL_MS;
-      if (ttl > 0) this.cache.set(keyHash, lookup, { ttl: lookup.found ? ttl : Math.min(ttl, NEGATIVE_TTL_MS) });
-    }
+      return record ? { found: true, record, principal: toPrincipal(record) } : { found: false };
+    });
     if (!lookup.found) throw invalidKey();
     const { record, principal } = lookup;
     const caller = { method: 'api_key' as const, organisationId: record.organisation_id, workspaceId: record.workspace_id, actorId: record.id };

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { Principal } from '../auth/principal.js';
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { badRequest, GatewayError } from '../http/errors.js';
 import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../store/deployment-repository.js';
 import { readConfigSecret, unsealConfig } from '../store/config-secrets.js';
@@ -8,9 +8,16 @@ import { parseInlineConfig, type ConfigResolver } from './config/resolve-config.
 import type { GatewayConfig } from './config/schema.js';
 import type { RequestOptions } from './request-options.js';
 
-// A changed or deleted deployment is in force everywhere within this time; unknown slugs are not cached.
+// A changed or deleted deployment is in force everywhere within this time plus the maximum staleness (served
+// stale while one background read refreshes it: refreshing-cache.ts); unknown slugs are not cached.
 const DEPLOYMENT_TTL_MS = 30_000;
-const cache = new LRUCache<string, DeploymentRecord>({ max: 2_000, ttl: DEPLOYMENT_TTL_MS });
+const cache = new RefreshingCache<string, DeploymentRecord | undefined>({
+  name: 'deployments',
+  max: 2_000,
+  ttlMs: () => DEPLOYMENT_TTL_MS,
+  maxStaleMs: () => maxStaleFor(DEPLOYMENT_TTL_MS),
+  lifetimeOf: (found) => (found ? {} : { ttlMs: 0 }),
+});
 let repository: DeploymentRepository | undefined;
 
 /**
@@ -36,11 +43,6 @@ export async function resolveRequestConfig(options: RequestOptions, principal: P
 }
 
 async function findDeployment(organisationId: string, slug: string): Promise<DeploymentRecord | undefined> {
-  const key = `${organisationId}\u0000${slug}`;
-  const cached = cache.get(key);
-  if (cached) return cached;
-  repository ??= new DeploymentRepository();
-  const found = await repository.getBySlug(organisationId, slug);
-  if (found) cache.set(key, found);
-  return found;
+  const deployments = (repository ??= new DeploymentRepository());
+  return cache.get(`${organisationId}\u0000${slug}`, () => deployments.getBySlug(organisationId, slug));
 }

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GUARDRAIL_REFERENCE, guardrailDefinitionSchema, type Guardrail } from '../guardrails/schemas.js';
 import { GuardrailRepository } from '../store/guardrail-repository.js';
 
@@ -12,15 +12,24 @@ export interface GuardrailSource {
   workspaceDefaults(workspaceId: string): Promise<string[]>;
 }
 
+type Cached = { guardrail: Guardrail | undefined; pinned: boolean } | { defaults: string[] };
+
 /**
  * Guardrails and workspace defaults for the hot path, cached per workspace like saved configs: a warm request
- * costs no store call, and a change is in force everywhere within 30 s. The control plane of the same process
- * forgets a workspace's entries when it changes them (so the local runtime applies a change at once).
+ * costs no store call, not even after the TTL (an entry is then served stale while one background read refreshes
+ * it: refreshing-cache.ts), and a change is in force everywhere within 30 s + GW_CACHE_MAX_STALE_MS. A burst of
+ * cold requests for one workspace reads the store once. The control plane of the same process forgets a
+ * workspace's entries when it changes them (so the local runtime applies a change at once).
  */
 export class GuardrailResolver {
-  private readonly cache = new LRUCache<string, { value: Guardrail | string[] }>({ max: 5_000 });
-  /** Loads in flight, so a burst of cold requests for one workspace reads the store once, not once each. */
-  private readonly loading = new Map<string, Promise<unknown>>();
+  private readonly cache = new RefreshingCache<string, Cached>({
+    name: 'guardrails',
+    max: 5_000,
+    ttlMs: () => LATEST_TTL_MS,
+    maxStaleMs: () => maxStaleFor(LATEST_TTL_MS),
+    // A miss is not kept (a guardrail created a moment later works at once); a pinned version never changes.
+    lifetimeOf: (cached) => ('guardrail' in cached ? (!cached.guardrail ? { ttlMs: 0 } : cached.pinned ? { ttlMs: PINNED_TTL_MS, maxStaleMs: maxStaleFor(PINNED_TTL_MS) } : {}) : {}),
+  });
 
   constructor(private readonly source: GuardrailSource) {}
 
@@ -28,43 +37,23 @@ export class GuardrailResolver {
   async guardrail(workspaceId: string, reference: string): Promise<Guardrail | undefined> {
     const match = GUARDRAIL_REFERENCE.exec(reference);
     if (!match) return undefined;
-    const key = `${workspaceId}\u0000${reference}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached.value as Guardrail;
     const version = match[2] === undefined ? undefined : Number(match[2]);
-    return this.once(key, async () => {
-      const guardrail = toGuardrail(await this.source.load(workspaceId, match[1], version));
-      if (guardrail) this.cache.set(key, { value: guardrail }, { ttl: version === undefined ? LATEST_TTL_MS : PINNED_TTL_MS });
-      return guardrail;
-    });
+    const cached = await this.cache.get(`${workspaceId}\u0000${reference}`, async () => ({
+      guardrail: toGuardrail(await this.source.load(workspaceId, match[1], version)),
+      pinned: version !== undefined,
+    }));
+    return 'guardrail' in cached ? cached.guardrail : undefined;
   }
 
   async workspaceDefaults(workspaceId: string): Promise<string[]> {
-    const key = `${workspaceId}\u0000#defaults`;
-    const cached = this.cache.get(key);
-    if (cached) return cached.value as string[];
-    return this.once(key, async () => {
-      const ids = await this.source.workspaceDefaults(workspaceId);
-      this.cache.set(key, { value: ids }, { ttl: LATEST_TTL_MS });
-      return ids;
-    });
+    const cached = await this.cache.get(`${workspaceId}\u0000#defaults`, async () => ({ defaults: await this.source.workspaceDefaults(workspaceId) }));
+    return 'defaults' in cached ? cached.defaults : [];
   }
 
   /** Drops every cached entry of a workspace (its guardrails changed, or its defaults did). */
   forget(workspaceId: string): void {
     const prefix = `${workspaceId}\u0000`;
-    for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
-    for (const key of [...this.loading.keys()]) if (key.startsWith(prefix)) this.loading.delete(key);
-  }
-
-  private once<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const pending = this.loading.get(key);
-    if (pending) return pending as Promise<T>;
-    const started = load().finally(() => {
-      if (this.loading.get(key) === started) this.loading.delete(key);
-    });
-    this.loading.set(key, started);
-    return started;
+    this.cache.forget((key) => key.startsWith(prefix));
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { badRequest, GatewayError } from '../http/errors.js';
 import type { NeutralRequest } from '../http/types.js';
 import { logger } from '../observability/logger.js';
@@ -23,8 +24,10 @@ interface ResolvedProvider {
   provider: ProviderRecord;
   integration: IntegrationRecord;
   apiKey?: string;
-  expiresAt: number;
 }
+
+/** A lookup as cached: the provider, or the error its absence answers (never kept, so a fix works at once). */
+type ProviderLookup = { resolved: ResolvedProvider } | { error: GatewayError };
 
 /** What a request admitted through a provider must charge after its response. */
 interface ProviderCharge {
@@ -33,8 +36,16 @@ interface ProviderCharge {
 }
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,254}$/;
-const cache = new Map<string, ResolvedProvider>();
 const MAX_CACHED = 5_000;
+// Shares the virtual keys' TTL (it holds a credential too), then stale-while-revalidate (refreshing-cache.ts).
+const providerTtl = () => settings().GW_VIRTUAL_KEY_CACHE_TTL_MS;
+const cache = new RefreshingCache<string, ProviderLookup>({
+  name: 'workspace-providers',
+  max: MAX_CACHED,
+  ttlMs: providerTtl,
+  maxStaleMs: () => maxStaleFor(providerTtl()),
+  lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : {}),
+});
 const charges = new WeakMap<NeutralRequest, ProviderCharge>();
 let counters: CounterRepository | undefined;
 
@@ -81,21 +92,22 @@ export async function settleWorkspaceProvider(request: NeutralRequest, usage: Re
 
 /** Drops this process's resolved providers right after a change (other processes follow within the cache TTL). */
 export function forgetResolvedProviders(): void {
-  cache.clear();
+  cache.forget();
 }
 
 async function resolveProvider(workspaceId: string, slug: string): Promise<ResolvedProvider> {
-  const key = `${workspaceId}\u0000${slug}`;
-  const now = Date.now();
-  const cached = cache.get(key);
-  if (cached && cached.expiresAt > now) return cached;
-  cache.delete(key);
+  const lookup = await cache.get(`${workspaceId}\u0000${slug}`, () => loadProvider(workspaceId, slug));
+  if ('error' in lookup) throw lookup.error;
+  return lookup.resolved;
+}
+
+async function loadProvider(workspaceId: string, slug: string): Promise<ProviderLookup> {
   const provider = await providerRepository().getBySlug(workspaceId, slug);
-  if (!provider) throw badRequest('provider_not_found', `x-gw-provider: no provider '@${slug}' in this workspace`, 'x-gw-provider');
-  if (!provider.enabled) throw badRequest('provider_disabled', `x-gw-provider: provider '@${slug}' is disabled in this workspace`, 'x-gw-provider');
+  if (!provider) return { error: badRequest('provider_not_found', `x-gw-provider: no provider '@${slug}' in this workspace`, 'x-gw-provider') };
+  if (!provider.enabled) return { error: badRequest('provider_disabled', `x-gw-provider: provider '@${slug}' is disabled in this workspace`, 'x-gw-provider') };
   const integration = await integrationRepository().get(provider.organisation_id, provider.integration_id);
   if (!integration || !integrationSharedWith(integration, workspaceId)) {
-    throw badRequest('integration_unavailable', `x-gw-provider: the integration behind '@${slug}' was deleted or is no longer shared with this workspace`, 'x-gw-provider');
+    return { error: badRequest('integration_unavailable', `x-gw-provider: the integration behind '@${slug}' was deleted or is no longer shared with this workspace`, 'x-gw-provider') };
   }
   let apiKey: string | undefined;
   if (integration.credential_masked !== null) {
@@ -107,52 +119,56 @@ async function resolveProvider(workspaceId: string, slug: string): Promise<Resol
       throw new GatewayError(503, 'secret_store_unavailable', 'The credential of this provider cannot be read right now; try again later');
     }
   }
-  const ttl = settings().GW_VIRTUAL_KEY_CACHE_TTL_MS;
-  const resolved: ResolvedProvider = { provider, integration, apiKey, expiresAt: now + ttl };
-  if (ttl > 0) {
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
-    cache.set(key, resolved);
-  }
-  return resolved;
+  return { resolved: { provider, integration, apiKey } };
 }
 
-/** Request limits take a slot atomically; token limits and the budget are a status check, charged after the response. */
+type Check = { kind: 'slot' | 'tokens' | 'budget'; key: CounterKey } | { kind: 'refused'; error: GatewayError };
+
+/**
+ * Request limits take a slot atomically; token limits and the budget are a status check, charged after the
+ * response. All checks run at once (one store round trip deep however many limits the provider has); if any
+ * refuses or fails, the slots the others took are given back before the error is answered.
+ */
 async function admit(request: NeutralRequest, provider: ProviderRecord, now: number): Promise<void> {
   if (provider.rate_limits.length === 0 && !provider.budget) return;
-  counters ??= new CounterRepository();
-  const charge: ProviderCharge = { tokenCounters: [] };
-  const taken: CounterKey[] = [];
-  try {
-    for (const limit of provider.rate_limits) {
-      const window = rateWindow(limit.unit, now);
-      const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'rate', limit.type, window.id), windowEnd: window.end };
-      const refused = () => {
-        const seconds = secondsUntil(window.end, now);
-        return new GatewayError(429, 'rate_limit_exceeded', `Rate limit exceeded: provider @${provider.slug} allows ${limit.value} ${limit.type} per ${UNIT_LABELS[limit.unit]}; retry in ${seconds} s`, {
-          headers: { 'retry-after': String(seconds), 'x-ratelimit-limit': String(limit.value), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(seconds) },
-        });
-      };
-      if (limit.type === 'requests') {
-        if (!(await counters.incrementBelow(key, 1, limit.value)).admitted) throw refused();
-        taken.push(key);
-      } else {
-        if ((await counters.read(key, now)) >= limit.value) throw refused();
-        charge.tokenCounters.push(key);
-      }
-    }
-    if (provider.budget) {
-      const period = resetPeriod(provider.budget.period, now);
-      const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'credit', 'usd', period.id), windowEnd: period.end };
-      const spent = await counters.read(key, now);
-      if (spent >= provider.budget.limit_usd) {
-        throw new GatewayError(412, 'budget_exhausted', `The budget of provider @${provider.slug} is exhausted: $${spent.toFixed(4)} spent of $${provider.budget.limit_usd}`);
-      }
-      charge.budgetCounter = key;
-    }
-  } catch (error) {
-    // A refusal by a later limit gives back the request slots earlier limits took.
-    for (const key of taken) await counters.release(key, 1);
-    throw error;
+  const store = (counters ??= new CounterRepository());
+  const checks: Array<Promise<Check>> = provider.rate_limits.map(async (limit): Promise<Check> => {
+    const window = rateWindow(limit.unit, now);
+    const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'rate', limit.type, window.id), windowEnd: window.end };
+    const refused = (): Check => {
+      const seconds = secondsUntil(window.end, now);
+      const error = new GatewayError(429, 'rate_limit_exceeded', `Rate limit exceeded: provider @${provider.slug} allows ${limit.value} ${limit.type} per ${UNIT_LABELS[limit.unit]}; retry in ${seconds} s`, {
+        headers: { 'retry-after': String(seconds), 'x-ratelimit-limit': String(limit.value), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(seconds) },
+      });
+      return { kind: 'refused', error };
+    };
+    if (limit.type === 'requests') return (await store.incrementBelow(key, 1, limit.value)).admitted ? { kind: 'slot', key } : refused();
+    return (await store.read(key, now)) >= limit.value ? refused() : { kind: 'tokens', key };
+  });
+  const budget = provider.budget;
+  if (budget) {
+    checks.push(
+      (async (): Promise<Check> => {
+        const period = resetPeriod(budget.period, now);
+        const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'credit', 'usd', period.id), windowEnd: period.end };
+        const spent = await store.read(key, now);
+        if (spent < budget.limit_usd) return { kind: 'budget', key };
+        return { kind: 'refused', error: new GatewayError(412, 'budget_exhausted', `The budget of provider @${provider.slug} is exhausted: $${spent.toFixed(4)} spent of $${budget.limit_usd}`) };
+      })(),
+    );
   }
-  charges.set(request, charge);
+  const settled = await Promise.allSettled(checks);
+  const passed = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const refusal = passed.find((check): check is Extract<Check, { kind: 'refused' }> => check.kind === 'refused');
+  if (failure || refusal) {
+    // A refused (or failed) request consumes nothing: give back the request slots the other limits took.
+    const releases = await Promise.allSettled(passed.flatMap((check) => (check.kind === 'slot' ? [store.release(check.key, 1)] : [])));
+    for (const release of releases) if (release.status === 'rejected') logger.error('could not give back a provider rate-limit slot', { error: release.reason as Error });
+    throw failure ? failure.reason : refusal!.error;
+  }
+  charges.set(request, {
+    tokenCounters: passed.flatMap((check) => (check.kind === 'tokens' ? [check.key] : [])),
+    budgetCounter: passed.flatMap((check) => (check.kind === 'budget' ? [check.key] : []))[0],
+  });
 }

@@ -1,3 +1,4 @@
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GatewayError } from '../http/errors.js';
 import { logger } from '../observability/logger.js';
 import type { TargetSettings } from '../providers/types.js';
@@ -15,10 +16,8 @@ export interface ResolvedVirtualKey {
   settings: Partial<TargetSettings>;
 }
 
-interface CacheEntry {
-  value: ResolvedVirtualKey;
-  expiresAt: number;
-}
+/** A lookup as cached: the resolved key, or the error its absence answers (never kept). */
+type Lookup = { key: ResolvedVirtualKey } | { error: GatewayError };
 
 const MAX_CACHED_KEYS = 5_000;
 const VIRTUAL_KEY_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -56,28 +55,42 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
 
 /**
  * Resolves `x-gw-virtual-key` within the caller's workspace. Resolved keys (credential included) stay in this
- * process's memory for at most GW_VIRTUAL_KEY_CACHE_TTL_MS, so a rotated or deleted key stops working within
- * that time; unknown ids are not cached, so a key works as soon as it is created.
+ * process's memory for GW_VIRTUAL_KEY_CACHE_TTL_MS, then are served stale while one background read refreshes
+ * them, for at most GW_CACHE_MAX_STALE_MS more (refreshing-cache.ts): a rotated or deleted key stops working
+ * within TTL + max staleness, and no request waits on a refresh. A refresh that finds the key gone drops it at
+ * once; one that fails (secret store down) keeps the old value until the bound. Unknown ids are not cached, so a
+ * key works as soon as it is created.
  */
 export class VirtualKeyResolver {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: RefreshingCache<string, Lookup>;
 
   constructor(
     private readonly repository: Pick<VirtualKeyRepository, 'get'> = new VirtualKeyRepository(),
     private readonly secrets: () => SecretStore = secretStore,
-    private readonly ttlMs: () => number = () => settings().GW_VIRTUAL_KEY_CACHE_TTL_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs: () => number = () => settings().GW_VIRTUAL_KEY_CACHE_TTL_MS,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new RefreshingCache<string, Lookup>({
+      name: 'virtual-keys',
+      max: MAX_CACHED_KEYS,
+      ttlMs,
+      maxStaleMs: () => maxStaleFor(ttlMs()),
+      lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : {}),
+      now,
+    });
+  }
 
   async resolve(workspaceId: string, virtualKeyId: string): Promise<ResolvedVirtualKey> {
-    const cacheKey = `${workspaceId}\u0000${virtualKeyId}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached && cached.expiresAt > this.now()) return cached.value;
-    if (cached) this.cache.delete(cacheKey);
-
     if (!VIRTUAL_KEY_ID.test(virtualKeyId)) throw unknownVirtualKey();
+    const lookup = await this.cache.get(`${workspaceId}\u0000${virtualKeyId}`, () => this.load(workspaceId, virtualKeyId));
+    if ('error' in lookup) throw lookup.error;
+    return lookup.key;
+  }
+
+  /** Reads the record and its secret. A secret store that cannot answer throws (so a refresh keeps the old value). */
+  private async load(workspaceId: string, virtualKeyId: string): Promise<Lookup> {
     const record = await this.repository.get(workspaceId, virtualKeyId);
-    if (!record) throw unknownVirtualKey();
+    if (!record) return { error: unknownVirtualKey() };
     let secret: VirtualKeySecret | undefined;
     try {
       secret = await readVirtualKeySecret(this.secrets(), workspaceId, virtualKeyId);
@@ -88,15 +101,9 @@ export class VirtualKeyResolver {
     }
     if (!secret) {
       logger.error('virtual key has no stored credential', { virtual_key_id: virtualKeyId });
-      throw new GatewayError(500, 'virtual_key_credential_missing', 'The credential of this virtual key is missing from the secret store; update the key with a new credential');
+      return { error: new GatewayError(500, 'virtual_key_credential_missing', 'The credential of this virtual key is missing from the secret store; update the key with a new credential') };
     }
-    const value: ResolvedVirtualKey = { id: record.id, provider: record.provider, settings: toTargetSettings(record, secret) };
-    const ttl = this.ttlMs();
-    if (ttl > 0) {
-      if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(cacheKey, { value, expiresAt: this.now() + ttl });
-    }
-    return value;
+    return { key: { id: record.id, provider: record.provider, settings: toTargetSettings(record, secret) } };
   }
 }
 

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { WorkspaceRepository } from '../store/workspace-repository.js';
 
 /**
@@ -14,8 +14,10 @@ export interface WorkspaceObservabilitySettings {
 
 export const DEFAULT_OBSERVABILITY_SETTINGS: WorkspaceObservabilitySettings = { log_request_bodies: true, membersViewAnalytics: true, managersViewAnalytics: true };
 
-// Read on the after-path (bodies) and by analytics reads; a change is in force within this time.
-const cache = new LRUCache<string, WorkspaceObservabilitySettings>({ max: 5_000, ttl: 5_000 });
+const TTL_MS = 5_000;
+// Read on every request's after-path (whether bodies are kept): stale-while-revalidate, so no request's log
+// record waits on the store for it after warm-up. A change is in force within TTL_MS plus the staleness bound.
+const cache = new RefreshingCache<string, WorkspaceObservabilitySettings>({ name: 'workspace observability settings', max: 5_000, ttlMs: () => TTL_MS, maxStaleMs: () => maxStaleFor(TTL_MS) });
 
 export function observabilitySettingsOf(stored: Partial<Record<keyof WorkspaceObservabilitySettings, unknown>> | undefined): WorkspaceObservabilitySettings {
   return {
@@ -25,11 +27,11 @@ export function observabilitySettingsOf(stored: Partial<Record<keyof WorkspaceOb
   };
 }
 
-export async function workspaceObservabilitySettings(workspaceId: string, fresh = false): Promise<WorkspaceObservabilitySettings> {
-  const cached = fresh ? undefined : cache.get(workspaceId);
-  if (cached) return cached;
-  const workspace = await new WorkspaceRepository().getWorkspace(workspaceId);
-  const value = observabilitySettingsOf((workspace as { settings?: Record<string, unknown> } | undefined)?.settings);
-  cache.set(workspaceId, value);
-  return value;
+/** The workspace's settings; `fresh` reads the store (analytics visibility decides access with it). */
+export function workspaceObservabilitySettings(workspaceId: string, fresh = false): Promise<WorkspaceObservabilitySettings> {
+  const load = async () => {
+    const workspace = await new WorkspaceRepository().getWorkspace(workspaceId);
+    return observabilitySettingsOf((workspace as { settings?: Record<string, unknown> } | undefined)?.settings);
+  };
+  return fresh ? cache.refresh(workspaceId, load) : cache.get(workspaceId, load);
 }

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import { RefreshingCache, maxStaleFor } from '../../cache/refreshing-cache.js';
+import type { GatewayError } from '../../http/errors.js';
 import { assertPrintableConfigCredentials } from './credential-fields.js';
 import { configErrorFromZod, configError } from './errors.js';
 import { configSchema, type GatewayConfig } from './schema.js';
@@ -14,12 +15,23 @@ const LATEST_TTL_MS = 30_000;
 // A pinned version never changes, so it can stay longer.
 const PINNED_TTL_MS = 10 * 60_000;
 
+/** A saved config as cached: parsed, or the error a missing or invalid one answers (never kept). */
+type SavedLookup = { config: GatewayConfig; pinned: boolean } | { error: GatewayError };
+
 /**
  * Reads `x-gw-config`: an inline JSON object, or a saved config id (`cfg-…`, optionally `@<version>`).
- * Saved configs are cached per workspace for a short TTL, so an update is in force everywhere within 30 s.
+ * Saved configs are cached per workspace for 30 s (a pinned version for 10 min), then served stale while one
+ * background read refreshes them, for at most GW_CACHE_MAX_STALE_MS more (refreshing-cache.ts): an update is in
+ * force everywhere within 30 s + max staleness, and no request waits on a refresh.
  */
 export class ConfigResolver {
-  private readonly cache = new LRUCache<string, { config: GatewayConfig }>({ max: 2_000 });
+  private readonly cache = new RefreshingCache<string, SavedLookup>({
+    name: 'saved-configs',
+    max: 2_000,
+    ttlMs: () => LATEST_TTL_MS,
+    maxStaleMs: () => maxStaleFor(LATEST_TTL_MS),
+    lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : lookup.pinned ? { ttlMs: PINNED_TTL_MS, maxStaleMs: maxStaleFor(PINNED_TTL_MS) } : {}),
+  });
 
   constructor(private readonly source: SavedConfigSource) {}
 
@@ -34,16 +46,19 @@ export class ConfigResolver {
     const [, id, versionText] = match;
     const version = versionText === undefined ? undefined : Number(versionText);
     const key = `${workspaceId}\u0000${id}\u0000${version ?? 'latest'}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached.config;
+    const lookup = await this.cache.get(key, () => this.loadSaved(workspaceId, id, version));
+    if ('error' in lookup) throw lookup.error;
+    return lookup.config;
+  }
+
+  private async loadSaved(workspaceId: string, id: string, version: number | undefined): Promise<SavedLookup> {
     const saved = await this.source.load(workspaceId, id, version);
     if (!saved) {
-      throw configError('AB0111', 'x-gw-config', version === undefined ? `no saved config "${id}" in this workspace` : `no version ${version} of saved config "${id}" in this workspace`);
+      return { error: configError('AB0111', 'x-gw-config', version === undefined ? `no saved config "${id}" in this workspace` : `no version ${version} of saved config "${id}" in this workspace`) };
     }
     const result = configSchema.safeParse(saved.config);
-    if (!result.success) throw configErrorFromZod(result.error, saved.config);
-    this.cache.set(key, { config: result.data }, { ttl: version === undefined ? LATEST_TTL_MS : PINNED_TTL_MS });
-    return result.data;
+    if (!result.success) return { error: configErrorFromZod(result.error, saved.config) };
+    return { config: result.data, pinned: version !== undefined };
   }
 }
 

@@ -11,7 +11,7 @@ import { requestValues, type RequestValues } from './request-values.js';
 import { enforcementSnapshots, type EnforcementSnapshot, type EnforcementSnapshots } from './snapshot-cache.js';
 import { rateWindow, resetPeriod } from './windows.js';
 import { estimateCost, estimateUsage } from './estimate.js';
-import { applyDueReset, budgetExhausted } from './workspace-budget.js';
+import { applyDueReset, budgetExhausted, resetDue } from './workspace-budget.js';
 
 export interface EnforcementDependencies {
   snapshots: EnforcementSnapshots;
@@ -89,8 +89,10 @@ export function defaultEnforcementDependencies(): EnforcementDependencies {
 /**
  * Admission: the workspace budget and the matching policies of the request, before anything is forwarded.
  * `requests` policies take their slot with one atomic conditional increment each; token policies check their
- * window (or reserve max_tokens); usage limits check their period's usage. All run at once; if any refuses,
- * what the others took is given back before the refusal is answered, so a refused request consumes nothing.
+ * window (or reserve max_tokens); usage limits check their period's usage. All run at once, each a single-item
+ * conditional write (or read), so an admitted request is one store round trip deep however many policies match
+ * (why not one TransactWriteItems: docs/policies-enforcement.md, "Round trips"); if any refuses, what the others
+ * took is given back before the refusal is answered, so a refused request consumes nothing.
  * A credit refusal (412) made from memory is re-checked against the store first.
  */
 export async function admitRequest(context: GatewayContext, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<Admission | undefined> {
@@ -190,11 +192,18 @@ function creditStep(policy: PolicyRecord, key: CounterKey, period: RateRejection
   return deps.counters.read(key, now).then((used): StepResult => (used >= limit ? refused(used) : { kind: 'credit', counter: { key, policy, reserved: 0 } }));
 }
 
-/** The workspace budget's reservation: the estimated cost, added only while usage is below the limit. */
+/**
+ * The workspace budget's reservation: the estimated cost, added only while usage is below the limit. One
+ * conditional write on the admitted path; only at a period boundary (the reset is due) does it become a chain
+ * (read, apply the reset, reserve), and when the snapshot already knows the reset is due, the reservation that
+ * would be refused for it is not tried first.
+ */
 async function budgetStep(budget: WorkspaceBudget, amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const at = new Date(now);
-  let reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
+  let reserved = resetDue(budget, now) ? false : await deps.budgets.reserve(budget.workspaceId, amount, at);
   if (!reserved && (await applyDueReset(deps.budgets, budget.workspaceId, now))) reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
+  // Another writer applied the reset between this process's read and its own attempt: the plain reserve decides.
+  if (!reserved && resetDue(budget, now)) reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
   if (reserved) return { kind: 'budget', reserved: amount };
   const current = await deps.budgets.read(budget.workspaceId);
   if (current) deps.snapshots.updateBudget(current);

@@ -1,3 +1,4 @@
+import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
@@ -11,45 +12,41 @@ export interface EnforcementSnapshot {
   fresh: boolean;
 }
 
-type Loader = (workspaceId: string) => Promise<Omit<EnforcementSnapshot, 'fresh'>>;
-
-interface Entry {
-  value: Promise<Omit<EnforcementSnapshot, 'fresh'>>;
-  expiresAt: number;
-}
+type Snapshot = Omit<EnforcementSnapshot, 'fresh'>;
+type Loader = (workspaceId: string) => Promise<Snapshot>;
 
 const MAX_WORKSPACES = 10_000;
 
 /**
- * Per-workspace snapshots kept in memory for GW_POLICY_CACHE_TTL_MS, so a warm request reads no policy from
- * the store. Concurrent requests of a workspace share one load. `forget` drops snapshots at once (the local
- * runtime calls it after a policy or workspace change); a load that started before a `forget` is not kept.
+ * Per-workspace snapshots kept in memory for GW_POLICY_CACHE_TTL_MS, then served stale while one background read
+ * refreshes them, for at most GW_CACHE_MAX_STALE_MS more (refreshing-cache.ts): a warm request reads no policy from
+ * the store, not even the first one after the TTL. Concurrent requests of a workspace share one load. `forget`
+ * drops snapshots at once (the local runtime calls it after a policy or workspace change); a load that started
+ * before a `forget` is not kept.
  */
 export class EnforcementSnapshots {
-  private readonly entries = new Map<string, Entry>();
-  private readonly refreshing = new Map<string, Promise<Omit<EnforcementSnapshot, 'fresh'>>>();
-  private generation = 0;
+  private readonly cache: RefreshingCache<string, Snapshot>;
 
   constructor(
     private readonly load: Loader = loadSnapshot,
-    private readonly ttlMs: () => number = () => settings().GW_POLICY_CACHE_TTL_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs: () => number = () => settings().GW_POLICY_CACHE_TTL_MS,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new RefreshingCache<string, Snapshot>({ name: 'enforcement-snapshots', max: MAX_WORKSPACES, ttlMs, maxStaleMs: () => maxStaleFor(ttlMs()), now });
+  }
 
+  /** From memory when there (fresh or stale: `fresh: false`), else read for the caller (`fresh: true`). */
   async get(workspaceId: string): Promise<EnforcementSnapshot> {
-    const entry = this.entries.get(workspaceId);
-    if (entry && entry.expiresAt > this.now()) return { ...(await entry.value), fresh: false };
-    return { ...(await this.loadAndKeep(workspaceId)), fresh: true };
+    // The loader also runs for a background refresh while a stale snapshot is answered: only a snapshot that IS
+    // the loaded one was read for this caller.
+    let loaded: Snapshot | undefined;
+    const snapshot = await this.cache.get(workspaceId, async () => (loaded = await this.load(workspaceId)));
+    return { ...snapshot, fresh: snapshot === loaded };
   }
 
   /** Reads the store again, bypassing memory (concurrent refreshes of a workspace share one read). */
   async refresh(workspaceId: string): Promise<EnforcementSnapshot> {
-    let pending = this.refreshing.get(workspaceId);
-    if (!pending) {
-      pending = this.loadAndKeep(workspaceId).finally(() => this.refreshing.delete(workspaceId));
-      this.refreshing.set(workspaceId, pending);
-    }
-    return { ...(await pending), fresh: true };
+    return { ...(await this.cache.refresh(workspaceId, () => this.load(workspaceId))), fresh: true };
   }
 
   /**
@@ -57,37 +54,12 @@ export class EnforcementSnapshots {
    * refuses as soon as its own charges exhaust the budget; other processes see it within the TTL.
    */
   updateBudget(budget: WorkspaceBudget): void {
-    const entry = this.entries.get(budget.workspaceId);
-    if (!entry) return;
-    const updated = entry.value.then((snapshot) => ({ ...snapshot, budget }));
-    updated.catch(() => undefined);
-    this.entries.set(budget.workspaceId, { value: updated, expiresAt: entry.expiresAt });
+    this.cache.update(budget.workspaceId, (snapshot) => ({ ...snapshot, budget }));
   }
 
   /** Drops one workspace's snapshot, or all of them. */
   forget(workspaceId?: string): void {
-    this.generation++;
-    if (workspaceId === undefined) this.entries.clear();
-    else this.entries.delete(workspaceId);
-  }
-
-  private loadAndKeep(workspaceId: string): Promise<Omit<EnforcementSnapshot, 'fresh'>> {
-    const generation = this.generation;
-    const value = this.load(workspaceId);
-    const ttl = this.ttlMs();
-    if (ttl > 0) {
-      if (this.entries.size >= MAX_WORKSPACES) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(workspaceId, { value, expiresAt: this.now() + ttl });
-    }
-    value.then(
-      () => {
-        if (this.generation !== generation && this.entries.get(workspaceId)?.value === value) this.entries.delete(workspaceId);
-      },
-      () => {
-        if (this.entries.get(workspaceId)?.value === value) this.entries.delete(workspaceId);
-      },
-    );
-    return value;
+    this.cache.forget(workspaceId === undefined ? undefined : (key) => key === workspaceId);
   }
 }
 

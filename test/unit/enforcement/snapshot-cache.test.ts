@@ -22,7 +22,7 @@ function countingLoader() {
 }
 
 describe('enforcement snapshots', () => {
-  it('serve a workspace from memory until the TTL passes (injected clock), then read again', async () => {
+  it('serve a workspace from memory until the TTL passes (injected clock), then stale while one read refreshes it', async () => {
     let now = 1_000;
     const loader = countingLoader();
     const snapshots = new EnforcementSnapshots(loader.load, () => 5_000, () => now);
@@ -30,7 +30,10 @@ describe('enforcement snapshots', () => {
     now += 4_999;
     expect(await snapshots.get('ws')).toMatchObject({ fresh: false, policies: [{ id: 'load-1' }] });
     now += 1;
-    expect(await snapshots.get('ws')).toMatchObject({ fresh: true, policies: [{ id: 'load-2' }] });
+    // Past the TTL: the stale snapshot answers at once (so it is not `fresh`), and a background read replaces it.
+    expect(await snapshots.get('ws')).toMatchObject({ fresh: false, policies: [{ id: 'load-1' }] });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await snapshots.get('ws')).toMatchObject({ fresh: false, policies: [{ id: 'load-2' }] });
     expect(loader.calls).toEqual(['ws', 'ws']);
   });
 

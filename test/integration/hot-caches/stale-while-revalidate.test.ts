@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
+import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
+import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
+import { chat, eventually, viaMock } from '../enforcement/enforcement-support.js';
+import { createKeyDirectly, installStoreReadGate, revokeElsewhere, sleep, type StoreReadGate } from './hot-cache-support.js';
+
+/**
+ * Stale-while-revalidate through the real gateway (issue #23): short TTLs and a long maximum staleness, so an
+ * entry past its TTL is served from memory while one background read refreshes it. Changes are written to the
+ * store directly, as another process would make them, so this process's forget-after-change hooks do not help.
+ */
+const TTL_MS = 200;
+let gateway: TestGateway;
+let upstream: MockUpstream;
+let gate: StoreReadGate;
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), {
+  GW_AUTH_CACHE_TTL_MS: String(TTL_MS),
+  GW_POLICY_CACHE_TTL_MS: String(TTL_MS),
+  GW_CACHE_MAX_STALE_MS: '600000',
+});
+beforeAll(() => {
+  gate = installStoreReadGate();
+});
+
+describe('hot caches past their TTL', () => {
+  it('answer the first request after the TTL with no store read before the response, then refresh in the background', async () => {
+    const { raw, record } = await createKeyDirectly(gateway);
+    const headers = { ...viaMock(upstream, { _user: 'swr-key' }), 'x-gw-api-key': raw };
+    expect((await chat(gateway, headers)).status).toBe(200);
+    await drainAllBackgroundWork();
+    await revokeElsewhere(record);
+    await sleep(TTL_MS + 50);
+
+    gate.resetCount();
+    gate.hold();
+    try {
+      const answer = await chat(gateway, headers);
+      // Served from the stale entries while the refresh reads (API key, policy snapshot) are still held.
+      expect(answer.status).toBe(200);
+      expect(gate.held(), 'background refreshes were started and are still waiting').toBeGreaterThanOrEqual(1);
+      expect(gate.releasedBySafetyTimeout(), 'no read was waited for').toBe(0);
+    } finally {
+      gate.release();
+    }
+    // The refresh lands: the key revoked elsewhere is refused from the next request on.
+    const refused = await eventually(async () => {
+      const next = await chat(gateway, headers);
+      return next.status === 401 ? next : undefined;
+    }, 'the revocation to take effect');
+    expect(refused.body).toMatchObject({ error: { code: 'api_key_revoked' } });
+  });
+
+  it('share one background refresh between concurrent requests of a stale entry', async () => {
+    const { raw } = await createKeyDirectly(gateway);
+    const headers = { ...viaMock(upstream, { _user: 'swr-shared' }), 'x-gw-api-key': raw };
+    expect((await chat(gateway, headers)).status).toBe(200);
+    await drainAllBackgroundWork();
+    await sleep(TTL_MS + 50);
+
+    gate.resetCount();
+    gate.hold();
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => chat(gateway, headers)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+      // One read per stale entry (the key, the workspace's policies, its budget), not one per request.
+      expect(gate.reads()).toBeLessThanOrEqual(3);
+      expect(gate.releasedBySafetyTimeout()).toBe(0);
+    } finally {
+      gate.release();
+    }
+  });
+
+  it('put a policy created elsewhere in force once the refresh of the stale snapshot lands', async () => {
+    const headers = viaMock(upstream, { _user: 'swr-policy' });
+    expect((await chat(gateway, headers)).status).toBe(200);
+    const now = new Date().toISOString();
+    const { workspace_id, organisation_id } = await adminScope(gateway);
+    const policy: PolicyRecord = {
+      id: `pol-${randomUUID()}`,
+      kind: 'rate_limit',
+      name: 'swr policy',
+      conditions: [{ key: 'metadata._user', value: 'swr-policy' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'requests',
+      unit: 'rpd',
+      value: 1,
+      status: 'active',
+      workspace_id,
+      organisation_id,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    await new PolicyRepository().create(policy);
+    await sleep(TTL_MS + 50);
+
+    // Within TTL + one refresh: the stale snapshot may admit one more request, then the policy counts.
+    const refused = await eventually(async () => {
+      const answer = await chat(gateway, headers);
+      return answer.status === 429 ? answer : undefined;
+    }, 'the new policy to refuse');
+    expect(refused.body).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+  });
+});
+
+async function adminScope(gateway: TestGateway): Promise<{ workspace_id: string; organisation_id: string }> {
+  const record = (await new ApiKeyRepository().findByHash(hashApiKey(gateway.apiKey)))!;
+  return { workspace_id: record.workspace_id, organisation_id: record.organisation_id };
+}
