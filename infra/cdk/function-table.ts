@@ -76,8 +76,9 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       // (shared/dialects/responses/response-repository.ts); the indexes find a workspace's entities.
       // No index: every gateway read is by key or by partition.
       { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
-      // Exact entries by key, semantic candidates by Query, replaced or dropped (shared/gateway/cache/cache-store.ts).
-      { table: 'cache', actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] },
+      // Exact entries by key (cache-store.ts); semantic candidates: one BatchGetItem of LSH bucket slots, slots
+      // overwritten by PutItem, dropped by DeleteItem (shared/gateway/cache/vector-index/dynamo-vector-index.ts).
+      { table: 'cache', actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
       // Request logs go out in batches (shared/observability/batched-writer.ts), rollups are UpdateItem ADD.
       { table: 'logs', actions: ['BatchWriteItem', 'UpdateItem'] },
       // Model prices and capabilities kept in the logs table ("log store" source of shared/observability/pricing).

@@ -22,7 +22,7 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
     fn: 'gateway',
     action: 'dynamodb:DeleteItem',
     resource: 'table/cache',
-    reason: 'A semantic-cache partition past its bound drops its oldest entry (shared/gateway/cache/cache-store.ts); the tests keep partitions under the bound.',
+    reason: 'A semantic-cache vector whose response entry is gone is dropped from its slots (shared/gateway/cache/vector-index/dynamo-vector-index.ts, evict); entries and vectors expire together, so the gateway tests never reach it (test/integration/cache/vector-index.test.ts calls it directly).',
   },
   ...(['PutItem', 'DeleteItem'] as const).map((verb) => ({
     fn: 'restore-budgets' as const,

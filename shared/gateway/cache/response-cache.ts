@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { OpenAIBody } from '../../providers/types.js';
 import { runInBackground } from '../../observability/background.js';
 import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/schema.js';
@@ -6,8 +5,10 @@ import type { LeafSettings } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import type { GatewayHeaderValues } from '../response-headers.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
-import { MAX_SEMANTIC_CANDIDATES, ResponseCacheStore, type SemanticCandidate } from './cache-store.js';
-import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf, nearest } from './semantic.js';
+import { ResponseCacheStore } from './cache-store.js';
+import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
+import { DynamoVectorIndex } from './vector-index/dynamo-vector-index.js';
+import type { VectorIndex } from './vector-index/types.js';
 
 export type CacheStatus = NonNullable<GatewayHeaderValues['cacheStatus']>;
 
@@ -23,16 +24,14 @@ const DISABLED: CacheDecision = { status: 'DISABLED' };
 
 /**
  * The response cache of one leaf. Simple mode is an exact match on the key of cache-key.ts; semantic mode
- * looks up the exact key first, then compares the conversation's embedding with the partition's vectors.
- * A failing store never fails the request: gw proceeds uncached and logs why.
+ * looks up the exact key first, then asks the vector index for the partition's entries nearest to the
+ * conversation's embedding. A failing store never fails the request: gw proceeds uncached and logs why.
  */
-// A partition's vectors are kept in memory this long: other instances' new entries are seen within it.
-const PARTITION_TTL_MS = 10_000;
-
 export class ResponseCache {
-  private readonly partitions = new LRUCache<string, SemanticCandidate[]>({ max: 1_000, ttl: PARTITION_TTL_MS });
-
-  constructor(private readonly store = new ResponseCacheStore()) {}
+  constructor(
+    private readonly store = new ResponseCacheStore(),
+    private readonly index: VectorIndex = new DynamoVectorIndex(),
+  ) {}
 
   async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody): Promise<CacheDecision> {
     const cache = leaf.cache;
@@ -44,6 +43,8 @@ export class ResponseCache {
     const semantic = cache.mode === 'semantic' && context.endpoint === 'chat';
     // Config errors (no embeddings model) must surface, so the embeddings target is resolved outside the guard.
     const embeddingTarget = semantic ? embeddingsLeaf(leaf, identity.provider, cache, leafPath) : undefined;
+    // Only semantic mode pays for the partition hash.
+    const scope = () => ({ workspaceId, partition: semanticPartition(keyInput) });
     const writer = (vector?: Float32Array) => (response: Record<string, unknown>) =>
       runInBackground('cache write', async () => {
         const stored = await this.store.put(workspaceId, key, JSON.stringify(response), maxAge);
@@ -53,14 +54,7 @@ export class ResponseCache {
         }
         const embedding = vector ?? (embeddingTarget ? await this.embedConversation(context, embeddingTarget, body) : undefined);
         if (!embedding) return;
-        const partition = semanticPartition(keyInput);
-        await this.store.putVector(workspaceId, partition, key, embedding, maxAge);
-        // This instance sees its own new entry at once; others within PARTITION_TTL_MS.
-        const cached = this.partitions.get(`${workspaceId}\u0000${partition}`);
-        if (cached) {
-          cached.push({ key, vector: embedding });
-          if (cached.length > MAX_SEMANTIC_CANDIDATES) cached.splice(0, cached.length - MAX_SEMANTIC_CANDIDATES);
-        }
+        await this.index.insert(scope(), key, embedding, this.store.expiryFor(maxAge));
       });
 
     if (context.options.cacheForceRefresh) return { status: 'REFRESH', store: writer() };
@@ -70,28 +64,20 @@ export class ResponseCache {
       if (!embeddingTarget) return { status: 'MISS', store: writer() };
 
       const vector = await this.embedConversation(context, embeddingTarget, body);
-      const best = nearest(vector, await this.partitionCandidates(workspaceId, semanticPartition(keyInput)));
+      const semanticScope = scope();
+      const [best] = await this.index.query(semanticScope, vector);
       const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
       if (best && best.similarity >= threshold) {
         const similar = await this.store.get(workspaceId, best.key);
         if (similar) return { status: 'SEMANTIC HIT', hit: JSON.parse(similar) as Record<string, unknown> };
+        // The entry is gone (expired, or never stored) while its vector lingers: drop the vector.
+        runInBackground('semantic index evict', () => this.index.evict(semanticScope, best.key));
       }
       return { status: 'SEMANTIC MISS', store: writer(vector) };
     } catch (error) {
       context.log.error('response cache unavailable; answering uncached', { error: error as Error });
       return { status: semantic ? 'SEMANTIC MISS' : 'MISS' };
     }
-  }
-
-  /** The partition's vectors, from memory when read within the last PARTITION_TTL_MS. */
-  private async partitionCandidates(workspaceId: string, partition: string): Promise<SemanticCandidate[]> {
-    const cacheKey = `${workspaceId}\u0000${partition}`;
-    let candidates = this.partitions.get(cacheKey);
-    if (!candidates) {
-      candidates = await this.store.candidates(workspaceId, partition);
-      this.partitions.set(cacheKey, candidates);
-    }
-    return candidates;
   }
 
   private embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {

@@ -9,7 +9,6 @@ import { resolveLeafTarget } from '../resolve-target.js';
 import { readUpstreamBody, sendUpstream } from '../upstream-client.js';
 import { providerErrorFrom } from '../upstream-errors.js';
 import { DEFAULT_EMBEDDING_MODELS } from './embedding-defaults.js';
-import type { SemanticCandidate } from './cache-store.js';
 
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
 const EMBEDDING_TIMEOUT_MS = 10_000;
@@ -66,16 +65,4 @@ export function normalise(vector: Float32Array): Float32Array {
   for (const value of vector) norm += value * value;
   norm = Math.sqrt(norm) || 1;
   return vector.map((value) => value / norm);
-}
-
-/** The most similar candidate (vectors are unit length, so cosine is the dot product). */
-export function nearest(query: Float32Array, candidates: readonly SemanticCandidate[]): { key: string; similarity: number } | undefined {
-  let best: { key: string; similarity: number } | undefined;
-  for (const candidate of candidates) {
-    if (candidate.vector.length !== query.length) continue;
-    let dot = 0;
-    for (let i = 0; i < query.length; i++) dot += query[i] * candidate.vector[i];
-    if (!best || dot > best.similarity) best = { key: candidate.key, similarity: dot };
-  }
-  return best;
 }

@@ -163,6 +163,37 @@ describe('semantic cache', () => {
     expect((embeddingCall.json as { model: string }).model).toBe('text-embedding-3-small');
   });
 
+  it('never answers one workspace from another workspace\'s semantic entries', async () => {
+    const tag = `scoped${Date.now()}`;
+    const first = await askSemantic(`Which river flows through Vienna ${tag}`);
+    expect(first.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    await drainAllBackgroundWork();
+    const otherWorkspace = await gateway.post('/v1/chat/completions', chatBody(`which river flows through vienna ${tag}?`), { 'x-gw-config': semantic(), 'x-gw-api-key': otherWorkspaceKey.raw });
+    expect(otherWorkspace.status).toBe(200);
+    expect(otherWorkspace.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    const sameWorkspace = await askSemantic(`which river flows through vienna ${tag}?`);
+    expect(sameWorkspace.headers.get('x-gw-cache-status')).toBe('SEMANTIC HIT');
+  });
+
+  it('never answers across cache partitions: another model is a miss', async () => {
+    const tag = `partition${Date.now()}`;
+    await askSemantic(`How tall is the Eiffel tower ${tag}`);
+    await drainAllBackgroundWork();
+    const otherModel = await gateway.post('/v1/chat/completions', { ...chatBody(`how tall is the eiffel tower ${tag}?`), model: 'gpt-4o' }, { 'x-gw-config': semantic() });
+    expect(otherModel.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+  });
+
+  it('still finds an early entry after many more were added to the partition', async () => {
+    const tag = `many${Date.now()}`;
+    const subjects = ['apples', 'rivers', 'violins', 'glaciers', 'comets', 'tigers', 'bridges', 'deserts', 'orchids', 'volcanoes', 'harbours', 'lanterns'];
+    for (const [index, subject] of subjects.entries()) {
+      await askSemantic(`Tell me ${index} facts about ${subject} ${tag}`);
+      await drainAllBackgroundWork();
+    }
+    const again = await askSemantic(`tell me 0 facts about apples ${tag}!`);
+    expect(again.headers.get('x-gw-cache-status')).toBe('SEMANTIC HIT');
+  });
+
   it('400 AB0117 when the provider has no standard embeddings model and none is configured', async () => {
     const config = JSON.stringify({ provider: 'groq', api_key: 'sk', custom_host: upstream.url, cache: { mode: 'semantic' } });
     const response = await gateway.post('/v1/chat/completions', chatBody(unique()), { 'x-gw-config': config });
@@ -178,6 +209,10 @@ describe('a failing cache store', () => {
     const response = await ask(chatBody(unique()));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-gw-cache-status')).toBe('MISS');
+    const semanticConfig = JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: upstream.url, cache: { mode: 'semantic' } });
+    const semantic = await gateway.post('/v1/chat/completions', chatBody(unique()), { 'x-gw-config': semanticConfig });
+    expect(semantic.status).toBe(200);
+    expect(semantic.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
     client.destroy();
     expect((await call(gateway, 'GET', '/v1/configs')).status).toBe(200);
   });
