@@ -18,6 +18,9 @@ export default defineConfig({
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_REGION: 'us-east-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The embedded store of test gateways runs inside the test process: a store process costs ~1 s of start-up
+      // per file. test/integration/local-store/ runs the default (child) mode on purpose.
+      GW_LOCAL_STORE: process.env.GW_LOCAL_STORE ?? 'in-process',
     },
   },
 });

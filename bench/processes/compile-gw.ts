@@ -25,6 +25,19 @@ await build({
   keepNames: true,
   logLevel: 'warning',
 });
+// The embedded store's own process, forked by the bundle from beside it (infra/local/store/child-store.ts).
+await build({
+  entryPoints: ['infra/local/store-process.ts'],
+  outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs'),
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  keepNames: true,
+  logLevel: 'warning',
+});
 `;
   const { exit, stderr } = await registry.run(
     { name: 'compile gw for profiling', nodeArgs: ['--input-type=module', '--eval', script], cwd: root, env: childEnvironment({ BENCH_OUTFILE: outfile }) },

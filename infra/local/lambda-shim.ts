@@ -2,9 +2,10 @@ import type { Writable } from 'node:stream';
 
 /**
  * The two parts of the Lambda Node.js runtime that streaming handlers use: `awslambda.streamifyResponse` and
- * `awslambda.HttpResponseStream.from`. Installed before any handler module loads (middy calls
+ * `awslambda.HttpResponseStream.from`. Installed before any handler module loads (the gateway handler calls
  * streamifyResponse at import time). `from` writes what the real runtime writes: the JSON prelude, then eight
- * NUL bytes, then the body, so the local edge decodes exactly the bytes a Lambda would send.
+ * NUL bytes, then the body, so tests that drive the Lambda handler see exactly the bytes a Lambda would send.
+ * The local server's request path does not use it (node-edge.ts calls the cores directly).
  */
 export const STREAMING_HANDLER = Symbol.for('gw.local.streamingHandler');
 export const PRELUDE_DELIMITER = new Uint8Array(8);

@@ -1,7 +1,8 @@
 /**
- * What keeps a long-running local gw bounded and loses nothing it owes: the TTL sweep of the embedded store
- * (with the local cap on request-log retention) and the replay of charges that failed (the file journal under
- * the data directory, and reservations of requests a crash left behind), on start and then periodically.
+ * What keeps a long-running local gw bounded and loses nothing it owes: the housekeeping of the embedded store
+ * (TTL sweep, the local caps on request-log age and count; run where the store runs) and the replay of charges
+ * that failed (the file journal under the data directory, and reservations of requests a crash left behind),
+ * on start and then periodically.
  * Loaded after settings were applied (server.ts imports it lazily through startLocalReliability).
  */
 export class PortInUseError extends Error {
@@ -17,24 +18,30 @@ const DAY_SECONDS = 86_400;
 export async function startLocalReliability(storeEndpoint: string): Promise<{ stop(): Promise<void> }> {
   const { settings } = await import('../../shared/settings.js');
   const { TABLES, LOGS_TABLE, tableName } = await import('../../shared/store/table-definitions.js');
-  const { startTtlSweeper } = await import('./ttl-sweeper.js');
+  const { localStoreAt } = await import('./embedded-store.js');
   const { replayCharges } = await import('../../shared/gateway/enforcement/charge-journal.js');
   const { defaultEnforcementDependencies } = await import('../../shared/gateway/enforcement/admission.js');
   const current = settings();
   // A log's TTL is LOG_RETENTION_DISPLAY days after it was written; locally it goes after the shorter cap.
   const logsAhead = Math.max(0, current.LOG_RETENTION_DISPLAY * DAY_SECONDS - current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_SECONDS);
-  const sweeper = startTtlSweeper({
-    endpoint: storeEndpoint,
-    region: current.AWS_REGION,
-    intervalMs: current.GW_LOCAL_TTL_SWEEP_INTERVAL_MS,
-    tables: () =>
-      TABLES.map((definition) => ({
+  // The TTL sweep and the log caps run where the data lives (the store process by default); a store that was
+  // not started here (GW_DYNAMODB_ENDPOINT) is DynamoDB or acts like it, and applies TTL itself.
+  const housekeeping = localStoreAt(storeEndpoint)?.housekeeping;
+  if (housekeeping) {
+    await housekeeping.start({
+      region: current.AWS_REGION,
+      intervalMs: current.GW_LOCAL_TTL_SWEEP_INTERVAL_MS,
+      tables: TABLES.map((definition) => ({
         name: tableName(current, definition),
         partitionKey: definition.partitionKey,
         sortKey: definition.sortKey,
         aheadSeconds: definition === LOGS_TABLE ? logsAhead : 0,
       })),
-  });
+      logCap: { table: tableName(current, LOGS_TABLE), maxRecords: current.GW_LOCAL_LOG_MAX_RECORDS },
+    });
+  } else {
+    console.log(`gw local runtime: using the store at ${storeEndpoint} (GW_DYNAMODB_ENDPOINT); no embedded store started, no local TTL sweep or log cap (DynamoDB applies TTL itself)`);
+  }
   const replay = () =>
     replayCharges(new Date(), defaultEnforcementDependencies()).catch((error: unknown) => {
       console.error('gw local runtime: replaying journaled charges failed', error);
@@ -47,7 +54,7 @@ export async function startLocalReliability(storeEndpoint: string): Promise<{ st
   return {
     stop: async () => {
       clearInterval(timer);
-      await sweeper.stop();
+      await housekeeping?.stop();
     },
   };
 }

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
+import type { ScheduledEvent } from 'aws-lambda';
 import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
 import { isGatewayPath } from '../../shared/http/edge-routes.js';
-import { toApiGatewayEvent, localLambdaContext } from './api-gateway-event.js';
+import { localLambdaContext } from './api-gateway-event.js';
 import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
-import { installLambdaShim, isStreamingHandler, type StreamingHandler } from './lambda-shim.js';
-import { PreludeSplittingStream, type StreamPrelude } from './response-stream.js';
+import { installLambdaShim } from './lambda-shim.js';
+import { createNodeEdge } from './node-edge.js';
 import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
 
@@ -33,13 +33,12 @@ export interface LocalServer {
   close(): Promise<CloseReport>;
 }
 
-type BufferedHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
-
 /**
- * The local runtime: one node:http server that turns each request into the API Gateway event the Lambda
- * receives and calls the exported Lambda handlers in-process, streamed responses included.
+ * The local runtime: one node:http server whose edge (node-edge.ts) hands each request to the same neutral
+ * cores the Lambda handlers adapt, streamed responses included; the scheduled functions run as Lambda handlers.
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  // Not on the request path: it lets code in this process import the streaming Lambda handler (tests, tools).
   installLambdaShim();
   const store = await startEmbeddedStore(options.dataDir ?? '.data');
   applyLocalEnvironment(store, options.env ?? {}, options.dataDir ?? '.data');
@@ -52,18 +51,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
   const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey);
 
-  const gateway = (await import('../../functions/gateway/handler.js')).handler as unknown;
-  const controlPlane = (await import('../../functions/control-plane/handler.js')).handler as unknown as BufferedHandler;
-  if (!isStreamingHandler(gateway)) throw new Error('the gateway handler is not a streaming handler');
+  const { createGatewayApp } = await import('../../shared/gateway/app.js');
+  const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
   // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, log cap, charge replay on start.
   const reliability = await startLocalReliability(store.endpoint);
 
-  const maxBody = current.GW_MAX_BODY_BYTES;
-  const server = createServer((request, response) => {
-    void serve(request, response, { gateway, controlPlane, maxBody, controlPlaneChanged: forgetEnforcementSnapshots }).catch((error: unknown) => failResponse(response, error));
-  });
+  const server = createServer(
+    createNodeEdge({
+      gateway: createGatewayApp(),
+      controlPlane: createControlPlaneApp(),
+      isGatewayPath,
+      maxBodyBytes: current.GW_MAX_BODY_BYTES,
+      controlPlaneChanged: forgetEnforcementSnapshots,
+    }),
+  );
   const inFlight = trackInFlight(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -148,14 +151,6 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   }
 }
 
-interface Handlers {
-  gateway: StreamingHandler;
-  controlPlane: BufferedHandler;
-  maxBody: number;
-  /** Called after a successful policy or workspace change: the gateway in this process enforces it at once. */
-  controlPlaneChanged: () => void;
-}
-
 type ScheduledHandler = (event: ScheduledEvent, context: unknown) => Promise<unknown>;
 
 /**
@@ -204,60 +199,3 @@ export function scheduledEvent(functionName: string, region: string): ScheduledE
     detail: {},
   };
 }
-
-async function serve(request: IncomingMessage, response: ServerResponse, handlers: Handlers): Promise<void> {
-  const body = await readBody(request, handlers.maxBody + 1);
-  const event = toApiGatewayEvent(request, body);
-  if (isGatewayPath(event.path)) return serveStreaming(event, response, handlers.gateway);
-  const result = await handlers.controlPlane(event, localLambdaContext('gw-control-plane'));
-  if (event.httpMethod !== 'GET' && result.statusCode < 300 && /^\/v1\/(policies|workspaces)(\/|$)/.test(event.path)) handlers.controlPlaneChanged();
-  response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), ...(result.multiValueHeaders as Record<string, string[]> | undefined) });
-  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
-}
-
-async function serveStreaming(event: APIGatewayProxyEvent, response: ServerResponse, handler: StreamingHandler): Promise<void> {
-  const stream = new PreludeSplittingStream(
-    (prelude: StreamPrelude) => response.writeHead(prelude.statusCode ?? 200, { ...prelude.headers, ...prelude.multiValueHeaders }),
-    (chunk, done) => {
-      if (response.write(chunk)) done();
-      else response.once('drain', () => done());
-    },
-    () => response.end(),
-  );
-  // A client that goes away destroys the stream; the handler's pipeline then stops reading the upstream. Until
-  // the handler pipes into the stream nothing else listens, so the destroy error must not go unhandled.
-  stream.on('error', () => undefined);
-  response.once('close', () => {
-    if (!response.writableFinished) stream.destroy(new Error('client closed the connection'));
-  });
-  try {
-    await handler(event, stream, localLambdaContext('gw-gateway'));
-  } catch (error) {
-    if (response.destroyed) return;
-    throw error;
-  }
-}
-
-/** Reads the body, keeping at most `limit` bytes (the handlers turn an over-long body into a 413). */
-async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    if (size >= limit) continue;
-    const part = chunk.subarray(0, limit - size);
-    parts.push(part);
-    size += part.length;
-  }
-  return Buffer.concat(parts, size);
-}
-
-function failResponse(response: ServerResponse, error: unknown): void {
-  console.error('gw local runtime: request failed', error);
-  if (response.headersSent) {
-    response.destroy();
-    return;
-  }
-  response.writeHead(500, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ error: { message: 'gw local runtime failed to serve the request', type: 'api_error', code: 'internal_error', param: null }, status: 'failure' }));
-}
-

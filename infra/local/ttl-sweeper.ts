@@ -1,10 +1,12 @@
-import { DynamoDBClient, ScanCommand, BatchWriteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { deleteItems } from './store/delete-items.js';
 
 /**
  * The embedded store (dynalite) keeps every item forever: DynamoDB's TTL deletion does not exist there. This
  * sweeper does its job locally: every `intervalMs` it scans each table for items whose `ttl` attribute (epoch
  * seconds) has passed and deletes them, so caches, counters and request logs stay bounded in a long-running
- * local gw. Reads already ignore expired items; this only frees the space.
+ * local gw. Reads already ignore expired items; this only frees the space. It runs where the store runs (the
+ * store process, see store/housekeeping.ts), never against a real DynamoDB, which applies TTL itself.
  */
 export interface TtlSweeper {
   /** One pass now; resolves with how many items were deleted. */
@@ -13,7 +15,6 @@ export interface TtlSweeper {
 }
 
 const PAGE = 500;
-const DELETE_BATCH = 25;
 
 /** A table to sweep; `aheadSeconds` deletes items that long before their TTL (the local log-retention cap). */
 export interface SweptTable {
@@ -23,8 +24,13 @@ export interface SweptTable {
   aheadSeconds?: number;
 }
 
+/** A client for a local store: the credentials are dummies, the store checks none. */
+export function localStoreClient(endpoint: string, region: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
 export function startTtlSweeper(options: { endpoint: string; region: string; tables: () => SweptTable[]; intervalMs: number; now?: () => number }): TtlSweeper {
-  const client = new DynamoDBClient({ endpoint: options.endpoint, region: options.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = localStoreClient(options.endpoint, options.region);
   const now = options.now ?? Date.now;
   let running: Promise<number> | undefined;
 
@@ -35,33 +41,7 @@ export function startTtlSweeper(options: { endpoint: string; region: string; tab
 
   async function sweepAll(): Promise<number> {
     let deleted = 0;
-    for (const table of options.tables()) deleted += await sweepTable(table);
-    return deleted;
-  }
-
-  async function sweepTable(table: SweptTable): Promise<number> {
-    let deleted = 0;
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await client.send(
-        new ScanCommand({
-          TableName: table.name,
-          FilterExpression: '#ttl < :now',
-          ExpressionAttributeNames: { '#ttl': 'ttl', '#pk': table.partitionKey, '#sk': table.sortKey },
-          ExpressionAttributeValues: { ':now': { N: String(Math.floor(now() / 1000) + Math.max(0, table.aheadSeconds ?? 0)) } },
-          ProjectionExpression: '#pk, #sk',
-          Limit: PAGE,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      const expired = page.Items ?? [];
-      for (let index = 0; index < expired.length; index += DELETE_BATCH) {
-        const batch = expired.slice(index, index + DELETE_BATCH).map((Key) => ({ DeleteRequest: { Key } }));
-        await client.send(new BatchWriteItemCommand({ RequestItems: { [table.name]: batch } }));
-        deleted += batch.length;
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const table of options.tables()) deleted += await sweepExpired(client, table, Math.floor(now() / 1000));
     return deleted;
   }
 
@@ -75,4 +55,28 @@ export function startTtlSweeper(options: { endpoint: string; region: string; tab
       client.destroy();
     },
   };
+}
+
+/** Deletes the items of one table whose `ttl` is before `nowSeconds` (plus the table's `aheadSeconds`). */
+export async function sweepExpired(client: DynamoDBClient, table: SweptTable, nowSeconds: number): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: table.name,
+        FilterExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': 'ttl', '#pk': table.partitionKey, '#sk': table.sortKey },
+        ExpressionAttributeValues: { ':now': { N: String(nowSeconds + Math.max(0, table.aheadSeconds ?? 0)) } },
+        ProjectionExpression: '#pk, #sk',
+        Limit: PAGE,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const expired = page.Items ?? [];
+    await deleteItems(client, table.name, expired);
+    deleted += expired.length;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
 }

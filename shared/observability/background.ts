@@ -1,41 +1,27 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { captureFunctionContext } from '../store/recording/aws-operation-recorder.js';
 import { logger } from './logger.js';
 
-type TaskSet = Set<Promise<unknown>>;
-
-/** Tasks started outside any invocation scope (tests, start-up work). */
-const unscoped: TaskSet = new Set();
-/** Every pending task, whatever its scope: what a shutdown must wait for. */
-const everything: TaskSet = new Set();
-/** Each Lambda invocation (and each local request) gets its own set, so a drain waits only for its own work. */
-const invocationTasks = new AsyncLocalStorage<TaskSet>();
+/**
+ * Every pending task. No per-invocation scope (issue #23: an AsyncLocalStorage scope per request cost ~50 µs): a
+ * Lambda sandbox serves one invocation at a time, so everything pending there is that invocation's work, and the
+ * local runtime never drains per request (only at shutdown).
+ */
+const pending = new Set<Promise<unknown>>();
 const flushers = new Set<() => Promise<void>>();
 
 /**
  * Work that must not delay or fail the response (request logs, counters after the fact). A Lambda freezes
- * once its handler returns, so the edges call `drainBackgroundWork` after the response is fully written.
+ * once its handler returns, so the Lambda edges call `drainBackgroundWork` after the response is fully written.
  */
 export function runInBackground(label: string, work: () => Promise<unknown>): void {
-  const owner = invocationTasks.getStore() ?? unscoped;
   const task: Promise<unknown> = takeSlot()
     .then(work)
     .catch((error: unknown) => logger.error(`background task failed: ${label}`, { error: error as Error }))
     .finally(() => {
       giveSlot();
-      owner.delete(task);
-      everything.delete(task);
+      pending.delete(task);
     });
-  owner.add(task);
-  everything.add(task);
-}
-
-/**
- * Starts the background-task scope of one invocation. Called first thing in a handler (middy's
- * `requestStart`): everything that invocation schedules, even from its response stream, belongs to it.
- */
-export function beginBackgroundScope(): void {
-  invocationTasks.enterWith(new Set());
+  pending.add(task);
 }
 
 /** Write-behind buffers register here, so a drain sends what they hold at once instead of after their delay. */
@@ -46,15 +32,12 @@ export function onDrain(flush: () => Promise<void>): void {
   flushers.add(() => flushAs(flush));
 }
 
-/** Waits for the current invocation's background work (or, outside one, for all unscoped work). */
+/**
+ * Waits for all pending background work, write-behind buffers flushed at once: what a Lambda invocation does
+ * after its response ended (one invocation per sandbox, so all pending work is its own).
+ */
 export async function drainBackgroundWork(): Promise<void> {
-  const owner = invocationTasks.getStore() ?? unscoped;
-  while (owner.size > 0) {
-    await flushAll();
-    // A task may still be on its way into a buffer: look again shortly rather than wait for the buffer's timer.
-    await Promise.race([Promise.allSettled([...owner]), new Promise((resolve) => setTimeout(resolve, 2))]);
-  }
-  await flushAll();
+  await drainAllBackgroundWork();
 }
 
 /**
@@ -87,7 +70,7 @@ function giveSlot(): void {
 
 /** Background tasks started and not yet finished (running or waiting). */
 export function backgroundBacklog(): number {
-  return everything.size;
+  return pending.size;
 }
 
 /** Resolves at once unless the backlog is past its high-water mark; then once it fell below it again. */
@@ -96,15 +79,16 @@ export async function backgroundCapacity(): Promise<void> {
 }
 
 /**
- * Waits for every invocation's background work: for a process that is shutting down (and for tests). With a
- * timeout, gives up after it and returns how many tasks were still pending (0: all done).
+ * Waits for every pending background task: for a Lambda invocation's end, a process that is shutting down, and
+ * tests. With a timeout, gives up after it and returns how many tasks were still pending (0: all done).
  */
 export async function drainAllBackgroundWork(timeoutMs = Number.POSITIVE_INFINITY): Promise<number> {
   const giveUpAt = Date.now() + timeoutMs;
-  while (everything.size > 0) {
-    if (Date.now() >= giveUpAt) return everything.size;
+  while (pending.size > 0) {
+    if (Date.now() >= giveUpAt) return pending.size;
     await flushAll();
-    await Promise.race([Promise.allSettled([...everything]), new Promise((resolve) => setTimeout(resolve, 2))]);
+    // A task may still be on its way into a buffer: look again shortly rather than wait for the buffer's timer.
+    await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, 2))]);
   }
   await flushAll();
   return 0;

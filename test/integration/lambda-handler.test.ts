@@ -41,6 +41,36 @@ describe('the exported gateway Lambda handler', () => {
     expect(body).toContain('"content":"Hello "');
   });
 
+  it('passes an upstream error through in the one error shape, status and provider body included', async () => {
+    upstream.setHandler(() => ({ status: 429, json: { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } } }));
+    try {
+      const stream = new RecordingResponseStream();
+      await handler(apiGatewayEvent('/v1/chat/completions', { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, headers()), stream, localLambdaContext('gw-gateway'));
+      const { prelude, body } = stream.decoded();
+      expect(prelude.statusCode).toBe(429);
+      expect(prelude.headers['x-gw-trace-id']).toBeTruthy();
+      expect(JSON.parse(body)).toMatchObject({ status: 'failure', error: { provider_error: { error: { message: 'slow down' } } } });
+      expect(stream.writableEnded).toBe(true);
+    } finally {
+      upstream.setHandler(openAIMockHandler());
+    }
+  });
+
+  it('stops reading the upstream when the response stream closes mid-stream', async () => {
+    upstream.setHandler(openAIMockHandler({ chunkDelayMs: 20 }));
+    const stream = new RecordingResponseStream();
+    const writes: Buffer[] = stream.writes;
+    // The client goes away after the first body chunk behind the prelude.
+    const originalWrite = stream._write.bind(stream);
+    stream._write = (chunk, encoding, callback) => {
+      originalWrite(chunk, encoding, callback);
+      if (writes.length === 3) stream.destroy();
+    };
+    await handler(apiGatewayEvent('/v1/chat/completions', { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, headers()), stream, localLambdaContext('gw-gateway'));
+    expect(stream.destroyed).toBe(true);
+    expect(Buffer.concat(writes).toString()).not.toContain('[DONE]');
+  });
+
   it('answers errors in the one error shape through the same stream', async () => {
     const stream = new RecordingResponseStream();
     await handler(apiGatewayEvent('/v1/chat/completions', { model: 'm' }, headers()), stream, localLambdaContext('gw-gateway'));

@@ -31,6 +31,8 @@ beforeAll(async () => {
   upstream = await startMockUpstream(openAIMockHandler());
   // No virtual-key cache in this file, so rotation and deletion show at once (the cache has its own unit test).
   gateway = await startTestGateway({ POWERTOOLS_LOG_LEVEL: 'DEBUG', GW_VIRTUAL_KEY_CACHE_TTL_MS: '0' });
+  // The logger was built (by this file's imports) while the runner's SILENT level was in force: capture at DEBUG.
+  (await import('../../../shared/observability/logger.js')).logger.setLogLevel('DEBUG');
   const other = await newWorkspace(gateway);
   otherWorkspaceKey = (await newKey(gateway, { workspace_id: other.id, scopes: ['completions:write', 'virtual_keys:read', 'virtual_keys:write'] })).key;
 });

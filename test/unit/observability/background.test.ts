@@ -1,37 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { beginBackgroundScope, drainAllBackgroundWork, drainBackgroundWork, runInBackground } from '../../../shared/observability/background.js';
+import { backgroundBacklog, drainAllBackgroundWork, drainBackgroundWork, runInBackground } from '../../../shared/observability/background.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One simulated invocation: its own scope, some background work, then its drain. */
-async function invocation(workMs: number, log: string[], name: string): Promise<void> {
-  beginBackgroundScope();
-  runInBackground(name, async () => {
-    await sleep(workMs);
-    log.push(`${name} work done`);
-  });
-  await drainBackgroundWork();
-  log.push(`${name} drained`);
-}
-
 describe('background work', () => {
-  it('a drain waits for its own invocation only, not for concurrent ones', async () => {
+  it('a drain waits for all pending work, as a Lambda invocation (one per sandbox) must before it ends', async () => {
     const log: string[] = [];
-    await Promise.all([invocation(300, log, 'slow'), invocation(10, log, 'fast')]);
-    expect(log.indexOf('fast drained')).toBeLessThan(log.indexOf('slow work done'));
-    expect(log.indexOf('slow work done')).toBeLessThan(log.indexOf('slow drained'));
+    runInBackground('slow', async () => {
+      await sleep(100);
+      log.push('slow done');
+    });
+    runInBackground('fast', async () => {
+      await sleep(5);
+      log.push('fast done');
+    });
+    await drainBackgroundWork();
+    log.push('drained');
+    expect(log).toEqual(['fast done', 'slow done', 'drained']);
+    expect(backgroundBacklog()).toBe(0);
   });
 
-  it('drainAll waits for every scope, as a shutdown must', async () => {
-    const log: string[] = [];
-    await (async () => {
-      beginBackgroundScope();
-      runInBackground('scoped', async () => {
-        await sleep(50);
-        log.push('scoped done');
-      });
-    })();
-    await drainAllBackgroundWork();
-    expect(log).toEqual(['scoped done']);
+  it('a failing task neither rejects the drain nor stays pending', async () => {
+    runInBackground('failing', async () => {
+      throw new Error('store unavailable');
+    });
+    await expect(drainAllBackgroundWork()).resolves.toBe(0);
+    expect(backgroundBacklog()).toBe(0);
+  });
+
+  it('drainAll gives up at its timeout and says how many tasks were still pending, as a shutdown must', async () => {
+    let release!: () => void;
+    runInBackground('stuck', () => new Promise<void>((resolve) => (release = resolve)));
+    expect(await drainAllBackgroundWork(20)).toBe(1);
+    release();
+    expect(await drainAllBackgroundWork()).toBe(0);
   });
 });

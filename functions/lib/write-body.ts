@@ -1,0 +1,60 @@
+import type { Writable } from 'node:stream';
+import { isStreamBody, type ResponseBody } from '../../shared/http/types.js';
+
+/**
+ * Writes a neutral response body to a writable (a Lambda response stream or a node:http response) and ends it.
+ * Streams honour backpressure: a write the target cannot take yet waits for 'drain'. A target that goes away
+ * (client closed the connection) returns the body's iterator at once, even while a read is pending, which is what
+ * cancels the upstream call behind it and records the answer as closed by the client (not as a provider that
+ * stopped mid-body). Resolves `false` when the target went away before the end.
+ */
+export async function writeBody(target: Writable, body: ResponseBody): Promise<boolean> {
+  if (!isStreamBody(body)) {
+    if (target.destroyed) return false;
+    target.end(body ?? '');
+    return true;
+  }
+  const iterator = body[Symbol.asyncIterator]();
+  let returned = false;
+  const giveUp = () => {
+    if (returned) return;
+    returned = true;
+    void iterator.return?.()?.catch(() => undefined);
+  };
+  const onClose = () => {
+    if (!target.writableFinished) giveUp();
+  };
+  target.once('close', onClose);
+  try {
+    for (;;) {
+      const step = await iterator.next();
+      if (step.done) break;
+      if (target.destroyed) return false;
+      if (!target.write(step.value)) await writable(target);
+      if (target.destroyed) return false;
+    }
+  } catch (error) {
+    // A read that failed because the client left (its abort reached the upstream) is not the body's failure.
+    if (target.destroyed) return false;
+    throw error;
+  } finally {
+    target.off('close', onClose);
+    if (target.destroyed) giveUp();
+  }
+  returned = true;
+  target.end();
+  return true;
+}
+
+/** Resolves once the target drained its buffer, or closed (then the caller sees `destroyed`). */
+function writable(target: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      target.off('drain', done);
+      target.off('close', done);
+      resolve();
+    };
+    target.on('drain', done);
+    target.on('close', done);
+  });
+}

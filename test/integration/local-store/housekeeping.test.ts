@@ -1,0 +1,104 @@
+import { PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTables, startEmbeddedStore, type LocalStore } from '../../../infra/local/embedded-store.js';
+import type { HousekeepingPlan } from '../../../infra/local/store/housekeeping.js';
+import { logKeys } from '../../../shared/store/log-keys.js';
+import { CACHE_TABLE, LOGS_TABLE, MAIN_TABLE } from '../../../shared/store/table-definitions.js';
+import { storeClient, until, REGION } from './store-support.js';
+
+// The TTL sweep and the request-log count cap, run where the data lives: in the store process (default) and,
+// for whoever runs GW_LOCAL_STORE=in-process, in the gw process. The gw process only sends the plan.
+
+const NAMES = { main: 'hk-main', cache: 'hk-cache', logs: 'hk-logs' };
+const now = Math.floor(Date.now() / 1000);
+
+function plan(overrides: Partial<HousekeepingPlan> = {}, maxRecords = 3): HousekeepingPlan {
+  return {
+    region: REGION,
+    intervalMs: 0,
+    tables: [MAIN_TABLE, CACHE_TABLE, LOGS_TABLE].map((definition) => ({ name: NAMES[definition.id], partitionKey: 'pk', sortKey: 'sk', aheadSeconds: 0 })),
+    logCap: { table: NAMES.logs, maxRecords },
+    ...overrides,
+  };
+}
+
+/** A request-log record as request-log.ts writes it: the record under its trace, plus index rows pointing back. */
+function logItems(minute: number, id: string): Array<Record<string, AttributeValue>> {
+  const createdAt = new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
+  const key = logKeys.record(`trace-${id}`, createdAt, id);
+  const timeKey = logKeys.timeKey(createdAt, id);
+  const ttl = { N: String(now + 86_400) };
+  return [
+    { pk: { S: key.pk }, sk: { S: key.sk }, gsi1pk: { S: logKeys.workspaceTimeline('ws1') }, gsi1sk: { S: timeKey }, id: { S: id }, ttl },
+    ...(['id', 'status'] as const).map((field) => ({ pk: { S: logKeys.index('ws1', field, field === 'id' ? id : '200') }, sk: { S: timeKey }, ref_pk: { S: key.pk }, ref_sk: { S: key.sk }, ttl })),
+  ];
+}
+
+describe.each(['child', 'in-process'] as const)('housekeeping with GW_LOCAL_STORE=%s', (mode) => {
+  let store: LocalStore;
+  const client = () => storeClient(store.endpoint);
+  const put = async (table: string, items: Array<Record<string, AttributeValue>>) => {
+    const c = client();
+    for (const Item of items) await c.send(new PutItemCommand({ TableName: table, Item }));
+    c.destroy();
+  };
+  const scan = async (table: string) => {
+    const c = client();
+    const items = (await c.send(new ScanCommand({ TableName: table }))).Items ?? [];
+    c.destroy();
+    return items;
+  };
+  const recordIds = async () => (await scan(NAMES.logs)).filter((item) => item.pk.S!.startsWith('TRACE#')).map((item) => item.id.S).sort();
+
+  beforeAll(async () => {
+    process.env.GW_LOCAL_STORE = mode;
+    store = await startEmbeddedStore(':memory:');
+    expect(store.kind).toBe(mode);
+    await ensureTables(store.endpoint, REGION, [MAIN_TABLE, CACHE_TABLE, LOGS_TABLE].map((definition) => ({ definition, name: NAMES[definition.id] })));
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('one pass: expired items go from every table, request logs down to the cap (oldest first, with their index rows)', async () => {
+    await put(NAMES.cache, [
+      { pk: { S: 'expired-entry' }, sk: { S: 'ENTRY' }, ttl: { N: String(now - 5) } },
+      { pk: { S: 'live-entry' }, sk: { S: 'ENTRY' }, ttl: { N: String(now + 600) } },
+    ]);
+    await put(NAMES.main, [{ pk: { S: 'COUNTER#old' }, sk: { S: 'W' }, ttl: { N: String(now - 5) } }, { pk: { S: 'WS#ws1' }, sk: { S: 'META' } }]);
+    for (const [minute, id] of [[5, 'e'], [1, 'a'], [3, 'c'], [2, 'b'], [4, 'd']] as const) await put(NAMES.logs, logItems(minute, id));
+    // Rollups and export jobs share the logs table; the cap never touches them, whatever their sort key.
+    await put(NAMES.logs, [
+      { pk: { S: logKeys.rollupPartition('WS', 'ws1', 'model') }, sk: { S: logKeys.rollupSort('2025-01-01T00', 'gpt') } },
+      { pk: { S: logKeys.exportJob('ws1', 'x1').pk }, sk: { S: 'EXPORT' } },
+    ]);
+
+    await store.housekeeping!.start(plan());
+    expect(await store.housekeeping!.pass()).toEqual({ expired: 2, capped: 2 });
+
+    expect((await scan(NAMES.cache)).map((item) => item.pk.S)).toEqual(['live-entry']);
+    expect((await scan(NAMES.main)).map((item) => item.pk.S)).toEqual(['WS#ws1']);
+    expect(await recordIds()).toEqual(['c', 'd', 'e']);
+    const logs = await scan(NAMES.logs);
+    const indexRows = logs.filter((item) => item.ref_pk);
+    expect(indexRows.map((item) => item.ref_pk.S).sort()).toEqual(['TRACE#trace-c', 'TRACE#trace-c', 'TRACE#trace-d', 'TRACE#trace-d', 'TRACE#trace-e', 'TRACE#trace-e']);
+    expect(logs.some((item) => item.sk.S === 'EXPORT')).toBe(true);
+    expect(logs.some((item) => item.pk.S!.includes('#ROLLUP#'))).toBe(true);
+
+    // Under the cap and nothing expired: a pass deletes nothing.
+    expect(await store.housekeeping!.pass()).toEqual({ expired: 0, capped: 0 });
+  });
+
+  it('a burst of writes gets the log cap checked without waiting for the timer', async () => {
+    await store.housekeeping!.start(plan({ writesPerCapCheck: 4 }, 2));
+    // Four single writes: the fourth answered triggers the check (the timer is off: intervalMs 0).
+    for (const [minute, id] of [[6, 'f'], [7, 'g'], [8, 'h'], [9, 'i']] as const) await put(NAMES.logs, logItems(minute, id).slice(0, 1));
+    await until(async () => (await recordIds()).length === 2, 'the cap ran after the burst');
+    expect(await recordIds()).toEqual(['h', 'i']);
+  });
+
+  it('a pass before any plan is refused; after stop, the plan is gone', async () => {
+    await store.housekeeping!.stop();
+    await expect(store.housekeeping!.pass()).rejects.toThrow('no housekeeping plan was sent');
+  });
+});
