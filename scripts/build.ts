@@ -1,30 +1,37 @@
-import { copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { copyFileSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
 import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
+import { weighBundle, type BundleWeight, type PackageBytes } from './bundle-analysis.js';
+import { lambdaBundlePlugins, LLHTTP_FILE, PRICES_FILE, writeLlhttpWasm, writePricesAsset } from './bundle-plugins.js';
 
 /**
- * `npm run build`: one minified ESM bundle per Lambda under dist/<function>/index.mjs, with a source map, built
- * with the same options the CDK stack bundles with (infra/cdk/bundle-options.ts). `--analyze` lists what takes
- * the space in each bundle; `--check-budget` exits non-zero when a bundle is over its budget (the bundle test in
- * test/infra enforces the budgets in CI).
+ * `npm run build`: one minified ESM bundle per Lambda under dist/<function>/ — `index.mjs`, the chunks it loads
+ * (statically, or with `import()` on first use), source maps, and the data files read on first use — built with
+ * the options of infra/cdk/bundle-options.ts. The CDK stack deploys exactly these directories (infra/cdk/app.ts
+ * runs this build when no `prebuiltBundles` are given). `--analyze` lists what takes the space in each bundle;
+ * `--check-budget` exits non-zero when a cold start loads more than its budget (the bundle test in test/infra
+ * enforces the budgets in CI).
  */
 
-export interface BuiltFunction {
+export interface BuiltFunction extends BundleWeight {
   name: string;
+  /** dist/<function>/index.mjs */
   file: string;
+  /** What a cold start loads (coldBytes): the size the budget limits. */
   bytes: number;
   budgetKiB: number;
-  /** Output bytes per npm package (or `(own code)`), largest first. */
-  byPackage: Array<{ source: string; bytes: number }>;
-  /** What the bundle still imports at run time, as esbuild recorded it (no scanning of the minified text). */
-  externalImports: { staticImports: string[]; dynamicImports: string[] };
+  /** Cold-start bytes per npm package (or `(own code)`), largest first. */
+  byPackage: PackageBytes[];
 }
 
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function esbuildOptions(entry: string, outdir: string): BuildOptions {
   return {
-    entryPoints: [entry],
-    outfile,
+    entryPoints: [{ in: entry, out: LAMBDA_BUNDLE.outputFile.replace(/\.mjs$/, '') }],
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: LAMBDA_BUNDLE.splitting,
+    chunkNames: LAMBDA_BUNDLE.chunkNames,
     bundle: true,
     platform: LAMBDA_BUNDLE.platform,
     target: LAMBDA_BUNDLE.target,
@@ -35,6 +42,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: { js: LAMBDA_BUNDLE.banner },
     external: [...LAMBDA_BUNDLE.external],
+    plugins: lambdaBundlePlugins(),
     metafile: true,
     logLevel: 'warning',
   };
@@ -42,6 +50,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
 
 /** gpt-tokenizer as its own file beside each bundle (the bundles import it by a computed specifier). */
 export const TOKENIZER_FILE = 'gpt-tokenizer.mjs';
+export { LLHTTP_FILE, PRICES_FILE };
 
 export function tokenizerBuildOptions(outfile: string): BuildOptions {
   return { entryPoints: ['gpt-tokenizer'], outfile, bundle: true, platform: 'node', target: LAMBDA_BUNDLE.target, format: 'esm', minify: true, legalComments: 'none', logLevel: 'warning' };
@@ -52,41 +61,37 @@ export function functionNames(functionsDir = 'functions'): string[] {
   return readdirSync(functionsDir).filter((name) => existsSync(join(functionsDir, name, 'handler.ts')));
 }
 
-export async function buildFunctions(outRoot = 'dist', names = functionNames()): Promise<BuiltFunction[]> {
+/** The files read on first use (gpt-tokenizer, the price data, undici's HTTP parser), made once, copied beside every bundle. */
+const SIBLING_FILES = [TOKENIZER_FILE, PRICES_FILE, LLHTTP_FILE] as const;
+
+/** Builds `names` (every function by default) of the project at `root` into `outRoot`, which it empties first. */
+export async function buildFunctions(outRoot = 'dist', names?: string[], root = process.cwd()): Promise<BuiltFunction[]> {
+  outRoot = resolve(root, outRoot);
   rmSync(outRoot, { recursive: true, force: true });
   const results: BuiltFunction[] = [];
-  const tokenizer = join(outRoot, TOKENIZER_FILE);
-  await build(tokenizerBuildOptions(tokenizer));
-  for (const name of names) {
-    const file = join(outRoot, name, LAMBDA_BUNDLE.outputFile);
-    const { metafile } = await build(esbuildOptions(join('functions', name, 'handler.ts'), file));
-    // Loaded on first use (shared/tokenizer.ts, GW_TOKENIZER_MODULE), so it never weighs on a cold start.
-    copyFileSync(tokenizer, join(outRoot, name, TOKENIZER_FILE));
-    results.push({ name, file, bytes: statSync(file).size, budgetKiB: bundleBudgetKiB(name), byPackage: bytesByPackage(metafile, file), externalImports: externalImportsOf(metafile, file) });
+  await build({ ...tokenizerBuildOptions(join(outRoot, TOKENIZER_FILE)), absWorkingDir: root });
+  await writePricesAsset(join(outRoot, PRICES_FILE));
+  await writeLlhttpWasm(join(outRoot, LLHTTP_FILE));
+  for (const name of names ?? functionNames(join(root, 'functions'))) {
+    const outdir = join(outRoot, name);
+    const file = join(outdir, LAMBDA_BUNDLE.outputFile);
+    const { metafile } = await build({ ...esbuildOptions(join('functions', name, 'handler.ts'), outdir), absWorkingDir: root });
+    for (const sibling of SIBLING_FILES) copyFileSync(join(outRoot, sibling), join(outdir, sibling));
+    const weight = weighBundle(metafile!, file, root);
+    results.push({ name, file, bytes: weight.coldBytes, budgetKiB: bundleBudgetKiB(name), byPackage: weight.coldByPackage, ...weight });
   }
+  for (const sibling of SIBLING_FILES) rmSync(join(outRoot, sibling));
   return results;
 }
 
-function bytesByPackage(metafile: Metafile | undefined, file: string): BuiltFunction['byPackage'] {
-  const output = outputOf(metafile, file);
-  const totals = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
-    const source = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? '(own code)';
-    totals.set(source, (totals.get(source) ?? 0) + bytesInOutput);
-  }
-  return [...totals.entries()].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-}
-
-/** The metafile's entry for `file`: its keys are relative to the working directory, `file` may be absolute. */
-function outputOf(metafile: Metafile | undefined, file: string): Metafile['outputs'][string] | undefined {
-  return Object.entries(metafile?.outputs ?? {}).find(([path]) => resolve(path) === resolve(file))?.[1];
-}
-
-function externalImportsOf(metafile: Metafile | undefined, file: string): BuiltFunction['externalImports'] {
-  const output = outputOf(metafile, file);
-  const external = (output?.imports ?? []).filter((entry) => entry.external);
-  const unique = (kind: string) => [...new Set(external.filter((entry) => entry.kind === kind).map((entry) => entry.path))];
-  return { staticImports: unique('import-statement'), dynamicImports: unique('dynamic-import') };
+/**
+ * The control-plane function serves the web console from `console/` beside its bundle (GW_CONSOLE_DIR), built
+ * by scripts/build-console.ts into dist/console; without it the console answers 503 `console_not_built`.
+ */
+export function copyConsoleInto(outRoot: string, consoleBuild = join('dist', 'console')): boolean {
+  if (!existsSync(consoleBuild) || !existsSync(join(outRoot, 'control-plane'))) return false;
+  cpSync(consoleBuild, join(outRoot, 'control-plane', 'console'), { recursive: true });
+  return true;
 }
 
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);
@@ -96,11 +101,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const checkBudget = process.argv.includes('--check-budget');
   const results = await buildFunctions();
   let overBudget = false;
-  for (const { name, file, bytes, budgetKiB, byPackage } of results) {
+  for (const { name, file, bytes, totalBytes, coldFiles, budgetKiB, byPackage, totalByPackage } of results) {
     const over = bytes > budgetKiB * 1024;
     overBudget ||= over;
-    console.log(`${name.padEnd(16)} ${kib(bytes).padStart(8)} KiB  (budget ${budgetKiB} KiB${over ? ', OVER' : ''})  ${file}`);
-    if (analyze) for (const { source, bytes: size } of byPackage.slice(0, 12)) console.log(`    ${kib(size).padStart(8)} KiB  ${source}`);
+    // `<name>  <cold-start KiB> KiB  (budget …)` first: the bench reads the budgets from these lines.
+    console.log(
+      `${name.padEnd(16)} ${kib(bytes).padStart(8)} KiB  (budget ${budgetKiB} KiB${over ? ', OVER' : ''})  cold start: ${coldFiles.length} file(s); all chunks ${kib(totalBytes)} KiB  ${relative(process.cwd(), file)}`,
+    );
+    if (!analyze) continue;
+    const total = new Map(totalByPackage.map(({ source, bytes: size }) => [source, size]));
+    console.log(`    ${'cold'.padStart(8)}      ${'total'.padStart(8)}`);
+    for (const { source, bytes: size } of byPackage.slice(0, 14)) console.log(`    ${kib(size).padStart(8)} KiB  ${kib(total.get(source) ?? 0).padStart(8)} KiB  ${source}`);
+    const lazyOnly = totalByPackage.filter(({ source }) => !byPackage.some((cold) => cold.source === source)).slice(0, 8);
+    for (const { source, bytes: size } of lazyOnly) console.log(`    ${'-'.padStart(8)}      ${kib(size).padStart(8)} KiB  ${source} (loaded on first use)`);
   }
   if (overBudget && checkBudget) process.exitCode = 1;
 }

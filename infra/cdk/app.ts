@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildFunctions, copyConsoleInto } from '../../scripts/build.js';
 import { readConfig } from './config.js';
 import { GwStack } from './gw-stack.js';
 
@@ -14,6 +17,16 @@ import { GwStack } from './gw-stack.js';
 process.env.npm_config_update_notifier ??= 'false';
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const app = new App();
+// What deploys is what `npm run build` builds and the bundle test measures: the same scripts/build.ts (esbuild's
+// API, with its plugins and code splitting, which NodejsFunction's esbuild command line cannot express). Without
+// `-c prebuiltBundles=dist` the app builds the functions now, into a folder the synth stages and then removes.
+let builtHere: string | undefined;
+if (!app.node.tryGetContext('prebuiltBundles')) {
+  builtHere = mkdtempSync(join(tmpdir(), 'gw-synth-bundles-'));
+  await buildFunctions(builtHere);
+  if (!copyConsoleInto(builtHere, join(projectRoot, 'dist', 'console'))) console.error('gw: dist/console is missing (npm run build); the console will answer 503');
+  app.node.setContext('prebuiltBundles', builtHere);
+}
 const config = readConfig((key) => app.node.tryGetContext(key));
 new GwStack(app, config.stackName, {
   config,
@@ -22,3 +35,4 @@ new GwStack(app, config.stackName, {
 });
 if (config.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();
+if (builtHere) rmSync(builtHere, { recursive: true, force: true });

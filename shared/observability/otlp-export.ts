@@ -1,30 +1,49 @@
 import { createHash } from 'node:crypto';
 import { context as otelContext, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { settings } from '../settings.js';
 import { onDrain } from './background.js';
+import { logger } from './logger.js';
 import type { RequestLogRecord } from './log-record.js';
 import type { SpanRecord } from './spans.js';
 
-let tracer: Tracer | undefined | null;
+let tracer: Promise<Tracer | null> | undefined;
+/** The last span export started; they all wait on the same tracer, so this settles after every earlier one. */
+let lastExport: Promise<void> = Promise.resolve();
 
 /**
  * The OpenTelemetry tracer, built on first use when OTEL_EXPORTER_OTLP_ENDPOINT is set (null otherwise).
  * Spans leave in batches over OTLP/HTTP JSON; a Lambda flushes them at the end of each invocation (drain).
- * Kept off the global API so it cannot clash with an OpenTelemetry setup of the host.
+ * Kept off the global API so it cannot clash with an OpenTelemetry setup of the host. The SDK and exporter are
+ * imported only then, so a gateway without OTLP export never loads them (they stay out of its cold start).
  */
-function otlpTracer(): Tracer | null {
-  if (tracer !== undefined) return tracer;
+function otlpTracer(): Promise<Tracer | null> {
+  if (tracer) return tracer;
   const endpoint = settings().OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!endpoint) return (tracer = null);
+  if (!endpoint) return (tracer = Promise.resolve(null));
+  const loading = startExporter(endpoint).catch((error: unknown) => {
+    logger.warn('OTLP export is off: the OpenTelemetry SDK failed to load', { reason: (error as Error).message });
+    return undefined;
+  });
+  // Registered now, not once loaded: a drain that starts while the SDK is still loading waits for it and for the
+  // spans queued meanwhile, then flushes.
+  onDrain(async () => {
+    await lastExport;
+    await (await loading)?.processor.forceFlush();
+  });
+  tracer = loading.then((started) => started?.tracer ?? null);
+  return tracer;
+}
+
+async function startExporter(endpoint: string): Promise<{ processor: { forceFlush(): Promise<void> }; tracer: Tracer }> {
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }] = await Promise.all([
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+  ]);
   const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), { scheduledDelayMillis: 1_000 });
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings().OTEL_SERVICE_NAME }), spanProcessors: [processor] });
-  onDrain(() => processor.forceFlush());
-  tracer = provider.getTracer('gw');
-  return tracer;
+  return { processor, tracer: provider.getTracer('gw') };
 }
 
 /** gw trace ids are free text (x-gw-trace-id): a UUID maps to its 32 hex digits, anything else to a hash. */
@@ -40,8 +59,15 @@ export function otelTraceId(gwTraceId: string): string {
  * already redacted; bodies are never exported.
  */
 export function exportRequestSpans(record: RequestLogRecord): void {
-  const active = otlpTracer();
-  if (!active) return;
+  // Spans leave in the order requests finished: every export waits on the same pending tracer.
+  lastExport = otlpTracer()
+    .then((active) => {
+      if (active) exportSpans(active, record);
+    })
+    .catch((error: unknown) => logger.warn('could not export a request as OTLP spans', { reason: (error as Error).message }));
+}
+
+function exportSpans(active: Tracer, record: RequestLogRecord): void {
   const parent = trace.setSpanContext(otelContext.active(), { traceId: otelTraceId(record.trace_id), spanId: record.span_id, traceFlags: TraceFlags.SAMPLED, isRemote: true });
   const end = Date.parse(record.created_at);
   const start = end - record.latency_ms;

@@ -3,7 +3,7 @@ import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js
 import { recordingBlobStore } from '../recording/recording-blob-store.js';
 import type { BlobStore } from './blob-store.js';
 import { LocalFolderBlobStore } from './local-folder-blob-store.js';
-import { S3BlobStore } from './s3-blob-store.js';
+import type { S3BlobStoreOptions } from './s3-blob-store.js';
 
 let store: BlobStore | undefined;
 
@@ -11,10 +11,33 @@ let store: BlobStore | undefined;
 export function blobStore(): BlobStore {
   if (store) return store;
   const { GW_BLOB_BUCKET, GW_BLOB_DIR, GW_S3_ENDPOINT, AWS_REGION } = settings();
-  store = GW_BLOB_BUCKET ? new S3BlobStore({ bucket: GW_BLOB_BUCKET, region: AWS_REGION, endpoint: GW_S3_ENDPOINT }) : new LocalFolderBlobStore(GW_BLOB_DIR);
+  store = GW_BLOB_BUCKET ? s3BlobStoreOnFirstUse({ bucket: GW_BLOB_BUCKET, region: AWS_REGION, endpoint: GW_S3_ENDPOINT }) : new LocalFolderBlobStore(GW_BLOB_DIR);
   // Test-only: records the S3 calls each blob operation means, for the grant check (a no-op when deployed).
   if (isRecordingAwsOperations()) store = recordingBlobStore(store);
   return store;
+}
+
+/**
+ * The S3 store, its module (and the S3 client, ~100 KiB of a bundle) imported on the first blob operation: most
+ * requests store no large body, so a cold start does not load it. A failed import is tried again next time.
+ */
+export function s3BlobStoreOnFirstUse(options: S3BlobStoreOptions): BlobStore {
+  let loading: Promise<BlobStore> | undefined;
+  const s3 = (): Promise<BlobStore> =>
+    (loading ??= import('./s3-blob-store.js').then(
+      ({ S3BlobStore }) => new S3BlobStore(options),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  return {
+    put: async (key, bytes, contentType) => (await s3()).put(key, bytes, contentType),
+    get: async (key) => (await s3()).get(key),
+    delete: async (key) => (await s3()).delete(key),
+    // S3BlobStore always presigns.
+    presignedUrl: async (key, ttlSeconds) => (await s3()).presignedUrl!(key, ttlSeconds),
+  };
 }
 
 /** Tests: replace the process's store (undefined: build it from settings again). */
