@@ -1,12 +1,24 @@
 import { MAX_SEMANTIC_CANDIDATES } from '../shared/gateway/cache/cache-store.js';
 import type { MockMode } from './mock/payloads.js';
 
-export const PHASES = ['cold-start', 'latency', 'features', 'throughput'] as const;
+export const PHASES = ['cold-start', 'latency', 'features', 'throughput', 'soak', 'aws-shaped', 'semantic-scale'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface LatencySeriesPlan {
   warmup: number;
   count: number;
+}
+
+/** The AWS-shaped phase (bench/phases/aws-shaped.ts): measured requests per scenario, and the waits between them. */
+export interface AwsShapedPlan {
+  /** Measured requests per warm scenario. */
+  samples: number;
+  /** Measured requests of the "first after the TTLs expired" scenario (each waits past the TTL). */
+  expiredSamples: number;
+  /** gw's auth, policy and virtual-key cache TTLs in this phase. */
+  cacheTtlMs: number;
+  /** How long the store must have seen no call before a measured request (above gw's 500 ms rollup delay). */
+  quietMs: number;
 }
 
 /** How much work each phase does: `full` for the README table, `quick` for CI (seconds, not minutes). */
@@ -16,6 +28,11 @@ export interface BenchPlan {
   load: { durationSeconds: number; warmupSeconds: number; runs: ReadonlyArray<{ upstream: MockMode; connections: number }> };
   features: LatencySeriesPlan & { deadlineMs: number; semanticPartitionEntries: number; setupDeadlineMs: number };
   coldStart: { runs: number };
+  /** The reliability soak of issue #21 (bench/phases/soak.ts). */
+  soak: { requests: number; connections: number };
+  awsShaped: AwsShapedPlan;
+  /** Cache sizes of the semantic-cache scale run (bench/phases/semantic-scale.ts). */
+  semanticScale: { sizes: number[] };
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -34,6 +51,9 @@ export const FULL_PLAN: BenchPlan = {
   // A full semantic partition holds as many vectors as gw keeps per partition; each lookup compares against all.
   features: { warmup: 50, count: 800, deadlineMs: 30_000, semanticPartitionEntries: MAX_SEMANTIC_CANDIDATES, setupDeadlineMs: 30_000 },
   coldStart: { runs: 7 },
+  soak: { requests: 30_000, connections: 16 },
+  awsShaped: { samples: 12, expiredSamples: 6, cacheTtlMs: 5_000, quietMs: 600 },
+  semanticScale: { sizes: [1_000, 10_000, 100_000] },
 };
 
 export const QUICK_PLAN: BenchPlan = {
@@ -42,6 +62,10 @@ export const QUICK_PLAN: BenchPlan = {
   load: { durationSeconds: 2, warmupSeconds: 1, runs: [{ upstream: 'fast', connections: 16 }] },
   features: { warmup: 5, count: 50, deadlineMs: 10_000, semanticPartitionEntries: 20, setupDeadlineMs: 10_000 },
   coldStart: { runs: 2 },
+  soak: { requests: 1_500, connections: 16 },
+  awsShaped: { samples: 3, expiredSamples: 2, cacheTtlMs: 5_000, quietMs: 600 },
+  // No 100,000-entry partition in CI: filling it takes minutes.
+  semanticScale: { sizes: [1_000] },
 };
 
 export interface BenchOptions {
@@ -55,6 +79,8 @@ export interface BenchOptions {
   gwEnv: Record<string, string>;
   /** Only the hot-path scenarios whose name contains this (for a profile of one feature). */
   scenarioFilter?: string;
+  /** What the AWS-shaped phase's store proxy adds to every store call, ms. */
+  storeLatencyMs: number;
   outDir: string;
 }
 
@@ -66,13 +92,14 @@ export const USAGE = `npm run bench [-- options]
   --cpu-prof           profile the gw process (node --cpu-prof) and print its hot spots
   --gw-env NAME=VALUE  extra gw setting for an investigation (repeatable; listed in the report)
   --scenario TEXT      only the hot-path scenarios whose name contains TEXT (e.g. semantic)
+  --store-latency-ms N latency the aws-shaped phase adds to every store call (default 5)
   --out DIR            where results go (default bench/results)
   --help`;
 
 export class UsageError extends Error {}
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, outDir: 'bench/results' };
+  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, outDir: 'bench/results' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -107,6 +134,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--scenario':
         options.scenarioFilter = value();
         break;
+      case '--store-latency-ms': {
+        const raw = value();
+        const latency = Number(raw);
+        if (!/^\d+(\.\d+)?$/.test(raw) || latency > 1_000) throw new UsageError(`--store-latency-ms takes a number of ms from 0 to 1000 (got ${JSON.stringify(raw)})`);
+        options.storeLatencyMs = latency;
+        break;
+      }
       case '--out':
         options.outDir = value();
         break;
@@ -123,6 +157,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
 /** Which file name the results get: the README table comes only from a complete, full run. */
 export function resultName(options: BenchOptions): string {
   if (options.plan.name === 'quick') return 'quick';
-  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined) return 'partial';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5) return 'partial';
   return 'latest';
 }

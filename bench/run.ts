@@ -4,21 +4,24 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memoryOf } from './measure/proc-stats.js';
+import { treeMemory } from './measure/proc-tree.js';
 import { parseOptions, resultName, UsageError, type BenchOptions } from './options.js';
 import type { PhaseContext } from './phases/context.js';
 import { buildBundles, distFreshness, measureColdStart } from './phases/cold-start.js';
 import { measureFeatures } from './phases/features.js';
 import { measureConnectionReuse, type ConnectionReuse } from './phases/connection-reuse.js';
 import { measureAddedLatency } from './phases/latency.js';
-import { formatSoak, measureSoak, SOAK_PLAN } from './phases/soak.js';
+import { measureAwsShaped } from './phases/aws-shaped.js';
+import { runSemanticScalePhase } from './phases/semantic-scale-run.js';
+import { formatSoak, measureSoak, type SoakResult } from './phases/soak.js';
 import { measureThroughput } from './phases/throughput.js';
 import { ChildRegistry } from './processes/children.js';
 import { compileGwForProfiling } from './processes/compile-gw.js';
 import { BENCH_ADMIN_KEY, gwCommand, startGw, startMock, startReferenceProxy, type GwLaunchOptions, type GwProcess } from './processes/launch.js';
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile/summarize.js';
 import { renderMarkdown } from './report/markdown.js';
-import type { BenchResults, ColdStartRow, FeatureRow, LatencyRow, ProcessStats, ThroughputRow } from './report/results.js';
-import { evaluateTargets } from './report/targets.js';
+import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
+import { evaluateIssue23, evaluateTargets } from './report/targets.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
 /**
@@ -60,6 +63,7 @@ function installCleanup(registry: ChildRegistry): void {
 /** Filled in as the phases run, so what was measured before a failure is still reported. */
 interface Collected {
   gw?: GwProcess;
+  mock?: Awaited<ReturnType<typeof startMock>>;
   gwLaunch: GwLaunchOptions;
   /** process.hrtime in µs when measuring began (the CPU profile summary leaves out start-up before it). */
   measuringFromMicros?: number;
@@ -73,12 +77,34 @@ interface Collected {
   buildComplaint?: string;
   process: ProcessStats;
   tenant?: string;
+  soak?: SoakResult;
+  awsShaped?: AwsShapedResult;
+  semanticScale?: SemanticScaleRow[] | { unavailable: string };
 }
 
 async function runPhases(options: BenchOptions, registry: ChildRegistry, collected: Collected, errors: string[], profileDir: string | undefined): Promise<void> {
   const { plan, phases } = options;
   if (phases.has('cold-start')) await coldStartPhase(options, registry, collected, errors, profileDir);
-  if (!phases.has('latency') && !phases.has('features') && !phases.has('throughput')) return;
+  const MAIN_GW_PHASES = ['latency', 'features', 'throughput', 'soak'] as const;
+  if (MAIN_GW_PHASES.some((phase) => phases.has(phase))) await runMainGwPhases(options, registry, collected, errors, profileDir);
+  if (phases.has('aws-shaped')) {
+    progress(`AWS-shaped: gw against a store in its own process behind a proxy adding ${options.storeLatencyMs} ms per call`);
+    const mock = collected.mock ?? (await startMock(registry, ROOT));
+    try {
+      collected.awsShaped = await measureAwsShaped({ root: ROOT, registry, mock, adminKey: BENCH_ADMIN_KEY, plan: plan.awsShaped, storeLatencyMs: options.storeLatencyMs, gwEnv: options.gwEnv, errors });
+    } catch (error) {
+      errors.push(`aws-shaped: ${(error as Error).message}`);
+    }
+  }
+  if (phases.has('semantic-scale')) {
+    progress(`semantic-cache scale: ${plan.semanticScale.sizes.join(', ')} entries`);
+    collected.semanticScale = await runSemanticScalePhase(ROOT, plan.semanticScale.sizes, errors, (line) => progress(line));
+  }
+}
+
+/** The phases that share the main gw (embedded store, default settings): latency, features, throughput, soak. */
+async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, collected: Collected, errors: string[], profileDir: string | undefined): Promise<void> {
+  const { plan, phases } = options;
 
   if (profileDir) {
     progress('compiling gw ahead for a CPU profile with source lines');
@@ -86,10 +112,12 @@ async function runPhases(options: BenchOptions, registry: ChildRegistry, collect
   }
   progress('starting the mock upstream and gw');
   const mock = await startMock(registry, ROOT);
+  collected.mock = mock;
   const proxy = phases.has('latency') ? await startReferenceProxy(registry, ROOT, mock.url) : undefined;
   const gw = await startGw(registry, ROOT, collected.gwLaunch);
   collected.gw = gw;
   collected.process.rssAfterStartBytes = memoryOf(gw.child.pid)?.rssBytes;
+  collected.process.treeRssAfterStartBytes = treeMemory(gw.child.pid)?.totalRssBytes;
   const tenant = await createBenchWorkspaceAndKey(gw.url, BENCH_ADMIN_KEY);
   collected.tenant = tenant.note;
   progress(`gw ${gw.url}, mock ${mock.url}; ${tenant.note}`);
@@ -116,17 +144,27 @@ async function runPhases(options: BenchOptions, registry: ChildRegistry, collect
     progress(`throughput: ${plan.load.runs.map((run) => `${run.upstream}/${run.connections}c`).join(', ')}, ${plan.load.durationSeconds} s each`);
     collected.throughput = await measureThroughput(context);
   }
-  if (phases.has('throughput')) {
+  if (phases.has('soak')) {
     // The reliability soak (issue #21): 0 5xx, 0 lost charges, 0 lost logs and a flat RSS are the targets.
-    const soakPlan = plan.name === 'quick' ? SOAK_PLAN.quick : SOAK_PLAN.full;
-    progress(`soak: ${soakPlan.requests} requests at ${soakPlan.connections} connections`);
-    const soak = await measureSoak(context, soakPlan);
-    progress(formatSoak(soak));
-    if (soak.fiveXx > 0 || soak.transportErrors > 0 || soak.lostCharges > 0 || soak.lostLogs > 0) errors.push(formatSoak(soak));
+    progress(`soak: ${plan.soak.requests} requests at ${plan.soak.connections} connections`);
+    try {
+      registry.assertAlive();
+      const soak = await measureSoak(context, plan.soak);
+      collected.soak = soak;
+      progress(formatSoak(soak));
+      if (soak.fiveXx > 0 || soak.transportErrors > 0 || soak.lostCharges > 0 || soak.lostLogs > 0) errors.push(formatSoak(soak));
+    } catch (error) {
+      errors.push(`soak: ${(error as Error).message}`);
+    }
   }
   const memory = memoryOf(gw.child.pid);
+  const tree = treeMemory(gw.child.pid);
   collected.process.rssAtEndBytes = memory?.rssBytes;
   collected.process.peakRssBytes = memory?.peakRssBytes;
+  collected.process.treeRssAtEndBytes = tree?.totalRssBytes;
+  collected.process.childrenRssAtEndBytes = tree?.childrenRssBytes;
+  // The later phases run their own processes: this gw's work is done, and it would only take memory and CPU.
+  await gw.child.stop(10_000);
 }
 
 /** A build that fails stops only this phase: the other measurements do not depend on dist/. */
@@ -170,8 +208,8 @@ function standingNotes(collected: Collected, loadStart: number[]): string[] {
   const notes = [
     'Added latency is gw minus direct per percentile (p50 of gw − p50 of direct, …) over interleaved sequential requests; the mock answers from prebuilt buffers.',
     'The minimal proxy (bench/mock/reference-proxy.ts: node:http in, undici out, nothing else) is the floor: what any extra Node hop adds on this machine.',
-    'The local runtime serves its DynamoDB-compatible store (dynalite) inside the gw process, so gw CPU, throughput and RSS include the store answering the request-log write of every request; in AWS that work is DynamoDB’s.',
-    'Throughput: load generator, mock and gw share the same cores; the direct path meters the mock’s CPU, the gw path the gw process’s.',
+    'The local runtime serves its DynamoDB-compatible store (dynalite) from a child process of gw (or inside it with GW_LOCAL_STORE=in-process): gw CPU and RSS are given for gw and its child processes together (and gw alone where shown), so they include the store answering the request-log write of every request; in AWS that work is DynamoDB’s.',
+    'Throughput: load generator, mock and gw share the same cores; the direct path meters the mock’s CPU, the gw path the CPU of gw and its child processes.',
   ];
   if (loadStart[0] > os.cpus().length * 0.5) notes.push(`The machine was busy when the run started (load average ${loadStart[0].toFixed(2)} on ${os.cpus().length} CPUs): expect noisy numbers.`);
   if (collected.freshness) notes.push(collected.freshness);
@@ -253,13 +291,16 @@ async function main(): Promise<number> {
     throughput: collected.throughput,
     process: collected.process,
     features: collected.features,
+    soak: collected.soak,
+    awsShaped: collected.awsShaped,
+    semanticScale: collected.semanticScale,
     coldStart: { built: options.build, freshness: collected.freshness, buildComplaint: collected.buildComplaint, rows: collected.coldStart, profiles: collected.coldStartProfiles },
     profile: undefined as ProfileSummary | undefined,
     errors,
     notes: standingNotes(collected, loadStart),
   };
   if (profileDir) base.profile = profileSummary(profileDir, collected.measuringFromMicros, base.notes);
-  const results: BenchResults = { ...base, targets: evaluateTargets(base) };
+  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base) };
   const markdown = renderMarkdown(results);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { ChildRegistry } from '../processes/children.js';
 import { childEnvironment } from '../processes/launch.js';
 import type { ProbeRequest } from './http-probe.js';
-import { CpuMeter } from './proc-stats.js';
+import { TreeCpuMeter } from './proc-tree.js';
 
 export interface LoadOptions {
   connections: number;
@@ -26,8 +26,10 @@ export interface LoadResult {
   timeouts: number;
   /** Answers per HTTP status. */
   statusCounts: Record<string, number>;
-  /** CPU of the metered process (gw, or the mock on the direct path) per completed request, µs. */
+  /** CPU of the metered process and its children (gw and its store process, or the mock) per completed request, µs. */
   cpuMicrosPerRequest?: number;
+  /** The metered process alone, without its children. */
+  cpuMicrosPerRequestMain?: number;
 }
 
 /** The fields of autocannon's `--json` output the harness uses. */
@@ -67,7 +69,7 @@ export async function runLoad(registry: ChildRegistry, root: string, probe: Prob
       throw new Error(`warm-up of ${probe.url.href} at ${options.connections} connections: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodeStats ?? {})}), ${run.errors} errors, ${run.timeouts} timeouts`);
     }
   }
-  const meter = new CpuMeter(meteredPid);
+  const meter = new TreeCpuMeter(meteredPid);
   const result = await autocannon(registry, root, probe, options.connections, sized(rateOf(warm), options.durationSeconds), options.durationSeconds);
   return {
     connections: options.connections,
@@ -80,8 +82,12 @@ export async function runLoad(registry: ChildRegistry, root: string, probe: Prob
     errors: result.errors,
     timeouts: result.timeouts,
     statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])),
-    cpuMicrosPerRequest: meter.perUnitMicros(result['2xx']),
+    ...cpuPerRequest(meter.perUnitMicros(result['2xx'])),
   };
+}
+
+function cpuPerRequest(cpu: { tree?: number; main?: number }): Pick<LoadResult, 'cpuMicrosPerRequest' | 'cpuMicrosPerRequestMain'> {
+  return { cpuMicrosPerRequest: cpu.tree, cpuMicrosPerRequestMain: cpu.main };
 }
 
 function rateOf(run: AutocannonJson): number {

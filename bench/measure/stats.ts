@@ -15,6 +15,13 @@ export function percentiles(samples: readonly number[]): Percentiles {
   return { count: sorted.length, p50: rank(50), p90: rank(90), p99: rank(99), min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
+/** One nearest-rank percentile (NaN without samples). */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
 export function median(samples: readonly number[]): number {
   return percentiles(samples).p50;
 }

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { median } from '../measure/stats.js';
 import { summarizeProfile, type ProfileSummary } from '../profile/summarize.js';
@@ -19,6 +19,34 @@ const module = await import(process.env.BENCH_BUNDLE_URL);
 const importMs = Number(process.hrtime.bigint() - started) / 1e6;
 if (typeof module.handler !== 'function') throw new Error('the bundle exports no handler function');
 process.stdout.write(JSON.stringify({ importMs }));
+`;
+
+/**
+ * One more, untimed import per bundle with a module `load` hook (node:module `register`) that reports every
+ * file the import loads: with a bundle split into an entry and lazily loaded siblings (code-splitting chunks,
+ * gpt-tokenizer.mjs, a JSON price table), what a cold start loads differs from what the folder holds.
+ */
+const LOAD_HOOKS = `
+let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, nextLoad) {
+  if (url.startsWith('file:')) port.postMessage(url);
+  return nextLoad(url, context);
+}
+`;
+const TRACE_SCRIPT = `
+globalThis.awslambda ??= { streamifyResponse: (handler) => handler, HttpResponseStream: { from: (stream) => stream } };
+const { register } = await import('node:module');
+const { MessageChannel } = await import('node:worker_threads');
+const loaded = new Set();
+const { port1, port2 } = new MessageChannel();
+port1.on('message', (url) => loaded.add(url));
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(LOAD_HOOKS)}), { data: { port: port2 }, transferList: [port2] });
+await import(process.env.BENCH_BUNDLE_URL);
+// The hook thread's last messages arrive asynchronously.
+await new Promise((resolve) => setTimeout(resolve, 100));
+port1.close();
+process.stdout.write(JSON.stringify({ loaded: [...loaded] }));
 `;
 
 /** The environment a deployed function has: region, credentials, table names (fake values, nothing is called). */
@@ -76,6 +104,32 @@ export async function buildBundles(registry: ChildRegistry, root: string): Promi
   });
   if (missing.length > 0) throw new Error(`npm run build failed (code ${exit.code}; no fresh bundle for ${missing.join(', ')}): ${(stderr || stdout).slice(-3000)}`);
   return { budgetsKiB, complaint: `npm run build exited ${exit.code}: ${stdout.trim().split('\n').filter((line) => /OVER|error/i.test(line)).join('; ') || stderr.slice(-500)}` };
+}
+
+/** Every file of a bundle's folder except source maps: what the function ships. */
+function shippedFiles(directory: string): Array<{ path: string; bytes: number }> {
+  const files: Array<{ path: string; bytes: number }> = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (!entry.name.endsWith('.map')) files.push({ path, bytes: statSync(path).size });
+    }
+  };
+  walk(directory);
+  return files;
+}
+
+/** The files of `directory` a cold import loads (traced in one more process), with their bytes. */
+async function filesLoadedOnImport(registry: ChildRegistry, root: string, name: string, url: string): Promise<string[]> {
+  const directory = resolve(root, 'dist', name);
+  const { exit, stdout, stderr } = await registry.run(
+    { name: `traced import ${name}`, nodeArgs: ['--input-type=module', '--eval', TRACE_SCRIPT], cwd: directory, env: lambdaEnvironment(name, url, directory) },
+    60_000,
+  );
+  if (exit.code !== 0) throw new Error(`traced import failed (code ${exit.code}): ${stderr.slice(-1000)}`);
+  const { loaded } = JSON.parse(stdout) as { loaded: string[] };
+  return loaded.map((file) => fileURLToPath(file)).filter((path) => path.startsWith(`${directory}/`) || path === directory);
 }
 
 export function listBundles(root: string): Array<{ name: string; file: string }> {
@@ -152,7 +206,17 @@ export async function measureColdStart(
       errors.push(`cold start, ${bundle.name}: ${(error as Error).message}`);
       continue;
     }
+    const shipped = shippedFiles(join(root, 'dist', bundle.name));
+    let loaded: string[] | undefined;
+    try {
+      loaded = await filesLoadedOnImport(registry, root, bundle.name, url);
+    } catch (error) {
+      errors.push(`cold start, ${bundle.name}: ${(error as Error).message}`);
+    }
     rows.push({
+      totalBytes: shipped.reduce((sum, file) => sum + file.bytes, 0),
+      files: shipped.map((file) => ({ file: relative(join(root, 'dist', bundle.name), file.path), bytes: file.bytes, loadedOnImport: loaded?.includes(resolve(file.path)) })),
+      loadedBytes: loaded === undefined ? undefined : shipped.filter((file) => loaded.includes(resolve(file.path))).reduce((sum, file) => sum + file.bytes, 0),
       bundle: bundle.name,
       file: `dist/${bundle.name}/index.mjs`,
       bytes: content.length,

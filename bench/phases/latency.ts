@@ -1,5 +1,5 @@
 import type { MockMode } from '../mock/payloads.js';
-import { CpuMeter } from '../measure/proc-stats.js';
+import { TreeCpuMeter } from '../measure/proc-tree.js';
 import { runSequential, type SequentialResult } from '../measure/sequential.js';
 import { added, percentiles } from '../measure/stats.js';
 import type { LatencySeriesPlan } from '../options.js';
@@ -18,7 +18,7 @@ interface SeriesSpec {
 
 export interface LatencyPhaseResult {
   rows: LatencyRow[];
-  /** gw CPU per request over the sequential JSON series (fast upstream). */
+  /** CPU of gw and its child processes per request over the sequential JSON series (fast upstream). */
   cpuMicrosPerRequest?: number;
 }
 
@@ -37,7 +37,7 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
   let cpuMicrosPerRequest: number | undefined;
   for (const spec of series) {
     const check = spec.stream ? checkChatStream : checkChatJson;
-    const meter = new CpuMeter(context.gw.child.pid);
+    const meter = new TreeCpuMeter(context.gw.child.pid);
     const mockBefore = await context.mock.stats();
     const withProxy = context.endpoints.proxyUrl !== undefined;
     let result: SequentialResult;
@@ -60,7 +60,7 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
     for (const path of result.paths) {
       if (path.errors > 0) context.errors.push(`latency, ${spec.label}, ${path.name}: ${path.errors} failed requests, e.g. ${path.errorSamples.join(' | ')}`);
     }
-    if (spec.label === 'JSON') cpuMicrosPerRequest = meter.perUnitMicros(spec.plan.warmup + gw.lastByteMs.length);
+    if (spec.label === 'JSON') cpuMicrosPerRequest = meter.perUnitMicros(spec.plan.warmup + gw.lastByteMs.length).tree;
     for (const metric of spec.metrics) {
       const pick = (samples: typeof direct) => (metric === 'first byte' ? samples.firstByteMs : samples.lastByteMs);
       const directStats = percentiles(pick(direct));

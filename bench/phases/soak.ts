@@ -1,4 +1,4 @@
-import { memoryOf } from '../measure/proc-stats.js';
+import { treeMemory, type TreeMemory } from '../measure/proc-tree.js';
 import { keepAliveAgent, timedRequest } from '../measure/http-probe.js';
 import { gwChat } from '../scenarios/requests.js';
 import type { PhaseContext } from './context.js';
@@ -18,11 +18,35 @@ export interface SoakResult {
   lostCharges: number;
   rssStartBytes?: number;
   rssEndBytes?: number;
-  /** RSS sampled every 10 % of the way, to see whether it stays flat. */
-  rssSamplesBytes: number[];
+  /** RSS of gw and its children (the store process), sampled every 1/RSS_SAMPLES of the way. */
+  rssSamples: RssSample[];
+  /** Least-squares slope of the tree's RSS over the second half of the samples, KiB per 1,000 requests. */
+  secondHalfSlopeKiBPer1k?: number;
+  /** The same for gw's own process and for its children (which one grows). */
+  secondHalfSlopeMainKiBPer1k?: number;
+  secondHalfSlopeChildrenKiBPer1k?: number;
+  /** The slope is at most FLAT_SLOPE_KIB_PER_1K (with at least 4 samples in the second half). */
+  flat?: boolean;
 }
 
-export const SOAK_PLAN = { full: { requests: 30_000, connections: 16 }, quick: { requests: 1_500, connections: 16 } } as const;
+export interface RssSample {
+  /** Requests started when the sample was taken. */
+  requests: number;
+  seconds: number;
+  totalBytes: number;
+  mainBytes: number;
+  childrenBytes: number;
+}
+
+const RSS_SAMPLES = 40;
+/**
+ * "Flat": the tree's RSS grows by at most 200 KiB per 1,000 requests over the second half of the soak (≈ 3 MiB over
+ * the last 15,000 of 30,000): above the noise of V8's heap sizing, far below the 70–100 KiB *per request* that a
+ * leaking request log once cost.
+ */
+export const FLAT_SLOPE_KIB_PER_1K = 200;
+/** Below this many requests (the quick run's soak) the slope is reported without a verdict. */
+export const MIN_REQUESTS_TO_JUDGE = 10_000;
 
 /**
  * `connections` closed loops share `requests` chat completions through gw against the fast mock. Afterwards it
@@ -32,15 +56,18 @@ export const SOAK_PLAN = { full: { requests: 30_000, connections: 16 }, quick: {
 export async function measureSoak(context: PhaseContext, plan: { requests: number; connections: number }): Promise<SoakResult> {
   const probe = gwChat(context.endpoints, 'fast', false);
   const completedBefore = context.gw.logs.requestCompleted;
-  const errorSamplesBefore = context.gw.logs.errorSamples.length;
+  const unjournaledBefore = context.gw.logs.unjournaledCharges;
   const statusCounts: Record<string, number> = {};
-  const rssSamplesBytes: number[] = [];
+  const rssSamples: RssSample[] = [];
   let next = 0;
   let answered = 0;
   let transportErrors = 0;
-  const rssStartBytes = memoryOf(context.gw.child.pid)?.rssBytes;
-  const sampleEvery = Math.max(1, Math.floor(plan.requests / 10));
+  const rssStartBytes = treeMemory(context.gw.child.pid)?.totalRssBytes;
+  const sampleEvery = Math.max(1, Math.floor(plan.requests / RSS_SAMPLES));
   const started = performance.now();
+  const sample = (requests: number, memory: TreeMemory | undefined) => {
+    if (memory) rssSamples.push({ requests, seconds: (performance.now() - started) / 1000, totalBytes: memory.totalRssBytes, mainBytes: memory.mainRssBytes, childrenBytes: memory.childrenRssBytes });
+  };
   await Promise.all(
     Array.from({ length: plan.connections }, async () => {
       const agent = keepAliveAgent();
@@ -54,10 +81,7 @@ export async function measureSoak(context: PhaseContext, plan: { requests: numbe
           } catch {
             transportErrors++;
           }
-          if (index % sampleEvery === 0) {
-            const rss = memoryOf(context.gw.child.pid)?.rssBytes;
-            if (rss !== undefined) rssSamplesBytes.push(rss);
-          }
+          if (index % sampleEvery === 0) sample(index, treeMemory(context.gw.child.pid));
         }
       } finally {
         agent.destroy();
@@ -65,9 +89,9 @@ export async function measureSoak(context: PhaseContext, plan: { requests: numbe
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  sample(plan.requests, treeMemory(context.gw.child.pid));
   const giveUpAt = Date.now() + 30_000;
   while (context.gw.logs.requestCompleted - completedBefore < answered && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 100));
-  const newErrors = context.gw.logs.errorSamples.slice(errorSamplesBefore);
   const fiveXx = Object.entries(statusCounts).reduce((sum, [status, count]) => sum + (Number(status) >= 500 ? count : 0), 0);
   return {
     requests: plan.requests,
@@ -77,11 +101,43 @@ export async function measureSoak(context: PhaseContext, plan: { requests: numbe
     fiveXx,
     transportErrors,
     lostLogs: Math.max(0, answered - (context.gw.logs.requestCompleted - completedBefore)),
-    lostCharges: newErrors.filter((line) => line.includes('could not be journaled')).length,
+    lostCharges: context.gw.logs.unjournaledCharges - unjournaledBefore,
     rssStartBytes,
-    rssEndBytes: memoryOf(context.gw.child.pid)?.rssBytes,
-    rssSamplesBytes,
+    rssEndBytes: treeMemory(context.gw.child.pid)?.totalRssBytes,
+    rssSamples,
+    ...flatness(rssSamples, plan.requests),
   };
+}
+
+/** The slope of RSS against requests over the second half of the samples (the first half includes warm-up). */
+export function flatness(
+  samples: readonly RssSample[],
+  requests: number,
+): Pick<SoakResult, 'secondHalfSlopeKiBPer1k' | 'secondHalfSlopeMainKiBPer1k' | 'secondHalfSlopeChildrenKiBPer1k' | 'flat'> {
+  const half = samples.slice(Math.floor(samples.length / 2));
+  const slope = slopeKiBPer1k(half, (point) => point.totalBytes);
+  if (slope === undefined) return {};
+  return {
+    secondHalfSlopeKiBPer1k: slope,
+    secondHalfSlopeMainKiBPer1k: slopeKiBPer1k(half, (point) => point.mainBytes),
+    secondHalfSlopeChildrenKiBPer1k: slopeKiBPer1k(half, (point) => point.childrenBytes),
+    // A short soak's second half is still warm-up (V8 sizing its heap, caches filling): its slope is shown, not judged.
+    flat: requests >= MIN_REQUESTS_TO_JUDGE ? slope <= FLAT_SLOPE_KIB_PER_1K : undefined,
+  };
+}
+
+/** Least-squares slope of `bytes` against requests, KiB per 1,000 requests (undefined under 4 points). */
+function slopeKiBPer1k(points: readonly RssSample[], bytes: (point: RssSample) => number): number | undefined {
+  if (points.length < 4) return undefined;
+  const meanX = points.reduce((sum, point) => sum + point.requests, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + bytes(point), 0) / points.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const point of points) {
+    covariance += (point.requests - meanX) * (bytes(point) - meanY);
+    variance += (point.requests - meanX) ** 2;
+  }
+  return variance === 0 ? undefined : ((covariance / variance) * 1000) / 1024;
 }
 
 export function formatSoak(result: SoakResult): string {
@@ -89,6 +145,8 @@ export function formatSoak(result: SoakResult): string {
   return (
     `soak: ${result.requests} requests at ${result.connections} connections in ${result.seconds.toFixed(1)} s: ` +
     `${result.fiveXx} 5xx, ${result.transportErrors} without answer, ${result.lostCharges} lost charges, ${result.lostLogs} lost logs; ` +
-    `RSS ${mib(result.rssStartBytes)} → ${mib(result.rssEndBytes)} (samples ${result.rssSamplesBytes.map((bytes) => Math.round(bytes / 1024 / 1024)).join(', ')} MiB)`
+    `RSS of gw and its children ${mib(result.rssStartBytes)} → ${mib(result.rssEndBytes)}, second-half slope ` +
+    `${result.secondHalfSlopeKiBPer1k === undefined ? '?' : `${result.secondHalfSlopeKiBPer1k.toFixed(0)} KiB per 1,000 requests`} ` +
+    `(${result.flat === undefined ? 'not judged: too short' : result.flat ? 'flat' : 'NOT flat'}; limit ${FLAT_SLOPE_KIB_PER_1K})`
   );
 }

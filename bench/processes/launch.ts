@@ -58,6 +58,17 @@ export async function startReferenceProxy(registry: ChildRegistry, root: string,
   return { url: `http://127.0.0.1:${await readyPort(child)}`, child };
 }
 
+/** The AWS-shaped phase's DynamoDB-compatible store, in a process of its own (bench/processes/store-server.ts). */
+export async function startBenchStore(registry: ChildRegistry, root: string): Promise<{ url: string; child: ManagedChild }> {
+  const child = registry.start({
+    name: 'bench store',
+    nodeArgs: ['--import', WATCHDOG, '--import', 'tsx', 'bench/processes/store-server.ts'],
+    cwd: root,
+    env: childEnvironment({}),
+  });
+  return { url: `http://127.0.0.1:${await readyPort(child)}`, child };
+}
+
 /** What the gw process wrote to stdout: its Powertools log lines, counted as they are drained. */
 export interface GwLogCounters {
   lines: number;
@@ -66,6 +77,8 @@ export interface GwLogCounters {
   failedRequests: Record<string, number>;
   errors: number;
   errorSamples: string[];
+  /** ERROR lines saying a charge could neither be written nor journaled (counted apart: the samples keep only 5). */
+  unjournaledCharges: number;
 }
 
 export interface GwProcess {
@@ -81,6 +94,8 @@ export interface GwLaunchOptions {
   compiledEntry?: string;
   /** Extra settings for investigations (`--gw-env NAME=VALUE`); the report lists them, as they change what is measured. */
   extraEnv?: Record<string, string>;
+  /** How errors name this gw (a second gw runs in the AWS-shaped phase). */
+  name?: string;
 }
 
 /** The command line gw runs with, as the report shows it. */
@@ -96,7 +111,7 @@ export async function startGw(registry: ChildRegistry, root: string, options: Gw
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfileDir)}`] : [];
   const program = options.compiledEntry ? [options.compiledEntry] : ['--import', 'tsx', 'infra/local/main.ts'];
   const child = registry.start({
-    name: 'gw',
+    name: options.name ?? 'gw',
     nodeArgs: ['--import', WATCHDOG, ...profiling, ...program],
     cwd: root,
     env: childEnvironment({
@@ -110,10 +125,11 @@ export async function startGw(registry: ChildRegistry, root: string, options: Gw
       ...options.extraEnv,
     }),
   });
-  const logs: GwLogCounters = { lines: 0, requestCompleted: 0, failedRequests: {}, errors: 0, errorSamples: [] };
+  const logs: GwLogCounters = { lines: 0, requestCompleted: 0, failedRequests: {}, errors: 0, errorSamples: [], unjournaledCharges: 0 };
   const countError = (line: string) => {
     if (!line.includes('"level":"ERROR"')) return;
     logs.errors++;
+    if (line.includes('could not be journaled')) logs.unjournaledCharges++;
     if (logs.errorSamples.length < 5) logs.errorSamples.push(line.slice(0, 1000));
   };
   child.onLine((line) => {

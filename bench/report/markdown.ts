@@ -1,4 +1,6 @@
 import type { LoadResult } from '../measure/load.js';
+import { PHASES } from '../options.js';
+import { awsShapedSection, issue23Section, semanticScaleSection, soakSection, table } from './markdown-sections.js';
 import type { BenchResults, FeatureRow } from './results.js';
 
 const ms = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(3));
@@ -6,11 +8,6 @@ const signed = (value: number | undefined) => (value === undefined || !Number.is
 const integer = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? 'n/a' : Math.round(value).toLocaleString('en-US'));
 const mib = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
-function table(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
-}
 
 function machineLine(results: BenchResults): string {
   const { machine, loadAverage } = results.meta;
@@ -40,7 +37,7 @@ export function renderMarkdown(results: BenchResults): string {
   const lines: string[] = [
     `# gw benchmark — ${meta.date.slice(0, 10)}`,
     '',
-    `Run ${meta.date} (${meta.plan}${meta.phases.length < 4 ? `; phases: ${meta.phases.join(', ')}` : ''}${meta.commit ? `; commit ${meta.commit}` : ''}), ${meta.durationSeconds} s.`,
+    `Run ${meta.date} (${meta.plan}${meta.phases.length < PHASES.length ? `; phases: ${meta.phases.join(', ')}` : ''}${meta.commit ? `; commit ${meta.commit}` : ''}), ${meta.durationSeconds} s.`,
     `Machine: ${machineLine(results)}.`,
     `gw: \`${meta.gw.command}\`, ${Object.entries(meta.gw.settings).map(([name, value]) => `${name}=${value}`).join(', ')}.`,
   ];
@@ -75,14 +72,14 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('## 2. Throughput (autocannon, closed loop)', '');
     lines.push(
       ...table(
-        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw CPU µs/req', 'mock CPU µs/req'],
+        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw + children CPU µs/req (gw alone)', 'mock CPU µs/req'],
         results.throughput.map((row) => [
           row.upstream === 'fast' ? 'fast' : '20 ms',
           String(row.connections),
           ...loadCells(row.direct),
           ...loadCells(row.gw),
           `${(row.ratio * 100).toFixed(1)} %`,
-          integer(row.gw.cpuMicrosPerRequest),
+          `${integer(row.gw.cpuMicrosPerRequest)} (${integer(row.gw.cpuMicrosPerRequestMain)})`,
           integer(row.direct.cpuMicrosPerRequest),
         ]),
       ),
@@ -97,7 +94,7 @@ export function renderMarkdown(results: BenchResults): string {
       ...table(
         ['measure', 'value'],
         [
-          ['CPU per request, sequential JSON', stats.cpuMicrosPerRequestSequential === undefined ? 'n/a' : `${integer(stats.cpuMicrosPerRequestSequential)} µs`],
+          ['CPU per request of gw and its children, sequential JSON', stats.cpuMicrosPerRequestSequential === undefined ? 'n/a' : `${integer(stats.cpuMicrosPerRequestSequential)} µs`],
           ...results.throughput.map((row) => [`CPU per request, ${row.upstream === 'fast' ? 'fast' : '20 ms'} upstream, ${row.connections} connections`, row.gw.cpuMicrosPerRequest === undefined ? 'n/a' : `${integer(row.gw.cpuMicrosPerRequest)} µs`]),
           ...(results.connectionReuse
             ? [[
@@ -108,6 +105,7 @@ export function renderMarkdown(results: BenchResults): string {
           ['RSS after start', mib(stats.rssAfterStartBytes)],
           ['RSS after the latency phase', mib(stats.rssAfterLatencyBytes)],
           ['RSS at the end', mib(stats.rssAtEndBytes)],
+          ['RSS of gw and its children (the store process): after start / at the end', `${mib(stats.treeRssAfterStartBytes)} / ${mib(stats.treeRssAtEndBytes)} (children at the end ${mib(stats.childrenRssAtEndBytes)})`],
           ['peak RSS (VmHWM)', mib(stats.peakRssBytes)],
           ['log lines written (of which "request completed")', `${integer(stats.logLines)} (${integer(stats.requestCompletedLines)})`],
           ['answers other than 200, from the log (the rate-limit probe expects one 429)', Object.entries(stats.failedRequests ?? {}).map(([key, count]) => `${key}: ${count}`).join(', ') || 'none'],
@@ -134,12 +132,14 @@ export function renderMarkdown(results: BenchResults): string {
     if (results.coldStart.buildComplaint) lines.push(results.coldStart.buildComplaint, '');
     lines.push(
       ...table(
-        ['bundle', 'minified', 'build budget', 'gzip', 'import median ms', 'min', 'max', 'process start + import ms', 'runs'],
+        ['bundle', 'minified', 'build budget', 'gzip', 'shipped (all files)', 'loaded by a cold import', 'import median ms', 'min', 'max', 'process start + import ms', 'runs'],
         results.coldStart.rows.map((row) => [
           row.file,
           kib(row.bytes),
           row.budgetKiB === undefined ? '–' : `${row.budgetKiB} KiB${row.bytes > row.budgetKiB * 1024 ? ' (over)' : ''}`,
           kib(row.gzipBytes),
+          row.totalBytes === undefined ? '–' : `${kib(row.totalBytes)} in ${row.files?.length ?? '?'} files`,
+          row.loadedBytes === undefined ? '–' : `${kib(row.loadedBytes)} in ${row.files?.filter((file) => file.loadedOnImport).length ?? '?'} files`,
           row.importMs.median.toFixed(1),
           row.importMs.min.toFixed(1),
           row.importMs.max.toFixed(1),
@@ -160,10 +160,14 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('');
   }
 
+  lines.push(...soakSection(results), ...awsShapedSection(results), ...semanticScaleSection(results));
+
   if (results.targets.length > 0) {
     lines.push('## Targets', '');
     lines.push(...table(['target', 'measured', ''], results.targets.map((row) => [row.target, row.measured, row.status === 'met' ? 'met' : row.status === 'missed' ? '**missed**' : 'n/a'])), '');
   }
+
+  lines.push(...issue23Section(results));
 
   if (results.profile) {
     lines.push(`## gw CPU profile (${results.profile.window ?? 'whole process life'})`, '');

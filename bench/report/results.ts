@@ -3,6 +3,7 @@ import type { ConnectionReuse } from '../phases/connection-reuse.js';
 import type { Percentiles } from '../measure/stats.js';
 import type { MockMode } from '../mock/payloads.js';
 import type { ProfileSummary } from '../profile/summarize.js';
+import type { SoakResult } from '../phases/soak.js';
 
 /** Everything one run measured: written as bench/results/<name>.json and rendered as the Markdown table. */
 
@@ -52,8 +53,14 @@ export interface FeatureRow {
 export interface ColdStartRow {
   bundle: string;
   file: string;
+  /** The entry file (index.mjs). */
   bytes: number;
   gzipBytes: number;
+  /** Every file the function ships (source maps left out): entry, lazily loaded siblings, data files. */
+  totalBytes?: number;
+  /** Of those, the bytes a cold import loads (traced with a module load hook); undefined when the trace failed. */
+  loadedBytes?: number;
+  files?: Array<{ file: string; bytes: number; loadedOnImport?: boolean }>;
   /** The size budget `npm run build` holds this bundle to (infra/cdk/bundle-options.ts), when it printed one. */
   budgetKiB?: number;
   runs: number;
@@ -63,11 +70,58 @@ export interface ColdStartRow {
   processMs: { median: number };
 }
 
+/** One scenario of the AWS-shaped phase: gw against a store that answers each call `storeLatencyMs` later. */
+export interface AwsShapedRow {
+  scenario: string;
+  status: 'measured' | 'not yet available' | 'error';
+  reason?: string;
+  /** Issue #23: store round trips before the first response byte, at most this many. */
+  goal: number;
+  samples?: number;
+  /** Store calls made and answered between sending the request and its first response byte. */
+  roundTrips?: { median: number; max: number };
+  /** The longest chain of those calls that ran one after another (what the request had to wait for in sequence). */
+  depth?: { median: number; max: number };
+  /** Calls per request before the first byte, by operation (mean over the samples). */
+  operations?: Record<string, number>;
+  /** Calls per request that arrived before the first byte but were answered after it (not waited for; mean). */
+  unansweredAtFirstByte?: number;
+  /** gw (whole answer) minus direct to the mock, per percentile, ms. */
+  addedVsDirect?: { p50: number; p95: number };
+  /** The highest round-trip count seen is within the goal. */
+  met?: boolean;
+  /** Per measured request: its store calls as ms offsets from sending it, and its first byte (JSON only). */
+  timelines?: string[];
+}
+
+export interface AwsShapedResult {
+  storeLatencyMs: number;
+  /** The auth, policy and virtual-key cache TTLs gw ran with (short, so that expiry can be waited for). */
+  cacheTtlMs: number;
+  /** Store calls gw made while it started (tables ensured, bootstrap): 0 means it did not use the proxy. */
+  bootstrapCalls: number;
+  rows: AwsShapedRow[];
+}
+
+/** One size of the semantic-cache scale run (bench/phases/semantic-scale.ts). */
+export interface SemanticScaleRow {
+  entries: number;
+  lookupBytes: number;
+  roundTrips: number;
+  p50Ms: number;
+  p95Ms: number;
+  recall: number;
+}
+
 export interface ProcessStats {
   cpuMicrosPerRequestSequential?: number;
   rssAfterStartBytes?: number;
   rssAfterLatencyBytes?: number;
   rssAtEndBytes?: number;
+  /** gw and its child processes (the embedded store runs in one), summed. */
+  treeRssAfterStartBytes?: number;
+  treeRssAtEndBytes?: number;
+  childrenRssAtEndBytes?: number;
   peakRssBytes?: number;
   logLines: number;
   requestCompletedLines: number;
@@ -80,6 +134,14 @@ export interface TargetRow {
   target: string;
   measured: string;
   status: 'met' | 'missed' | 'n/a';
+}
+
+/** One goal of issue #23: met, or how far from it. */
+export interface GoalRow {
+  goal: string;
+  measured: string;
+  status: 'met' | 'missed' | 'n/a';
+  distance?: string;
 }
 
 export interface RunMeta {
@@ -101,10 +163,14 @@ export interface BenchResults {
   throughput: ThroughputRow[];
   process: ProcessStats;
   features: FeatureRow[];
+  soak?: SoakResult;
+  awsShaped?: AwsShapedResult;
+  semanticScale?: SemanticScaleRow[] | { unavailable: string };
   coldStart: { built: boolean; freshness?: string; buildComplaint?: string; rows: ColdStartRow[]; profiles?: Record<string, ProfileSummary> };
   /** The gw process's CPU profile (`--cpu-prof`). */
   profile?: ProfileSummary;
   targets: TargetRow[];
+  issue23: GoalRow[];
   errors: string[];
   notes: string[];
 }

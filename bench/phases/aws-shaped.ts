@@ -1,0 +1,208 @@
+import { keepAliveAgent, timedRequest, type ProbeRequest, type TimedResponse } from '../measure/http-probe.js';
+import { median, percentile } from '../measure/stats.js';
+import { callsBetween, sequentialDepth, startStoreProxy, waitForQuiet, type StoreCall, type StoreProxy } from '../measure/store-proxy.js';
+import type { AwsShapedPlan } from '../options.js';
+import type { ChildRegistry } from '../processes/children.js';
+import { startBenchStore, startGw, type GwProcess, type MockProcess } from '../processes/launch.js';
+import type { AwsShapedResult, AwsShapedRow } from '../report/results.js';
+import { HOT_PATH_SCENARIOS, type HotPathScenario, type ReadyScenario, type ScenarioContext } from '../scenarios/hot-path.js';
+import { checkChatJson, directChat, gwChat, type BenchEndpoints } from '../scenarios/requests.js';
+import { savedConfigScenario, virtualKeyScenario } from '../scenarios/stored-entities.js';
+import { createBenchWorkspaceAndKey } from '../scenarios/tenant.js';
+import { REQUEST_TIMEOUT_MS } from './context.js';
+
+/**
+ * The AWS-shaped mode (issue #23): gw runs against a DynamoDB-compatible store in a process of its own, reached
+ * through a proxy that adds `storeLatencyMs` to every call (bench/measure/store-proxy.ts), as DynamoDB is a
+ * network hop away on AWS. For each scenario, one request at a time: the store calls that arrived between sending
+ * it and its first response byte (and how many of them ran in sequence), and its latency against the direct path.
+ *
+ * Before each measured request the store must have been quiet for `quietMs` (longer than gw's longest
+ * write-behind delay, the 500 ms of the rollups), so that the previous request's after-path (request log,
+ * charges, rollups) is not counted against this one. "Warm" requests follow an unmeasured one of the same kind by
+ * less than the cache TTL; "expired" ones follow it by more than the TTL.
+ */
+
+export interface AwsShapedDeps {
+  root: string;
+  registry: ChildRegistry;
+  mock: MockProcess;
+  adminKey: string;
+  plan: AwsShapedPlan;
+  storeLatencyMs: number;
+  /** `--gw-env` settings of the run, applied to this gw too. */
+  gwEnv: Record<string, string>;
+  errors: string[];
+}
+
+interface AwsScenario {
+  name: string;
+  goal: number;
+  /** Wait past the cache TTLs between the unmeasured request and the measured one. */
+  expired?: boolean;
+  setup(context: ScenarioContext): Promise<ReadyScenario | { unavailable: string }>;
+}
+
+const plainRequest = (endpoints: BenchEndpoints): ReadyScenario => ({ request: gwChat(endpoints, 'fast', false), check: checkChatJson });
+
+function fromHotPath(name: string, label: string): AwsScenario {
+  const scenario = HOT_PATH_SCENARIOS.find((candidate) => candidate.name === name);
+  if (!scenario) throw new Error(`bench/scenarios/hot-path.ts has no scenario "${name}"`);
+  return { name: label, goal: 1, setup: (context) => scenario.setup(context) };
+}
+
+const fromStored = (scenario: HotPathScenario): AwsScenario => ({ name: scenario.name, goal: 1, setup: (context) => scenario.setup(context) });
+
+/** The scenarios and their goals (issue #23: 0 round trips for a warm plain request, at most 1 for the others). */
+function awsScenarios(): AwsScenario[] {
+  return [
+    { name: 'warm plain', goal: 0, setup: async (context) => plainRequest(context.endpoints) },
+    { name: 'plain, first request after the cache TTLs expired', goal: 1, expired: true, setup: async (context) => plainRequest(context.endpoints) },
+    fromHotPath('1 matching rate-limit policy', '1 matching rate-limit policy'),
+    fromHotPath('3 matching rate-limit policies', '3 matching rate-limit policies'),
+    fromHotPath('cache hit (simple)', 'cache hit (simple)'),
+    fromStored(virtualKeyScenario),
+    fromStored(savedConfigScenario),
+  ];
+}
+
+/** Starts the store, the proxy and a gw of its own; measures; stops all three whatever happens. */
+export async function measureAwsShaped(deps: AwsShapedDeps): Promise<AwsShapedResult | undefined> {
+  const { registry, root, plan } = deps;
+  const ttl = String(plan.cacheTtlMs);
+  const store = await startBenchStore(registry, root);
+  const proxy = await startStoreProxy(store.url, deps.storeLatencyMs);
+  let gw: GwProcess | undefined;
+  try {
+    gw = await startGw(registry, root, {
+      name: 'gw (AWS-shaped)',
+      extraEnv: {
+        ...deps.gwEnv,
+        GW_DYNAMODB_ENDPOINT: proxy.url,
+        GW_AUTH_CACHE_TTL_MS: ttl,
+        GW_POLICY_CACHE_TTL_MS: ttl,
+        GW_VIRTUAL_KEY_CACHE_TTL_MS: ttl,
+        // The scheduled functions are Lambdas of their own on AWS: their store calls are not the gateway's.
+        GW_LOCAL_SCHEDULE_INTERVAL_MS: '0',
+      },
+    });
+    const result: AwsShapedResult = { storeLatencyMs: deps.storeLatencyMs, cacheTtlMs: plan.cacheTtlMs, bootstrapCalls: proxy.calls.length, rows: [] };
+    if (result.bootstrapCalls === 0) {
+      deps.errors.push('aws-shaped: gw made no store call through the proxy while it started, so it did not use GW_DYNAMODB_ENDPOINT (it started a store of its own): nothing to measure');
+      return result;
+    }
+    const tenant = await createBenchWorkspaceAndKey(gw.url, deps.adminKey);
+    const endpoints: BenchEndpoints = { gwUrl: gw.url, mockUrl: deps.mock.url, gwKey: tenant.apiKey };
+    const context: ScenarioContext = {
+      endpoints,
+      adminKey: deps.adminKey,
+      tenant,
+      mockStats: () => deps.mock.stats(),
+      semanticPartitionEntries: 0,
+      setupDeadlineMs: 30_000,
+    };
+    for (const scenario of awsScenarios()) result.rows.push(await measureScenario(scenario, context, proxy, plan, deps));
+    if (gw.logs.errors > 0) deps.errors.push(`aws-shaped: gw logged ${gw.logs.errors} ERROR line(s), e.g. ${gw.logs.errorSamples.join(' | ')}`);
+    return result;
+  } finally {
+    await gw?.child.stop(5_000);
+    await proxy.close();
+    await store.child.stop(5_000);
+  }
+}
+
+interface Sample {
+  /** Round trips completed between sending the request and its first byte. */
+  calls: StoreCall[];
+  /** Calls that arrived in that window but were still unanswered at the first byte: not waited for (after-path). */
+  unanswered: number;
+  depth: number;
+  gwMs: number;
+  directMs: number;
+  /** The calls as offsets from sending the request, and the first byte: `GetItem 0.4–6.1, first byte 7.0`. */
+  timeline: string;
+}
+
+async function measureScenario(scenario: AwsScenario, context: ScenarioContext, proxy: StoreProxy, plan: AwsShapedPlan, deps: AwsShapedDeps): Promise<AwsShapedRow> {
+  const row: AwsShapedRow = { scenario: scenario.name, status: 'measured', goal: scenario.goal };
+  let ready: ReadyScenario | { unavailable: string };
+  try {
+    deps.registry.assertAlive();
+    ready = await scenario.setup(context);
+  } catch (error) {
+    deps.errors.push(`aws-shaped, "${scenario.name}", setup: ${(error as Error).message}`);
+    return { ...row, status: 'error', reason: `setup: ${(error as Error).message}` };
+  }
+  if ('unavailable' in ready) return { ...row, status: 'not yet available', reason: ready.unavailable };
+
+  const gwAgent = keepAliveAgent();
+  const directAgent = keepAliveAgent();
+  const samples: Sample[] = [];
+  try {
+    const count = scenario.expired ? plan.expiredSamples : plan.samples;
+    for (let i = 0; i < count; i++) {
+      deps.registry.assertAlive();
+      const probe = typeof ready.request === 'function' ? ready.request(i) : ready.request;
+      // The unmeasured request fills (or refreshes) gw's caches; the measured one comes within or past the TTL.
+      expectOk(await timedRequest(gwAgent, probe, REQUEST_TIMEOUT_MS), ready, 'the unmeasured request');
+      const primedAt = performance.now();
+      const direct = await timedRequest(directAgent, directChat(context.endpoints, 'fast', false), REQUEST_TIMEOUT_MS);
+      expectOk(direct, { check: checkChatJson }, 'the direct request');
+      if (scenario.expired) await new Promise((resolve) => setTimeout(resolve, plan.cacheTtlMs + 250));
+      if (!(await waitForQuiet(proxy, plan.quietMs, 10_000, primedAt))) throw new Error('the store never went quiet between requests (background calls every few hundred ms)');
+      const sincePrimedMs = performance.now() - primedAt;
+      // A warm sample must come within the TTL: on a machine too busy for that, the row says so instead of
+      // counting a refresh as a warm request's round trip.
+      if (!scenario.expired && sincePrimedMs >= plan.cacheTtlMs) throw new Error(`the store took ${Math.round(sincePrimedMs)} ms to go quiet, longer than the ${plan.cacheTtlMs} ms cache TTL: no warm request could be measured (machine too busy?)`);
+      const sample = await measuredRequest(gwAgent, probe, proxy, ready, direct.lastByteMs);
+      samples.push({ ...sample, timeline: `${Math.round(sincePrimedMs)} ms after the unmeasured request: ${sample.timeline}` });
+    }
+  } catch (error) {
+    deps.errors.push(`aws-shaped, "${scenario.name}": ${(error as Error).message}`);
+    return { ...row, status: 'error', reason: (error as Error).message };
+  } finally {
+    gwAgent.destroy();
+    directAgent.destroy();
+  }
+  return summarize(row, samples);
+}
+
+async function measuredRequest(agent: ReturnType<typeof keepAliveAgent>, probe: ProbeRequest, proxy: StoreProxy, ready: Pick<ReadyScenario, 'check'>, directMs: number): Promise<Sample> {
+  const sentAt = performance.now();
+  const response = await timedRequest(agent, probe, REQUEST_TIMEOUT_MS);
+  expectOk(response, ready, 'the measured request');
+  const firstByteAt = sentAt + response.firstByteMs;
+  const arrived = callsBetween(proxy.calls, sentAt, firstByteAt);
+  // A call still unanswered at the first byte cannot have been waited for before it: it is after-path work
+  // (charge, log) that started while the answer was on its way, so it is not a round trip before the first byte.
+  const calls = arrived.filter((call) => call.answeredAt !== undefined && call.answeredAt <= firstByteAt);
+  const offset = (at: number | undefined) => (at === undefined ? '…' : (at - sentAt).toFixed(1));
+  const timeline = [...arrived.map((call) => `${call.operation} ${offset(call.receivedAt)}–${offset(call.answeredAt)}`), `first byte ${response.firstByteMs.toFixed(1)}`].join(', ');
+  return { calls, unanswered: arrived.length - calls.length, depth: sequentialDepth(calls, firstByteAt), gwMs: response.lastByteMs, directMs, timeline };
+}
+
+function expectOk(response: TimedResponse, ready: Pick<ReadyScenario, 'check'>, what: string): void {
+  const problem = ready.check(response);
+  if (problem) throw new Error(`${what}: ${problem}`);
+}
+
+function summarize(row: AwsShapedRow, samples: Sample[]): AwsShapedRow {
+  const counts = samples.map((sample) => sample.calls.length);
+  const depths = samples.map((sample) => sample.depth);
+  const operations: Record<string, number> = {};
+  for (const sample of samples) for (const call of sample.calls) operations[call.operation] = (operations[call.operation] ?? 0) + 1 / samples.length;
+  const gw = samples.map((sample) => sample.gwMs);
+  const direct = samples.map((sample) => sample.directMs);
+  const maxRoundTrips = Math.max(...counts);
+  return {
+    ...row,
+    samples: samples.length,
+    roundTrips: { median: median(counts), max: maxRoundTrips },
+    depth: { median: median(depths), max: Math.max(...depths) },
+    operations,
+    unansweredAtFirstByte: samples.reduce((sum, sample) => sum + sample.unanswered, 0) / samples.length,
+    addedVsDirect: { p50: percentile(gw, 50) - percentile(direct, 50), p95: percentile(gw, 95) - percentile(direct, 95) },
+    met: maxRoundTrips <= row.goal,
+    timelines: samples.map((sample) => sample.timeline),
+  };
+}

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { processTree, treeMemory } from '../../../bench/measure/proc-tree.js';
+import { sequentialDepth } from '../../../bench/measure/store-proxy.js';
+import { parseOptions, resultName, UsageError } from '../../../bench/options.js';
+import { FLAT_SLOPE_KIB_PER_1K, flatness, type RssSample } from '../../../bench/phases/soak.js';
+
+const samples = (count: number, bytesPerRequest: number, requests = 30_000): RssSample[] =>
+  Array.from({ length: count }, (_, index) => {
+    const done = Math.round((index / (count - 1)) * requests);
+    const total = 300 * 1024 * 1024 + done * bytesPerRequest;
+    return { requests: done, seconds: index, totalBytes: total, mainBytes: total - 100, childrenBytes: 100 };
+  });
+
+describe('bench options', () => {
+  it('takes --store-latency-ms and the new phases, and a non-default latency is a partial run', () => {
+    const options = parseOptions(['--phases', 'aws-shaped,soak,semantic-scale', '--store-latency-ms', '12']);
+    expect([...options.phases]).toEqual(['aws-shaped', 'soak', 'semantic-scale']);
+    expect(options.storeLatencyMs).toBe(12);
+    expect(resultName(parseOptions(['--store-latency-ms', '12']))).toBe('partial');
+    expect(resultName(parseOptions([]))).toBe('latest');
+    expect(parseOptions([]).storeLatencyMs).toBe(5);
+  });
+
+  it('refuses a latency that is not a number of ms, and unknown phases', () => {
+    expect(() => parseOptions(['--store-latency-ms', 'fast'])).toThrow(UsageError);
+    expect(() => parseOptions(['--store-latency-ms', '-1'])).toThrow(/from 0 to 1000/);
+    expect(() => parseOptions(['--store-latency-ms'])).toThrow(/needs a value/);
+    expect(() => parseOptions(['--phases', 'aws'])).toThrow(/unknown phase/);
+  });
+
+  it('keeps the 30,000-request soak in the full plan and a small one in quick, without 100k semantic entries', () => {
+    expect(parseOptions([]).plan.soak).toEqual({ requests: 30_000, connections: 16 });
+    const quick = parseOptions(['--quick']).plan;
+    expect(quick.soak.requests).toBeLessThan(5_000);
+    expect(quick.semanticScale.sizes).not.toContain(100_000);
+  });
+});
+
+describe('soak RSS verdict', () => {
+  it('calls a steady RSS flat and a growing one not flat', () => {
+    expect(flatness(samples(40, 0), 30_000)).toMatchObject({ flat: true });
+    const leaking = flatness(samples(40, 1024), 30_000);
+    expect(leaking.flat).toBe(false);
+    expect(leaking.secondHalfSlopeKiBPer1k).toBeCloseTo(1000, 0);
+    expect(leaking.secondHalfSlopeKiBPer1k).toBeGreaterThan(FLAT_SLOPE_KIB_PER_1K);
+    // The growth is gw's own (the children stay at 100 bytes in these samples).
+    expect(leaking.secondHalfSlopeMainKiBPer1k).toBeCloseTo(1000, 0);
+    expect(leaking.secondHalfSlopeChildrenKiBPer1k).toBeCloseTo(0, 5);
+  });
+
+  it('reports the slope of a short soak without judging it, and nothing from too few samples', () => {
+    const short = flatness(samples(40, 1024, 1_500), 1_500);
+    expect(short.flat).toBeUndefined();
+    expect(short.secondHalfSlopeKiBPer1k).toBeGreaterThan(0);
+    expect(flatness(samples(5, 0), 30_000)).toEqual({});
+  });
+});
+
+describe('sequential depth of store calls', () => {
+  it('counts the longest chain of calls that did not overlap', () => {
+    const call = (receivedAt: number, answeredAt?: number) => ({ operation: 'GetItem', receivedAt, answeredAt });
+    expect(sequentialDepth([], 10)).toBe(0);
+    expect(sequentialDepth([call(0, 5), call(1, 6), call(2, 7)], 10)).toBe(1);
+    expect(sequentialDepth([call(0, 5), call(5, 10), call(6, 9), call(10, 12)], 20)).toBe(3);
+    // Unanswered calls end at the window's end.
+    expect(sequentialDepth([call(0, 5), call(6)], 8)).toBe(2);
+  });
+});
+
+describe('process tree', () => {
+  it('finds a child process and sums its RSS into the tree', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      expect(processTree(process.pid)).toContain(child.pid);
+      const memory = treeMemory(process.pid);
+      expect(memory?.members.map((member) => member.pid)).toContain(child.pid);
+      expect(memory!.childrenRssBytes).toBeGreaterThan(0);
+      expect(memory!.totalRssBytes).toBe(memory!.mainRssBytes + memory!.childrenRssBytes);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('is empty for no process', () => {
+    expect(processTree(undefined)).toEqual([]);
+    expect(treeMemory(undefined)).toBeUndefined();
+  });
+});
