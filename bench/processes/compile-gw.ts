@@ -13,31 +13,10 @@ export async function compileGwForProfiling(registry: ChildRegistry, root: strin
   const outfile = join(outDir, 'gw-local.mjs');
   const script = `
 import { build } from 'esbuild';
-await build({
-  entryPoints: ['infra/local/main.ts'],
-  outfile: process.env.BENCH_OUTFILE,
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  keepNames: true,
-  logLevel: 'warning',
-});
+const common = { bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', sourcemap: true, keepNames: true, logLevel: 'warning' };
+await build({ ...common, entryPoints: ['infra/local/main.ts'], outfile: process.env.BENCH_OUTFILE });
 // The embedded store's own process, forked by the bundle from beside it (infra/local/store/child-store.ts).
-await build({
-  entryPoints: ['infra/local/store-process.ts'],
-  outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs'),
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  keepNames: true,
-  logLevel: 'warning',
-});
+await build({ ...common, entryPoints: ['infra/local/store-process.ts'], outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs') });
 `;
   const { exit, stderr } = await registry.run(
     { name: 'compile gw for profiling', nodeArgs: ['--input-type=module', '--eval', script], cwd: root, env: childEnvironment({ BENCH_OUTFILE: outfile }) },

@@ -1,7 +1,7 @@
 import { GatewayError } from '../http/errors.js';
-import { logger } from '../observability/logger.js';
 import { mcpServerSecretName } from '../store/mcp-server-repository.js';
-import { SecretStoreError, type SecretStore } from '../store/secrets/secret-store.js';
+import { guarded } from '../store/secrets/guarded.js';
+import type { SecretStore } from '../store/secrets/secret-store.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
 
 /** The server's stored secret; undefined when the server has none (auth `none`). */
@@ -30,15 +30,4 @@ export function upstreamAuthHeaders(record: Pick<McpServerRecord, 'auth_type' | 
   if (record.auth_type === 'none' || secret === undefined) return {};
   if (record.auth_type === 'bearer') return { authorization: `Bearer ${secret.value}` };
   return record.auth_header_name ? { [record.auth_header_name.toLowerCase()]: secret.value } : {};
-}
-
-/** SecretStore failures become a 503 that says nothing about the secret. */
-async function guarded<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof SecretStoreError)) throw error;
-    logger.error('secret store operation failed', { operation: error.operation, reason: error.message });
-    throw new GatewayError(503, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later');
-  }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchGwStartup } from '../support/local-process.js';
 import { openAIMockHandler } from '../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
 
@@ -28,21 +29,8 @@ async function startProcess(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gw did not start:\n${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && output.includes('curl ')) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`gw exited with ${code}:\n${output}`)));
-  });
-  return { child, url, output: () => output };
+  const watched = watchGwStartup(child);
+  return { child, url: await watched.listening, output: watched.output };
 }
 
 async function stop(started: Started): Promise<number | null> {

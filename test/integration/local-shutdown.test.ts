@@ -7,6 +7,7 @@ import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dyn
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedStore } from '../../infra/local/embedded-store.js';
 import { startTtlSweeper } from '../../infra/local/ttl-sweeper.js';
+import { watchGwStartup } from '../support/local-process.js';
 import { openAIMockHandler } from '../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
 
@@ -27,22 +28,7 @@ afterAll(async () => {
 /** The real `npm start` process tree (npm → sh → tsx → node), as a user runs it. */
 function npmStart(env: Record<string, string>) {
   const child = spawn('npm', ['start'], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gw did not start:\n${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && output.includes('curl ')) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void exited.then((code) => reject(new Error(`gw exited with ${code}:\n${output}`)));
-  });
-  return { child, exited, listening, output: () => output };
+  return { child, ...watchGwStartup(child) };
 }
 
 async function freePort(): Promise<number> {

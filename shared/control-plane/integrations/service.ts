@@ -11,7 +11,7 @@ import {
   type IntegrationRecord,
 } from '../../store/integration-repository.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { guarded } from '../secret-guard.js';
+import { guarded } from '../../store/secrets/guarded.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { SlugTakenError } from '../../store/slugged-record-repository.js';
 import { slugOf } from '../deployments/service.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../../observability/logger.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { guarded } from '../secret-guard.js';
+import { guarded } from '../../store/secrets/guarded.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { deleteVirtualKeySecret, readVirtualKeySecret, writeVirtualKeySecret } from '../../store/secrets/virtual-key-secrets.js';
 import { VirtualKeyRepository, type VirtualKeyRecord } from '../../store/virtual-key-repository.js';

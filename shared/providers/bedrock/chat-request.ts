@@ -1,5 +1,5 @@
 import { badRequest } from '../../http/errors.js';
-import { recordDropped, withoutUnsupportedParams } from '../common/unsupported-params.js';
+import { paramsAskingForMore, recordDropped, withoutUnsupportedParams, type UnsupportedParamChecks } from '../common/unsupported-params.js';
 import { planThinking } from '../anthropic/thinking.js';
 import type { AdapterInput, OpenAIBody } from '../types.js';
 import type { ConverseInferenceConfig, ConverseOutputConfig, ConverseRequest } from './converse-types.js';
@@ -11,7 +11,7 @@ import { toConverseTools } from './request-tools.js';
  * OpenAI chat parameters Converse has no field for. A value equal to OpenAI's default (`n: 1`,
  * `logprobs: false`, a penalty of 0, …) asks for nothing and is accepted.
  */
-const UNSUPPORTED_PARAMS: Record<string, (value: unknown) => boolean> = {
+export const CONVERSE_UNSUPPORTED_PARAMS: UnsupportedParamChecks = {
   n: (value) => value === 1,
   logprobs: (value) => value === false,
   top_logprobs: (value) => value === 0,
@@ -44,12 +44,8 @@ export interface ConverseCall {
  */
 export function toConverseRequest(input: AdapterInput): ConverseCall {
   const claude = isClaudeModel(input.body.model);
-  const present = Object.keys(UNSUPPORTED_PARAMS).filter((name) => {
-    const value = input.body[name];
-    // Claude takes reasoning_effort as extended thinking (../anthropic/thinking.ts); other families cannot.
-    if (name === 'reasoning_effort' && claude) return false;
-    return value !== undefined && value !== null && !UNSUPPORTED_PARAMS[name](value);
-  });
+  // Claude takes reasoning_effort as extended thinking (../anthropic/thinking.ts); other families cannot.
+  const present = paramsAskingForMore(input.body, CONVERSE_UNSUPPORTED_PARAMS, (name) => name === 'reasoning_effort' && claude);
   const accepted = withoutUnsupportedParams(input, 'Bedrock (Converse)', present);
   const plan = claude ? planThinking(input, accepted, 'Bedrock (Converse)') : undefined;
   const body = plan?.body ?? accepted;

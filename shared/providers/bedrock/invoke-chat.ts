@@ -3,7 +3,8 @@ import { newChatCompletionId, nowSeconds } from '../common/chunks.js';
 import { contentParts } from '../common/content.js';
 import type { OpenAIFinishReason, OpenAIMessage, OpenAIUsage } from '../common/openai-types.js';
 import { openAIUsage } from '../common/usage.js';
-import { withoutUnsupportedParams } from '../common/unsupported-params.js';
+import { paramsAskingForMore, withoutUnsupportedParams, type UnsupportedParamChecks } from '../common/unsupported-params.js';
+import { CONVERSE_UNSUPPORTED_PARAMS } from './chat-request.js';
 import type { AdapterInput, OpenAIBody, UpstreamHeaders } from '../types.js';
 import { asRecord, countOf, isRecord, stringOf } from './json.js';
 
@@ -31,30 +32,21 @@ export function streamsNatively(family: InvokeChatFamily): boolean {
 
 const FAMILY_NAME: Record<InvokeChatFamily, string> = { 'cohere-command': 'Bedrock Cohere Command (InvokeModel)', 'ai21-jurassic': 'Bedrock AI21 Jurassic-2 (InvokeModel)' };
 
-/** Parameters a text-completion body has no field for; a value that asks for nothing is accepted. */
-const UNSUPPORTED: Record<string, (value: unknown) => boolean> = {
+/**
+ * Parameters a text-completion body has no field for: Converse's list (penalties aside: Jurassic-2 has both),
+ * plus tools, structured output and thinking, which a prompt completion cannot carry. A value that asks for
+ * nothing is accepted.
+ */
+const { presence_penalty: _presence, frequency_penalty: _frequency, ...converseUnsupported } = CONVERSE_UNSUPPORTED_PARAMS;
+const UNSUPPORTED: UnsupportedParamChecks = {
+  ...converseUnsupported,
   tools: (value) => Array.isArray(value) && value.length === 0,
   tool_choice: (value) => value === 'none',
   functions: (value) => Array.isArray(value) && value.length === 0,
   function_call: (value) => value === 'none',
   parallel_tool_calls: () => true,
   response_format: (value) => isRecord(value) && value.type === 'text',
-  n: (value) => value === 1,
-  logprobs: (value) => value === false,
-  top_logprobs: (value) => value === 0,
-  logit_bias: (value) => isRecord(value) && Object.keys(value).length === 0,
-  seed: () => false,
-  reasoning_effort: () => false,
   thinking: (value) => isRecord(value) && value.type === 'disabled',
-  verbosity: () => false,
-  modalities: (value) => Array.isArray(value) && value.length === 1 && value[0] === 'text',
-  audio: () => false,
-  prediction: () => false,
-  web_search_options: () => false,
-  service_tier: () => false,
-  store: (value) => value === false,
-  metadata: () => false,
-  prompt_cache_key: () => false,
 };
 
 /** Cohere Command has no penalties (Jurassic-2 has both). */
@@ -62,7 +54,7 @@ const COHERE_ALSO_UNSUPPORTED = ['presence_penalty', 'frequency_penalty'];
 
 /** OpenAI chat body → the family's InvokeModel body. */
 export function toInvokeChatBody(input: AdapterInput, family: InvokeChatFamily): Record<string, unknown> {
-  const names = Object.keys(UNSUPPORTED).filter((name) => present(input.body[name]) && !UNSUPPORTED[name](input.body[name]));
+  const names = paramsAskingForMore(input.body, UNSUPPORTED);
   if (family === 'cohere-command') names.push(...COHERE_ALSO_UNSUPPORTED.filter((name) => present(input.body[name]) && input.body[name] !== 0));
   const body = withoutUnsupportedParams(input, FAMILY_NAME[family], names);
   const prompt = promptOf(body.messages);

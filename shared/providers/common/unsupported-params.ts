@@ -6,6 +6,20 @@ import type { AdapterInput, OpenAIBody } from '../types.js';
  * drop, unless the caller opted out with `x-gw-drop-unsupported-params: true`; then it is removed and reported
  * (`input.droppedParams` → the `x-gw-dropped-params` response header).
  */
+/**
+ * Parameters a target has no field for, each with a test for the values that ask for nothing and are accepted
+ * (OpenAI's defaults: `n: 1`, a penalty of 0, …).
+ */
+export type UnsupportedParamChecks = Readonly<Record<string, (value: unknown) => boolean>>;
+
+/** The names in `checks` that the body sets to something the target would have to honour. */
+export function paramsAskingForMore(body: OpenAIBody, checks: UnsupportedParamChecks, exempt?: (name: string) => boolean): string[] {
+  return Object.keys(checks).filter((name) => {
+    const value = body[name];
+    return value !== undefined && value !== null && !exempt?.(name) && !checks[name](value);
+  });
+}
+
 export function withoutUnsupportedParams(input: AdapterInput, providerName: string, unsupported: readonly string[]): OpenAIBody {
   const present = unsupported.filter((name) => input.body[name] !== undefined && input.body[name] !== null);
   if (present.length === 0) return input.body;

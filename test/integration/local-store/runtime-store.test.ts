@@ -8,6 +8,7 @@ import { localStoreAt, startEmbeddedStore } from '../../../infra/local/embedded-
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { watchGwStartup } from '../../support/local-process.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { childrenOf, isAlive, storeClient, until } from './store-support.js';
@@ -50,22 +51,7 @@ function startMain(env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gw did not start:\n${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && output.includes('curl ')) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void exited.then((code) => reject(new Error(`gw exited with ${code}:\n${output}`)));
-  });
-  return { child, pid: child.pid!, exited, listening, output: () => output };
+  return { child, pid: child.pid!, ...watchGwStartup(child) };
 }
 
 async function logRecordsOf(endpoint: string, traceId: string): Promise<number> {

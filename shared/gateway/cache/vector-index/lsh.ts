@@ -1,3 +1,5 @@
+import { seededRandom } from './seeded-random.js';
+
 /**
  * Locality-sensitive hashing by random hyperplanes (SimHash): each bit of a signature says on which side of
  * one hyperplane a vector lies. Two vectors at angle θ agree on a bit with probability 1 − θ/π, so on a band
@@ -48,18 +50,6 @@ function hyperplanes(dimensions: number, shape: LshShape): Float32Array {
     planesByShape.set(id, planes);
   }
   return planes;
-}
-
-/** mulberry32: small, fast, and the same sequence on every platform. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /** Box–Muller: a standard normal draw, so hyperplane directions are uniform on the sphere. */

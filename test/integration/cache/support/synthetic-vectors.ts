@@ -2,16 +2,9 @@
  * Synthetic embeddings for the vector-index tests and the semantic-scale bench: seeded (the same data on every
  * run), unit length, and with a chosen cosine between a vector and its near neighbour.
  */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../../../../shared/gateway/cache/vector-index/seeded-random.js';
+
+export { seededRandom };
 
 export function unit(vector: Float32Array): Float32Array {
   let norm = 0;

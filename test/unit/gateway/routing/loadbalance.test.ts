@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom as seeded } from '../../../../shared/gateway/cache/vector-index/seeded-random.js';
 import { pickWeighted } from '../../../../shared/gateway/routing/route.js';
-
-/** mulberry32: a tiny seeded generator, so the distribution test is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('weighted load balancing', () => {
   it('follows the weights (chi-square within tolerance over 20 000 draws)', () => {

@@ -1,6 +1,6 @@
-import { GatewayError } from '../http/errors.js';
-import { logger } from '../observability/logger.js';
-import { SecretStoreError } from '../store/secrets/secret-store.js';
+import { GatewayError } from '../../http/errors.js';
+import { logger } from '../../observability/logger.js';
+import { SecretStoreError } from './secret-store.js';
 
 /** Runs a secret-store operation; its failures become a 503 that says nothing about the secret. */
 export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
