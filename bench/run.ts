@@ -113,7 +113,7 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   progress('starting the mock upstream and gw');
   const mock = await startMock(registry, ROOT);
   collected.mock = mock;
-  const proxy = phases.has('latency') ? await startReferenceProxy(registry, ROOT, mock.url) : undefined;
+  const proxy = phases.has('latency') || phases.has('throughput') ? await startReferenceProxy(registry, ROOT, mock.url) : undefined;
   const gw = await startGw(registry, ROOT, collected.gwLaunch);
   collected.gw = gw;
   collected.process.rssAfterStartBytes = memoryOf(gw.child.pid)?.rssBytes;
@@ -122,7 +122,7 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   collected.tenant = tenant.note;
   progress(`gw ${gw.url}, mock ${mock.url}; ${tenant.note}`);
   collected.measuringFromMicros = Number(process.hrtime.bigint() / 1000n);
-  const context: PhaseContext = { root: ROOT, plan, registry, mock, gw, endpoints: { gwUrl: gw.url, mockUrl: mock.url, gwKey: tenant.apiKey, proxyUrl: proxy?.url }, errors };
+  const context: PhaseContext = { root: ROOT, plan, registry, mock, gw, proxy: proxy ? { pid: proxy.child.pid } : undefined, endpoints: { gwUrl: gw.url, mockUrl: mock.url, gwKey: tenant.apiKey, proxyUrl: proxy?.url }, errors };
 
   if (phases.has('latency')) {
     progress('added latency: sequential requests, direct and through gw');

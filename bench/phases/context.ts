@@ -10,6 +10,8 @@ export interface PhaseContext {
   registry: ChildRegistry;
   mock: MockProcess;
   gw: GwProcess;
+  /** The minimal reference proxy, when a phase that compares with it runs (its process, for CPU metering). */
+  proxy?: { pid: number | undefined };
   endpoints: BenchEndpoints;
   /** Errors are collected, not thrown, so one failing part still leaves the rest of the run to report. */
   errors: string[];

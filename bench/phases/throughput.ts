@@ -1,11 +1,12 @@
 import { runLoad, type LoadResult } from '../measure/load.js';
 import type { ThroughputRow } from '../report/results.js';
-import { directChat, gwChat } from '../scenarios/requests.js';
+import { directChat, gwChat, proxyChat } from '../scenarios/requests.js';
 import type { PhaseContext } from './context.js';
 
 /**
- * Closed-loop load at each planned connection count, direct and through gw, one after the other. On the
- * direct path the mock's CPU is metered, through gw the gw process's; a valid run has no non-2xx at all.
+ * Closed-loop load at each planned connection count, direct, through gw and through the minimal reference proxy
+ * (when it runs), one after the other. On the direct path the mock's CPU is metered, through gw the gw process
+ * tree's, through the proxy the proxy's; a valid run has no non-2xx at all.
  */
 export async function measureThroughput(context: PhaseContext): Promise<ThroughputRow[]> {
   const { plan, registry, root, endpoints } = context;
@@ -21,11 +22,14 @@ export async function measureThroughput(context: PhaseContext): Promise<Throughp
       const stderrBefore = context.gw.child.stderrLength;
       const gw = await runLoad(registry, root, gwChat(endpoints, upstream, false), options, context.gw.child.pid);
       registry.assertAlive();
+      const proxy = context.endpoints.proxyUrl && context.proxy ? await runLoad(registry, root, proxyChat(endpoints, upstream, false), options, context.proxy.pid) : undefined;
+      registry.assertAlive();
       reportFailures(context, `${label}, direct`, direct);
+      if (proxy) reportFailures(context, `${label}, reference proxy`, proxy);
       // gw logs each request after answering it: give the last lines a moment to arrive.
       await new Promise((resolve) => setTimeout(resolve, 300));
       reportFailures(context, `${label}, gw`, gw, newFailures(failedBefore, context.gw.logs.failedRequests), context.gw.child.stderrSince(stderrBefore));
-      rows.push({ upstream, connections, direct, gw, ratio: direct.requestsPerSecond > 0 ? gw.requestsPerSecond / direct.requestsPerSecond : Number.NaN });
+      rows.push({ upstream, connections, direct, gw, proxy, ratio: direct.requestsPerSecond > 0 ? gw.requestsPerSecond / direct.requestsPerSecond : Number.NaN });
     } catch (error) {
       const stderr = context.gw.child.stderr.trim().slice(-800);
       context.errors.push(`${label}: ${(error as Error).message}${stderr ? `; gw stderr (tail): ${stderr}` : ''}`);

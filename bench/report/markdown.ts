@@ -72,7 +72,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('## 2. Throughput (autocannon, closed loop)', '');
     lines.push(
       ...table(
-        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw + children CPU µs/req (gw alone)', 'mock CPU µs/req'],
+        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw + children CPU µs/req (gw alone)', 'minimal proxy req/s', 'minimal proxy CPU µs/req', 'mock CPU µs/req'],
         results.throughput.map((row) => [
           row.upstream === 'fast' ? 'fast' : '20 ms',
           String(row.connections),
@@ -80,6 +80,8 @@ export function renderMarkdown(results: BenchResults): string {
           ...loadCells(row.gw),
           `${(row.ratio * 100).toFixed(1)} %`,
           `${integer(row.gw.cpuMicrosPerRequest)} (${integer(row.gw.cpuMicrosPerRequestMain)})`,
+          row.proxy ? integer(row.proxy.requestsPerSecond) : '–',
+          row.proxy ? integer(row.proxy.cpuMicrosPerRequest) : '–',
           integer(row.direct.cpuMicrosPerRequest),
         ]),
       ),

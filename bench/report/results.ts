@@ -33,6 +33,8 @@ export interface ThroughputRow {
   connections: number;
   direct: LoadResult;
   gw: LoadResult;
+  /** The minimal reference proxy under the same load (its own CPU metered): the floor of any Node hop. */
+  proxy?: LoadResult;
   /** gw requests/s divided by direct requests/s. */
   ratio: number;
 }
