@@ -97,8 +97,9 @@ const settingsSchema = z.object({
   GW_LOCAL_TTL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   // Local runtime only: request logs older than this many hours are swept (LOG_RETENTION_DISPLAY still caps it).
   GW_LOCAL_LOG_RETENTION_HOURS: positiveInt(168),
-  // Local runtime only: at most this many request-log records are kept (oldest go first, at each sweep); 0 no cap.
-  GW_LOCAL_LOG_MAX_RECORDS: z.coerce.number().int().min(0).default(20_000),
+  // Local runtime only: at most this many request-log records are kept (oldest go first); 0 no cap. Unset: 5,000
+  // with the store in memory (GW_DATA_DIR=:memory:), 20,000 on disk (infra/local/reliability.ts says why).
+  GW_LOCAL_LOG_MAX_RECORDS: z.coerce.number().int().min(0).optional(),
   // Local runtime only: where the embedded store runs: its own child process (default) or inside the gw process.
   // Read before settings are (infra/local/embedded-store.ts); listed here so a bad value is refused the same way.
   GW_LOCAL_STORE: z.enum(['child', 'in-process']).default('child'),

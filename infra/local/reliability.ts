@@ -15,7 +15,26 @@ export class PortInUseError extends Error {
 const HOUR_SECONDS = 3_600;
 const DAY_SECONDS = 86_400;
 
-export async function startLocalReliability(storeEndpoint: string): Promise<{ stop(): Promise<void> }> {
+/**
+ * The request-log count cap when GW_LOCAL_LOG_MAX_RECORDS is unset. In memory every record costs the store
+ * process ~40 KiB of RSS (dynalite keeps each item, its gsi1 copy and its index rows as JSON in a tree): 20,000
+ * records held ~0.8–1.5 GiB in the 30,000-request soak, so an in-memory store keeps 5,000 (~200–400 MiB). On
+ * disk LevelDB holds them in files and the process stays small, so 20,000.
+ */
+export function defaultLogCap(dataDir: string): number {
+  return dataDir === ':memory:' ? 5_000 : 20_000;
+}
+
+/**
+ * How many store write calls pass between two checks of the log cap: a tenth of the cap (a log batch carries
+ * up to 25 items, ~3 requests' records), within 100..2,000, so the store overshoots the cap by a fraction of it
+ * between checks, and a small cap is not rescanned on every few writes.
+ */
+export function writesPerCapCheck(maxRecords: number): number {
+  return Math.min(2_000, Math.max(100, Math.round(maxRecords / 10)));
+}
+
+export async function startLocalReliability(storeEndpoint: string, dataDir: string): Promise<{ stop(): Promise<void> }> {
   const { settings } = await import('../../shared/settings.js');
   const { TABLES, LOGS_TABLE, tableName } = await import('../../shared/store/table-definitions.js');
   const { localStoreAt } = await import('./embedded-store.js');
@@ -27,6 +46,7 @@ export async function startLocalReliability(storeEndpoint: string): Promise<{ st
   // The TTL sweep and the log caps run where the data lives (the store process by default); a store that was
   // not started here (GW_DYNAMODB_ENDPOINT) is DynamoDB or acts like it, and applies TTL itself.
   const housekeeping = localStoreAt(storeEndpoint)?.housekeeping;
+  const maxRecords = current.GW_LOCAL_LOG_MAX_RECORDS ?? defaultLogCap(dataDir);
   if (housekeeping) {
     await housekeeping.start({
       region: current.AWS_REGION,
@@ -37,7 +57,8 @@ export async function startLocalReliability(storeEndpoint: string): Promise<{ st
         sortKey: definition.sortKey,
         aheadSeconds: definition === LOGS_TABLE ? logsAhead : 0,
       })),
-      logCap: { table: tableName(current, LOGS_TABLE), maxRecords: current.GW_LOCAL_LOG_MAX_RECORDS },
+      logCap: { table: tableName(current, LOGS_TABLE), maxRecords },
+      writesPerCapCheck: writesPerCapCheck(maxRecords),
     });
   } else {
     console.log(`gw local runtime: using the store at ${storeEndpoint} (GW_DYNAMODB_ENDPOINT); no embedded store started, no local TTL sweep or log cap (DynamoDB applies TTL itself)`);

@@ -56,7 +56,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
   // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, log cap, charge replay on start.
-  const reliability = await startLocalReliability(store.endpoint);
+  const reliability = await startLocalReliability(store.endpoint, options.dataDir ?? '.data');
 
   const server = createServer(
     createNodeEdge({
