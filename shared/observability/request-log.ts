@@ -1,5 +1,5 @@
 import { settings } from '../settings.js';
-import { logKeys, type LogIndexField } from '../store/log-keys.js';
+import { logIndexEntries, logKeys } from '../store/log-keys.js';
 import { LOGS_TABLE, tableName } from '../store/table-definitions.js';
 import { BatchedTableWriter } from './batched-writer.js';
 import type { RequestLogRecord } from './log-record.js';
@@ -26,26 +26,11 @@ export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
   const timeKey = logKeys.timeKey(record.created_at, record.id);
   const items: Array<Record<string, unknown>> = [
     { ...key, gsi1pk: logKeys.workspaceTimeline(record.workspace_id), gsi1sk: timeKey, ttl, ...withoutUndefined(record) },
-    ...indexEntries(record).map(([field, value]) => ({ pk: logKeys.index(record.workspace_id, field, value), sk: timeKey, ref_pk: key.pk, ref_sk: key.sk, ttl })),
+    ...logIndexEntries(record).map(([field, value]) => ({ pk: logKeys.index(record.workspace_id, field, value), sk: timeKey, ref_pk: key.pk, ref_sk: key.sk, ttl })),
   ];
   await Promise.all(items.map((item) => writer!.put(item)));
 }
 
-/** The (field, value) pairs a record is findable by, besides its trace and the workspace time line. */
-export function indexEntries(record: RequestLogRecord): Array<[LogIndexField, string]> {
-  const entries: Array<[LogIndexField, string]> = [
-    ['id', record.id],
-    ['api_key', record.api_key_id],
-    ['status', String(record.status)],
-    ['outcome', record.outcome],
-  ];
-  if (record.virtual_key_id) entries.push(['virtual_key', record.virtual_key_id]);
-  if (record.provider) entries.push(['provider', record.provider]);
-  if (record.model) entries.push(['model', record.model]);
-  if (record.cache_status) entries.push(['cache_status', record.cache_status]);
-  for (const [name, value] of Object.entries(record.metadata)) entries.push([`meta.${name}`, value]);
-  return entries;
-}
 
 /**
  * Tests: holds every log write until the returned release is called, to show that the client has its answer

@@ -21,3 +21,35 @@ export const logKeys = {
   rollupSort: (hour: string, key: string) => `${hour}#${key}`,
   exportJob: (workspaceId: string, exportId: string) => ({ pk: `WS#${workspaceId}#EXPORT#${exportId}`, sk: 'EXPORT' }),
 };
+
+/** The fields of a stored request-log record that its index rows are made from. */
+export interface IndexedLogFields {
+  id: string;
+  api_key_id: string;
+  status: number | string;
+  outcome: string;
+  virtual_key_id?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  cache_status?: string | null;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * The (field, value) pairs a record is findable by, besides its trace and the workspace time line: one index row
+ * each. The writer makes the rows from these, and the local log cap finds them again from the stored record.
+ */
+export function logIndexEntries(record: IndexedLogFields): Array<[LogIndexField, string]> {
+  const entries: Array<[LogIndexField, string]> = [
+    ['id', record.id],
+    ['api_key', record.api_key_id],
+    ['status', String(record.status)],
+    ['outcome', record.outcome],
+  ];
+  if (record.virtual_key_id) entries.push(['virtual_key', record.virtual_key_id]);
+  if (record.provider) entries.push(['provider', record.provider]);
+  if (record.model) entries.push(['model', record.model]);
+  if (record.cache_status) entries.push(['cache_status', record.cache_status]);
+  for (const [name, value] of Object.entries(record.metadata ?? {})) entries.push([`meta.${name}`, value]);
+  return entries;
+}

@@ -29,58 +29,81 @@ export interface HousekeepingReport {
 export interface Housekeeping {
   /** A full pass now (joins one already running). */
   pass(): Promise<HousekeepingReport>;
-  /** Counts a write call the store received; every `writesPerCapCheck` of them the log cap runs (unless a pass is). */
+  /** Counts a write call the store received; every `writesPerCapCheck` of them the log cap runs (or runs again after the one in progress). */
   noteWrite(): void;
   stop(): Promise<void>;
 }
 
 export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, now: () => number = Date.now): Housekeeping {
   const client = localStoreClient(endpoint, plan.region);
-  let running: Promise<HousekeepingReport> | undefined;
   let stopped = false;
   let writes = 0;
   const writesPerCheck = plan.writesPerCapCheck ?? WRITES_PER_CAP_CHECK;
-
-  // Writes that asked for a cap check while a pass ran: one more check follows that pass, so a long pass under
-  // load does not let the logs outgrow the cap by everything written meanwhile.
-  let capAgain = false;
-  const run = (work: () => Promise<HousekeepingReport>): Promise<HousekeepingReport> => {
-    running ??= work().finally(() => {
-      running = undefined;
-      if (capAgain && !stopped) {
-        capAgain = false;
-        void run(capOnly).catch(report('request-log cap'));
-      }
-    });
-    return running;
-  };
-  const capOnly = async (): Promise<HousekeepingReport> => ({ expired: 0, capped: await cap() });
-  const fullPass = async (): Promise<HousekeepingReport> => {
-    let expired = 0;
-    for (const table of plan.tables) expired += await sweepExpired(client, table, Math.floor(now() / 1000));
-    return { expired, capped: await cap() };
-  };
-  const cap = () => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords) : Promise.resolve(0));
   const report = (what: string) => (error: unknown) => {
     if (!stopped) console.error(`gw local store: ${what} failed`, error);
   };
 
-  const timer = plan.intervalMs > 0 ? setInterval(() => void run(fullPass).catch(report('TTL sweep')), plan.intervalMs) : undefined;
+  const sweep = singleFlight(async () => {
+    let expired = 0;
+    for (const table of plan.tables) expired += await sweepExpired(client, table, Math.floor(now() / 1000));
+    return expired;
+  });
+  // The cap runs on its own, never queued behind a sweep: a sweep scans whole tables and takes long on a big
+  // one, and a cap that waited for it would let the logs grow meanwhile, which makes the next sweep longer still.
+  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords) : Promise.resolve(0)));
+
+  const pass = async (): Promise<HousekeepingReport> => {
+    const expired = await sweep.run();
+    return { expired, capped: await cap.run() };
+  };
+  const timer = plan.intervalMs > 0 ? setInterval(() => void pass().catch(report('TTL sweep')), plan.intervalMs) : undefined;
   timer?.unref();
   return {
-    pass: () => run(fullPass),
+    pass,
     noteWrite: () => {
       if (++writes < writesPerCheck || plan.logCap.maxRecords === 0) return;
       writes = 0;
-      if (stopped) return;
-      if (running) capAgain = true;
-      else void run(capOnly).catch(report('request-log cap'));
+      if (!stopped) cap.request().catch(report('request-log cap'));
     },
     stop: async () => {
       stopped = true;
       clearInterval(timer);
-      await running?.catch(() => undefined);
+      await Promise.all([sweep.idle(), cap.idle()]);
       client.destroy();
+    },
+  };
+}
+
+/**
+ * One run at a time of `work`. `run` joins the run in progress, or starts one. `request` (a trigger, e.g. a
+ * burst of writes) starts one, or, while one runs, asks for one more after it, so what was written during a long
+ * run is looked at too; any number of requests during one run make one more run, not many.
+ */
+function singleFlight<T>(work: () => Promise<T>) {
+  let running: Promise<T> | undefined;
+  let again = false;
+  const run = (): Promise<T> => {
+    running ??= work().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        void run().catch(() => undefined);
+      }
+    });
+    return running;
+  };
+  return {
+    run,
+    request: (): Promise<unknown> => {
+      if (running) {
+        again = true;
+        return Promise.resolve();
+      }
+      return run();
+    },
+    idle: async () => {
+      again = false;
+      await running?.catch(() => undefined);
     },
   };
 }

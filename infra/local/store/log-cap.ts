@@ -1,55 +1,102 @@
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { logIndexEntries, logKeys, type IndexedLogFields } from '../../../shared/store/log-keys.js';
 import { deleteItems } from './delete-items.js';
 
 const PAGE = 1_000;
 const RECORD_PREFIX = 'TRACE#';
+const TIMELINE_INDEX = 'gsi1';
 
 /**
  * The count cap of the local request logs: keeps the newest `maxRecords` records and deletes the rest, oldest
- * first, each with its index rows. It leans on the logs table's keys (shared/store/log-keys.ts): a record is
- * `pk = TRACE#…` and every index row points back at it with `ref_pk`; both carry the same sort key,
- * `<created_at>#<id>`, so "older than the cutoff" is one comparison on `sk`. Rollups and export jobs of the same
- * table are neither (no `TRACE#`, no `ref_pk`) and are never touched. Returns how many records went.
+ * first, each with its index rows. It leans on the logs table's keys (shared/store/log-keys.ts): every record
+ * (`pk = TRACE#…`) is on its workspace's time line (gsi1, `<created_at>#<id>`), and its index rows carry the
+ * same sort key under keys made from the record's own fields (`logIndexEntries`). So the cost follows the
+ * records, not the table: one scan of the time line index (one entry per record, not the eight index rows
+ * beside each), then, per workspace, one range query for the records at or before the cutoff, whose keys and
+ * index-row keys are deleted. Rollups and export jobs of the same table are on no time line and never touched.
+ * Returns how many records went.
  */
 export async function capLogRecords(client: DynamoDBClient, table: string, maxRecords: number): Promise<number> {
-  const sortKeys: string[] = [];
-  await scanPages(client, table, { filter: 'begins_with(#pk, :record)', values: { ':record': { S: RECORD_PREFIX } } }, (items) => {
-    for (const item of items) if (item.sk?.S) sortKeys.push(item.sk.S);
-  });
-  const excess = sortKeys.length - maxRecords;
-  if (excess <= 0) return 0;
-  sortKeys.sort();
-  const cutoff = sortKeys[excess - 1];
-  // The same sort key on a record and on its index rows: one pass deletes a record and everything pointing at it.
-  await scanPages(
-    client,
-    table,
-    { filter: '#sk <= :cutoff AND (begins_with(#pk, :record) OR attribute_exists(ref_pk))', values: { ':cutoff': { S: cutoff }, ':record': { S: RECORD_PREFIX } } },
-    (items) => deleteItems(client, table, items),
-  );
-  return excess;
-}
-
-async function scanPages(
-  client: DynamoDBClient,
-  table: string,
-  query: { filter: string; values: Record<string, AttributeValue> },
-  onPage: (items: Array<Record<string, AttributeValue>>) => void | Promise<void>,
-): Promise<void> {
+  const timeKeys: string[] = [];
+  const timelines = new Set<string>();
   let startKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await client.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: query.filter,
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-        ExpressionAttributeValues: query.values,
-        ProjectionExpression: '#pk, #sk',
+        IndexName: TIMELINE_INDEX,
+        FilterExpression: 'begins_with(#pk, :record)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#line': 'gsi1pk', '#at': 'gsi1sk' },
+        ExpressionAttributeValues: { ':record': { S: RECORD_PREFIX } },
+        ProjectionExpression: '#line, #at',
         Limit: PAGE,
         ExclusiveStartKey: startKey,
       }),
     );
-    await onPage(page.Items ?? []);
+    for (const item of page.Items ?? []) {
+      if (!item.gsi1pk?.S || !item.gsi1sk?.S) continue;
+      timelines.add(item.gsi1pk.S);
+      timeKeys.push(item.gsi1sk.S);
+    }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+
+  const excess = timeKeys.length - maxRecords;
+  if (excess <= 0) return 0;
+  timeKeys.sort();
+  const cutoff = timeKeys[excess - 1];
+  let deleted = 0;
+  for (const timeline of timelines) deleted += await deleteUpTo(client, table, timeline, cutoff);
+  return deleted;
+}
+
+/** Deletes the records of one time line whose sort key is at or before `cutoff`, with their index rows. */
+async function deleteUpTo(client: DynamoDBClient, table: string, timeline: string, cutoff: string): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: TIMELINE_INDEX,
+        KeyConditionExpression: '#line = :line AND #at <= :cutoff',
+        FilterExpression: 'begins_with(#pk, :record)',
+        ExpressionAttributeNames: { '#line': 'gsi1pk', '#at': 'gsi1sk', '#pk': 'pk', '#sk': 'sk', '#status': 'status', '#model': 'model' },
+        ExpressionAttributeValues: { ':line': { S: timeline }, ':cutoff': { S: cutoff }, ':record': { S: RECORD_PREFIX } },
+        ProjectionExpression: '#pk, #sk, workspace_id, id, api_key_id, #status, outcome, virtual_key_id, provider, #model, cache_status, metadata',
+        Limit: PAGE,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const keys: Array<Record<string, AttributeValue>> = [];
+    for (const item of page.Items ?? []) {
+      const { pk, sk } = item;
+      if (!pk?.S || !sk?.S) continue;
+      keys.push({ pk, sk });
+      const workspaceId = item.workspace_id?.S;
+      if (workspaceId) for (const [field, value] of logIndexEntries(indexedFields(item))) keys.push({ pk: { S: logKeys.index(workspaceId, field, value) }, sk });
+      deleted++;
+    }
+    await deleteItems(client, table, keys);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}
+
+/** The record's indexed fields, read from the stored item (what the writer put there, shared/observability/request-log.ts). */
+function indexedFields(item: Record<string, AttributeValue>): IndexedLogFields {
+  const text = (name: string) => item[name]?.S ?? null;
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of Object.entries(item.metadata?.M ?? {})) if (value.S !== undefined) metadata[name] = value.S;
+  return {
+    id: text('id') ?? '',
+    api_key_id: text('api_key_id') ?? '',
+    status: item.status?.N ?? item.status?.S ?? '',
+    outcome: text('outcome') ?? '',
+    virtual_key_id: text('virtual_key_id'),
+    provider: text('provider'),
+    model: text('model'),
+    cache_status: text('cache_status'),
+    metadata,
+  };
 }

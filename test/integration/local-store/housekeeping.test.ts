@@ -29,7 +29,7 @@ function logItems(minute: number, id: string): Array<Record<string, AttributeVal
   const timeKey = logKeys.timeKey(createdAt, id);
   const ttl = { N: String(now + 86_400) };
   return [
-    { pk: { S: key.pk }, sk: { S: key.sk }, gsi1pk: { S: logKeys.workspaceTimeline('ws1') }, gsi1sk: { S: timeKey }, id: { S: id }, ttl },
+    { pk: { S: key.pk }, sk: { S: key.sk }, gsi1pk: { S: logKeys.workspaceTimeline('ws1') }, gsi1sk: { S: timeKey }, id: { S: id }, workspace_id: { S: 'ws1' }, api_key_id: { S: 'key1' }, status: { N: '200' }, outcome: { S: 'success' }, ttl },
     ...(['id', 'status'] as const).map((field) => ({ pk: { S: logKeys.index('ws1', field, field === 'id' ? id : '200') }, sk: { S: timeKey }, ref_pk: { S: key.pk }, ref_sk: { S: key.sk }, ttl })),
   ];
 }

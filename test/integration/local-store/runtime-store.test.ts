@@ -81,7 +81,7 @@ describe('the runtime with its store in a child process', () => {
     for (let index = 0; index < 5; index++) {
       const response = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-x', 'x-gw-trace-id': `capped-${index}` },
+        headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-x', 'x-gw-trace-id': `capped-${index}`, 'x-gw-metadata': JSON.stringify({ team: `t${index}` }) },
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }),
       });
       expect(response.status).toBe(200);
@@ -93,6 +93,15 @@ describe('the runtime with its store in a child process', () => {
     expect(listed.status).toBe(200);
     const traces = ((await listed.json()) as { data?: Array<{ trace_id: string }>; items?: Array<{ trace_id: string }> });
     expect((traces.data ?? traces.items ?? []).map((record) => record.trace_id).sort()).toEqual(['capped-2', 'capped-3', 'capped-4']);
+    // Every index row of a capped record went with it (the metadata rows included); the kept ones still have theirs.
+    const client = storeClient(settings().GW_DYNAMODB_ENDPOINT!);
+    const items = (await client.send(new ScanCommand({ TableName: 'gw-logs' }))).Items ?? [];
+    client.destroy();
+    const pointedAt = new Set(items.filter((item) => item.ref_pk).map((item) => item.ref_pk.S!));
+    const records = new Set(items.filter((item) => item.pk.S!.startsWith('TRACE#')).map((item) => item.pk.S!));
+    expect([...pointedAt].sort()).toEqual([...records].sort());
+    expect(items.some((item) => item.pk.S!.includes('LOGIDX#meta.team#t0'))).toBe(false);
+    expect(items.some((item) => item.pk.S!.includes('LOGIDX#meta.team#t4'))).toBe(true);
   });
 
   it('closing the runtime closes the store process', async () => {
