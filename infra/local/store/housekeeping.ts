@@ -47,10 +47,10 @@ export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, now:
     let expired = 0;
     for (const table of plan.tables) expired += await sweepExpired(client, table, Math.floor(now() / 1000));
     return expired;
-  });
+  }, report('TTL sweep'));
   // The cap runs on its own, never queued behind a sweep: a sweep scans whole tables and takes long on a big
   // one, and a cap that waited for it would let the logs grow meanwhile, which makes the next sweep longer still.
-  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords) : Promise.resolve(0)));
+  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords) : Promise.resolve(0)), report('request-log cap'));
 
   const pass = async (): Promise<HousekeepingReport> => {
     const expired = await sweep.run();
@@ -79,7 +79,7 @@ export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, now:
  * burst of writes) starts one, or, while one runs, asks for one more after it, so what was written during a long
  * run is looked at too; any number of requests during one run make one more run, not many.
  */
-function singleFlight<T>(work: () => Promise<T>) {
+function singleFlight<T>(work: () => Promise<T>, onFollowUpError: (error: unknown) => void) {
   let running: Promise<T> | undefined;
   let again = false;
   const run = (): Promise<T> => {
@@ -87,7 +87,7 @@ function singleFlight<T>(work: () => Promise<T>) {
       running = undefined;
       if (again) {
         again = false;
-        void run().catch(() => undefined);
+        run().catch(onFollowUpError);
       }
     });
     return running;
