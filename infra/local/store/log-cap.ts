@@ -19,9 +19,8 @@ const TIMELINE_INDEX = 'gsi1';
 export async function capLogRecords(client: DynamoDBClient, table: string, maxRecords: number): Promise<number> {
   const timeKeys: string[] = [];
   const timelines = new Set<string>();
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
+  for await (const items of pages((ExclusiveStartKey) =>
+    client.send(
       new ScanCommand({
         TableName: table,
         IndexName: TIMELINE_INDEX,
@@ -30,16 +29,16 @@ export async function capLogRecords(client: DynamoDBClient, table: string, maxRe
         ExpressionAttributeValues: { ':record': { S: RECORD_PREFIX } },
         ProjectionExpression: '#line, #at',
         Limit: PAGE,
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey,
       }),
-    );
-    for (const item of page.Items ?? []) {
+    ),
+  )) {
+    for (const item of items) {
       if (!item.gsi1pk?.S || !item.gsi1sk?.S) continue;
       timelines.add(item.gsi1pk.S);
       timeKeys.push(item.gsi1sk.S);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
 
   const excess = timeKeys.length - maxRecords;
   if (excess <= 0) return 0;
@@ -53,9 +52,8 @@ export async function capLogRecords(client: DynamoDBClient, table: string, maxRe
 /** Deletes the records of one time line whose sort key is at or before `cutoff`, with their index rows. */
 async function deleteUpTo(client: DynamoDBClient, table: string, timeline: string, cutoff: string): Promise<number> {
   let deleted = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
+  for await (const items of pages((ExclusiveStartKey) =>
+    client.send(
       new QueryCommand({
         TableName: table,
         IndexName: TIMELINE_INDEX,
@@ -65,11 +63,12 @@ async function deleteUpTo(client: DynamoDBClient, table: string, timeline: strin
         ExpressionAttributeValues: { ':line': { S: timeline }, ':cutoff': { S: cutoff }, ':record': { S: RECORD_PREFIX } },
         ProjectionExpression: '#pk, #sk, workspace_id, id, api_key_id, #status, outcome, virtual_key_id, provider, #model, cache_status, metadata',
         Limit: PAGE,
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey,
       }),
-    );
+    ),
+  )) {
     const keys: Array<Record<string, AttributeValue>> = [];
-    for (const item of page.Items ?? []) {
+    for (const item of items) {
       const { pk, sk } = item;
       if (!pk?.S || !sk?.S) continue;
       keys.push({ pk, sk });
@@ -78,9 +77,20 @@ async function deleteUpTo(client: DynamoDBClient, table: string, timeline: strin
       deleted++;
     }
     await deleteItems(client, table, keys);
+  }
+  return deleted;
+}
+
+type Key = Record<string, AttributeValue>;
+
+/** The items of every page of a Scan or Query, the next page asked for with the previous one's last key. */
+async function* pages(send: (startKey: Key | undefined) => Promise<{ Items?: Key[]; LastEvaluatedKey?: Key }>): AsyncGenerator<Key[]> {
+  let startKey: Key | undefined;
+  do {
+    const page = await send(startKey);
+    yield page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return deleted;
 }
 
 /** The record's indexed fields, read from the stored item (what the writer put there, shared/observability/request-log.ts). */
