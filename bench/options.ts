@@ -93,6 +93,7 @@ export const USAGE = `npm run bench [-- options]
   --gw-env NAME=VALUE  extra gw setting for an investigation (repeatable; listed in the report)
   --scenario TEXT      only the hot-path scenarios whose name contains TEXT (e.g. semantic)
   --store-latency-ms N latency the aws-shaped phase adds to every store call (default 5)
+  --soak-requests N    requests of the soak (default 30000; a longer soak shows whether a slope levels off)
   --out DIR            where results go (default bench/results)
   --help`;
 
@@ -100,6 +101,7 @@ export class UsageError extends Error {}
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, outDir: 'bench/results' };
+  let soakRequests: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -141,6 +143,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         options.storeLatencyMs = latency;
         break;
       }
+      case '--soak-requests': {
+        const raw = value();
+        if (!/^\d+$/.test(raw) || Number(raw) < 100) throw new UsageError(`--soak-requests takes a whole number of at least 100 (got ${JSON.stringify(raw)})`);
+        soakRequests = Number(raw);
+        break;
+      }
       case '--out':
         options.outDir = value();
         break;
@@ -151,12 +159,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         throw new UsageError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
+  if (soakRequests !== undefined) options.plan = { ...options.plan, soak: { ...options.plan.soak, requests: soakRequests } };
   return options;
 }
 
 /** Which file name the results get: the README table comes only from a complete, full run. */
 export function resultName(options: BenchOptions): string {
   if (options.plan.name === 'quick') return 'quick';
-  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5) return 'partial';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests) return 'partial';
   return 'latest';
 }

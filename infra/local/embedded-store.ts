@@ -7,7 +7,7 @@ import { InvalidSettingsError, settings } from '../../shared/settings.js';
 import { storeHttpsAgentOptions } from '../../shared/store/store-tls.js';
 import { forkStoreProcess } from './store/child-store.js';
 import { listenDynalite } from './store/dynalite-server.js';
-import { onStoreWrite } from './store/write-pressure.js';
+import { controlStoreWrites } from './store/write-pressure.js';
 import { startHousekeeping, type Housekeeping, type HousekeepingPlan, type HousekeepingReport } from './store/housekeeping.js';
 
 export interface EmbeddedStore {
@@ -86,7 +86,7 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
   const server = await listenDynalite(dataDir);
   const endpoint = `http://127.0.0.1:${server.port}`;
   let housekeeping: Housekeeping | undefined;
-  onStoreWrite(server.server, () => housekeeping?.noteWrite());
+  const writes = controlStoreWrites(server.server, () => housekeeping?.noteWrite());
   return {
     kind: 'in-process',
     endpoint,
@@ -97,7 +97,7 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
     housekeeping: {
       start: async (plan) => {
         await housekeeping?.stop();
-        housekeeping = startHousekeeping(endpoint, plan);
+        housekeeping = startHousekeeping(endpoint, plan, { writes });
       },
       pass: () => {
         if (!housekeeping) return Promise.reject(new Error('no housekeeping plan was sent'));

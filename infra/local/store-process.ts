@@ -1,7 +1,7 @@
 import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
 import type { Housekeeping } from './store/housekeeping.js';
 import type { StoreReply, StoreRequest } from './store/protocol.js';
-import { onStoreWrite } from './store/write-pressure.js';
+import { controlStoreWrites } from './store/write-pressure.js';
 
 /**
  * The embedded store's own process (forked by store/child-store.ts): dynalite, and the housekeeping that keeps
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   process.off('uncaughtException', fail);
   const endpoint = `http://127.0.0.1:${store.port}`;
   let housekeeping: Housekeeping | undefined;
-  onStoreWrite(store.server, () => housekeeping?.noteWrite());
+  const writes = controlStoreWrites(store.server, () => housekeeping?.noteWrite());
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       case 'housekeeping':
         await housekeeping?.stop();
         // Loaded only now: the SDK it uses is most of this process's start-up time, and dynalite needs none of it.
-        housekeeping = (await import('./store/housekeeping.js')).startHousekeeping(endpoint, message.plan);
+        housekeeping = (await import('./store/housekeeping.js')).startHousekeeping(endpoint, message.plan, { writes });
         return undefined;
       case 'pass':
         if (!housekeeping) throw new Error('no housekeeping plan was sent');

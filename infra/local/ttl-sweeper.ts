@@ -1,5 +1,6 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { deleteItems } from './store/delete-items.js';
+import { HOUSEKEEPING_USER_AGENT } from './store/write-pressure.js';
 
 /**
  * The embedded store (dynalite) keeps every item forever: DynamoDB's TTL deletion does not exist there. This
@@ -24,9 +25,12 @@ export interface SweptTable {
   aheadSeconds?: number;
 }
 
-/** A client for a local store: the credentials are dummies, the store checks none. */
+/**
+ * Housekeeping's client for a local store: the credentials are dummies (the store checks none); its user agent
+ * tells the store's write control (store/write-pressure.ts) that these deletes are housekeeping's own.
+ */
 export function localStoreClient(endpoint: string, region: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, customUserAgent: HOUSEKEEPING_USER_AGENT });
 }
 
 export function startTtlSweeper(options: { endpoint: string; region: string; tables: () => SweptTable[]; intervalMs: number; now?: () => number }): TtlSweeper {

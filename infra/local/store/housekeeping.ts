@@ -1,5 +1,6 @@
 import { localStoreClient, sweepExpired, type SweptTable } from '../ttl-sweeper.js';
 import { capLogRecords } from './log-cap.js';
+import type { StoreWriteControl } from './write-pressure.js';
 
 /**
  * What keeps the embedded store bounded, run by whoever owns the data (the store process, or the gw process
@@ -34,7 +35,12 @@ export interface Housekeeping {
   stop(): Promise<void>;
 }
 
-export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, now: () => number = Date.now): Housekeeping {
+/**
+ * Starts the housekeeping of the store at `endpoint`. With `writes` (the store's own server, where housekeeping
+ * runs beside it), the log cap's deletes go first and gw's batch writes wait for them (write-pressure.ts).
+ */
+export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, options: { writes?: StoreWriteControl; now?: () => number } = {}): Housekeeping {
+  const now = options.now ?? Date.now;
   const client = localStoreClient(endpoint, plan.region);
   let stopped = false;
   let writes = 0;
@@ -50,7 +56,7 @@ export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, now:
   }, report('TTL sweep'));
   // The cap runs on its own, never queued behind a sweep: a sweep scans whole tables and takes long on a big
   // one, and a cap that waited for it would let the logs grow meanwhile, which makes the next sweep longer still.
-  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords) : Promise.resolve(0)), report('request-log cap'));
+  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords, options.writes) : Promise.resolve(0)), report('request-log cap'));
 
   const pass = async (): Promise<HousekeepingReport> => {
     const expired = await sweep.run();

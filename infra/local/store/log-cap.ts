@@ -1,6 +1,7 @@
 import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { logIndexEntries, logKeys, type IndexedLogFields } from '../../../shared/store/log-keys.js';
 import { deleteItems } from './delete-items.js';
+import type { StoreWriteControl } from './write-pressure.js';
 
 const PAGE = 1_000;
 const RECORD_PREFIX = 'TRACE#';
@@ -14,9 +15,11 @@ const TIMELINE_INDEX = 'gsi1';
  * records, not the table: one scan of the time line index (one entry per record, not the eight index rows
  * beside each), then, per workspace, one range query for the records at or before the cutoff, whose keys and
  * index-row keys are deleted. Rollups and export jobs of the same table are on no time line and never touched.
+ * The deletes run with the store's incoming batch writes held back (`writes`, when the cap runs beside the store),
+ * so a store driven harder than it can write and trim at once slows its writers instead of outgrowing the cap.
  * Returns how many records went.
  */
-export async function capLogRecords(client: DynamoDBClient, table: string, maxRecords: number): Promise<number> {
+export async function capLogRecords(client: DynamoDBClient, table: string, maxRecords: number, writes?: StoreWriteControl): Promise<number> {
   const timeKeys: string[] = [];
   const timelines = new Set<string>();
   for await (const items of pages((ExclusiveStartKey) =>
@@ -44,9 +47,12 @@ export async function capLogRecords(client: DynamoDBClient, table: string, maxRe
   if (excess <= 0) return 0;
   timeKeys.sort();
   const cutoff = timeKeys[excess - 1];
-  let deleted = 0;
-  for (const timeline of timelines) deleted += await deleteUpTo(client, table, timeline, cutoff);
-  return deleted;
+  const deleteAll = async () => {
+    let deleted = 0;
+    for (const timeline of timelines) deleted += await deleteUpTo(client, table, timeline, cutoff);
+    return deleted;
+  };
+  return writes ? writes.prioritise(deleteAll) : deleteAll();
 }
 
 /** Deletes the records of one time line whose sort key is at or before `cutoff`, with their index rows. */

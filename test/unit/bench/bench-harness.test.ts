@@ -22,6 +22,15 @@ describe('bench options', () => {
     expect(parseOptions([]).storeLatencyMs).toBe(5);
   });
 
+  it('takes --soak-requests in either order with --quick; a longer soak is a partial run', () => {
+    expect(parseOptions(['--soak-requests', '60000']).plan.soak).toEqual({ requests: 60_000, connections: 16 });
+    expect(parseOptions(['--soak-requests', '500', '--quick']).plan.soak.requests).toBe(500);
+    expect(resultName(parseOptions(['--soak-requests', '60000']))).toBe('partial');
+    expect(resultName(parseOptions(['--soak-requests', '30000']))).toBe('latest');
+    expect(() => parseOptions(['--soak-requests', '1e5'])).toThrow(/whole number/);
+    expect(() => parseOptions(['--soak-requests', '10'])).toThrow(/at least 100/);
+  });
+
   it('refuses a latency that is not a number of ms, and unknown phases', () => {
     expect(() => parseOptions(['--store-latency-ms', 'fast'])).toThrow(UsageError);
     expect(() => parseOptions(['--store-latency-ms', '-1'])).toThrow(/from 0 to 1000/);
