@@ -6,7 +6,10 @@ import { isStreamBody, type ResponseBody } from '../../shared/http/types.js';
  * Streams honour backpressure: a write the target cannot take yet waits for 'drain'. A target that goes away
  * (client closed the connection) returns the body's iterator at once, even while a read is pending, which is what
  * cancels the upstream call behind it and records the answer as closed by the client (not as a provider that
- * stopped mid-body). Resolves `false` when the target went away before the end.
+ * stopped mid-body). Resolves `false` when the target went away before the end, and then only once the iterator
+ * has finished returning: its cleanup (the stream's settlement: charge, log) starts background work, and a caller
+ * that drains background work next (a Lambda before it freezes, a local server before it closes its store) must
+ * find that work already queued.
  */
 export async function writeBody(target: Writable, body: ResponseBody): Promise<boolean> {
   if (!isStreamBody(body)) {
@@ -16,10 +19,12 @@ export async function writeBody(target: Writable, body: ResponseBody): Promise<b
   }
   const iterator = body[Symbol.asyncIterator]();
   let returned = false;
+  let returning: Promise<unknown> | undefined;
   const giveUp = () => {
     if (returned) return;
     returned = true;
-    void iterator.return?.()?.catch(() => undefined);
+    // An async generator runs a return() after the read in progress settles (the upstream's abort settles it).
+    returning = Promise.resolve(iterator.return?.()).catch(() => undefined);
   };
   const onClose = () => {
     if (!target.writableFinished) giveUp();
@@ -40,6 +45,7 @@ export async function writeBody(target: Writable, body: ResponseBody): Promise<b
   } finally {
     target.off('close', onClose);
     if (target.destroyed) giveUp();
+    await returning;
   }
   returned = true;
   target.end();

@@ -8,17 +8,26 @@ export interface CloseReport {
   pendingBackground: number;
 }
 
+export interface InFlight {
+  count(): number;
+  idle(): Promise<void>;
+  /** Counts `work` (a request's handler) until it settles: it may outlive its response (a client that left). */
+  track(work: Promise<unknown>): void;
+}
+
 /**
  * Counts the requests in flight on a server, so a shutdown can wait for them. A request counts from its
- * arrival until its response finished or its connection closed.
+ * arrival until its response finished or its connection closed, and until its handler settled (`track`): a
+ * stream whose client left still runs its cleanup (the charge and log of what was sent), which must have
+ * queued its background work before the flush that precedes closing the store.
  */
-export function trackInFlight(server: Server): { count(): number; idle(): Promise<void> } {
+export function trackInFlight(server: Server): InFlight {
   let inFlight = 0;
   let waiters: Array<() => void> = [];
-  server.on('request', (_request, response) => {
+  const begin = () => {
     inFlight++;
     let done = false;
-    const finish = () => {
+    return () => {
       if (done) return;
       done = true;
       inFlight--;
@@ -27,12 +36,19 @@ export function trackInFlight(server: Server): { count(): number; idle(): Promis
         waiters = [];
       }
     };
+  };
+  server.on('request', (_request, response) => {
+    const finish = begin();
     response.once('finish', finish);
     response.once('close', finish);
   });
   return {
     count: () => inFlight,
     idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    track: (work) => {
+      const finish = begin();
+      void work.then(finish, finish);
+    },
   };
 }
 
@@ -43,7 +59,7 @@ export function trackInFlight(server: Server): { count(): number; idle(): Promis
  */
 export async function closeGracefully(
   server: Server,
-  inFlight: { count(): number; idle(): Promise<void> },
+  inFlight: Pick<InFlight, 'count' | 'idle'>,
   options: { drainTimeoutMs: number; flushTimeoutMs: number; stopTimers(): Promise<void>; flushBackground(timeoutMs: number): Promise<number>; closeStore(): Promise<void> },
 ): Promise<CloseReport> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -14,6 +14,8 @@ export interface NodeEdgeOptions {
   maxBodyBytes: number;
   /** Called after a successful policy or workspace change: the gateway in this process enforces it at once. */
   controlPlaneChanged(): void;
+  /** Given each request's handler, which can outlive its response: the graceful close waits for it. */
+  serving?(work: Promise<void>): void;
 }
 
 /** Control-plane changes that invalidate what the gateway in this process keeps about enforcement. */
@@ -31,7 +33,8 @@ export function createNodeEdge(options: NodeEdgeOptions): (request: IncomingMess
     const queryAt = rawUrl.indexOf('?');
     const fn: RecordedFunction = options.isGatewayPath(queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt)) ? 'gateway' : 'control-plane';
     const core = fn === 'gateway' ? options.gateway : options.controlPlane;
-    runAsFunction(fn, () => serve(request, response, core, fn, options)).catch((error: unknown) => failResponse(response, error));
+    const work = runAsFunction(fn, () => serve(request, response, core, fn, options)).catch((error: unknown) => failResponse(response, error));
+    options.serving?.(work);
   };
 }
 

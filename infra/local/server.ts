@@ -65,6 +65,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       isGatewayPath,
       maxBodyBytes: current.GW_MAX_BODY_BYTES,
       controlPlaneChanged: forgetEnforcementSnapshots,
+      serving: (work) => inFlight.track(work),
     }),
   );
   const inFlight = trackInFlight(server);

@@ -18,6 +18,8 @@ let gatewayCore: Core;
 let controlPlaneCore: Core;
 let changes = 0;
 let seen: NeutralRequest | undefined;
+/** Each request's handler, as the local server's graceful close gets it. */
+const served: Array<Promise<void>> = [];
 
 const echo: Core = async (request) => {
   seen = request;
@@ -32,6 +34,7 @@ beforeAll(async () => {
       isGatewayPath: (path) => path.startsWith('/v1/chat'),
       maxBodyBytes: MAX_BODY,
       controlPlaneChanged: () => changes++,
+      serving: (work) => served.push(work),
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -150,6 +153,34 @@ describe('the node:http edge', () => {
     controller.abort();
     await closed;
     expect(signal?.aborted).toBe(true);
+  });
+
+  it('a stream whose client left: its handler settles only after the body finished its cleanup (charge, log)', async () => {
+    let cleanedUp = false;
+    gatewayCore = async (request) => ({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: (async function* () {
+        try {
+          yield Buffer.from('data: first\n\n');
+          // A read in progress when the client leaves: it settles once the abort reaches the upstream.
+          await new Promise((resolve) => request.signal!.addEventListener('abort', resolve, { once: true }));
+          yield Buffer.from('data: after the abort\n\n');
+        } finally {
+          // Settlement is asynchronous work of its own (it queues the charge and the log).
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          cleanedUp = true;
+        }
+      })(),
+    });
+    const before = served.length;
+    const controller = new AbortController();
+    const response = await fetch(`${base}/v1/chat/completions`, { method: 'POST', body: '{}', signal: controller.signal });
+    await response.body!.getReader().read();
+    controller.abort();
+    while (served.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    await served[served.length - 1];
+    expect(cleanedUp).toBe(true);
   });
 
   it('tells the gateway about successful policy and workspace changes, and only about those', async () => {
