@@ -47,13 +47,14 @@ export async function resolveLeafTarget(
   workspaceId: string,
 ): Promise<ResolvedTarget> {
   if (leaf.virtualKey !== undefined) leaf = await withVirtualKey(leaf, workspaceId);
-  const adapter = findProvider(leaf.provider ?? '');
-  if (!adapter) {
+  const provider = findProvider(leaf.provider ?? '');
+  if (!provider) {
     throw badRequest('unknown_provider', `Unknown provider '${leaf.provider}'; valid providers: ${PROVIDER_SLUGS.join(', ')}`, 'x-gw-provider');
   }
-  if (!adapter.endpoints.includes(endpoint)) {
-    throw badRequest('unsupported_endpoint', `Provider '${adapter.slug}' does not support ${endpoint}; it supports: ${adapter.endpoints.join(', ')}`);
+  if (!provider.endpoints.includes(endpoint)) {
+    throw badRequest('unsupported_endpoint', `Provider '${provider.slug}' does not support ${endpoint}; it supports: ${provider.endpoints.join(', ')}`);
   }
+  const adapter = await provider.load();
   const configForwarded = leaf.forwardHeaderNames ? parseForwardHeaders(JSON.stringify(leaf.forwardHeaderNames), requestHeaders) : {};
   return {
     adapter,

@@ -1,24 +1,64 @@
-import { anthropicAdapter } from './anthropic/adapter.js';
 import { azureOpenAIAdapter } from './azure-openai/adapter.js';
-import { bedrockAdapter } from './bedrock/adapter.js';
-import { googleAdapter } from './google/adapter.js';
 import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
-import type { ProviderAdapter } from './types.js';
-import { vertexAIAdapter } from './vertex-ai/adapter.js';
+import type { Endpoint, ProviderAdapter } from './types.js';
+
+/**
+ * A registered provider: what validation needs (its names and endpoints) at once, its adapter through `load`.
+ * The OpenAI-compatible providers and Azure (a few KiB, the most used) are loaded with the registry; Anthropic,
+ * Bedrock, Google and Vertex AI (~85 KiB of the gateway's bundle between them) are imported on their first
+ * request, so a cold start that serves an OpenAI-compatible call never loads them (issue #23).
+ */
+export interface ProviderEntry {
+  readonly slug: string;
+  readonly aliases: readonly string[];
+  readonly endpoints: readonly Endpoint[];
+  /** The adapter; the first call of a lazily loaded one imports its module, later calls get the same adapter. */
+  load(): Promise<ProviderAdapter>;
+}
+
+type ProviderNames = Pick<ProviderEntry, 'slug' | 'aliases' | 'endpoints'>;
 
 /**
  * The single list of providers. Header validation, config validation and lookup all read this list, so a
  * slug is valid exactly when an adapter exists for it.
  */
-const ADAPTERS: readonly ProviderAdapter[] = [
-  ...OPENAI_COMPATIBLE_PROVIDERS.map(openAICompatibleAdapter),
-  anthropicAdapter,
-  azureOpenAIAdapter,
-  bedrockAdapter,
-  googleAdapter,
-  vertexAIAdapter,
-].map(reportingDrops);
+const ENTRIES: readonly ProviderEntry[] = [
+  ...OPENAI_COMPATIBLE_PROVIDERS.map((provider) => loaded(openAICompatibleAdapter(provider))),
+  onFirstUse({ slug: 'anthropic', aliases: [], endpoints: ['chat'] }, async () => (await import('./anthropic/adapter.js')).anthropicAdapter),
+  loaded(azureOpenAIAdapter),
+  onFirstUse({ slug: 'bedrock', aliases: ['cloudc'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./bedrock/adapter.js')).bedrockAdapter),
+  onFirstUse({ slug: 'google', aliases: ['gemini'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./google/adapter.js')).googleAdapter),
+  onFirstUse({ slug: 'vertex-ai', aliases: ['cloudb'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./vertex-ai/adapter.js')).vertexAIAdapter),
+];
+
+function loaded(adapter: ProviderAdapter): ProviderEntry {
+  const ready = Promise.resolve(reportingDrops(adapter));
+  return { slug: adapter.slug, aliases: adapter.aliases, endpoints: adapter.endpoints, load: () => ready };
+}
+
+/**
+ * An entry whose adapter is imported on first use. The names are written here so that validating a slug loads
+ * nothing; the loaded adapter must carry the same ones (checked on load, and for every provider by the registry
+ * test), so the two cannot drift apart. A failed import is tried again on the next request.
+ */
+export function onFirstUse(names: ProviderNames, importAdapter: () => Promise<ProviderAdapter>): ProviderEntry {
+  let loading: Promise<ProviderAdapter> | undefined;
+  const load = (): Promise<ProviderAdapter> =>
+    (loading ??= importAdapter().then(
+      (adapter) => {
+        if (adapter.slug !== names.slug || adapter.aliases.join() !== names.aliases.join() || adapter.endpoints.join() !== names.endpoints.join()) {
+          throw new Error(`the registry entry of provider '${names.slug}' does not match its adapter (${adapter.slug}: ${adapter.aliases.join()} / ${adapter.endpoints.join()})`);
+        }
+        return reportingDrops(adapter);
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  return { ...names, load };
+}
 
 /**
  * Every adapter reports the parameters it dropped under `x-gw-drop-unsupported-params` on the call it builds
@@ -35,17 +75,22 @@ function reportingDrops(adapter: ProviderAdapter): ProviderAdapter {
   };
 }
 
-const BY_SLUG = new Map<string, ProviderAdapter>();
-for (const adapter of ADAPTERS) {
-  for (const name of [adapter.slug, ...adapter.aliases]) {
+const BY_SLUG = new Map<string, ProviderEntry>();
+for (const entry of ENTRIES) {
+  for (const name of [entry.slug, ...entry.aliases]) {
     if (BY_SLUG.has(name)) throw new Error(`Provider slug '${name}' is registered twice`);
-    BY_SLUG.set(name, adapter);
+    BY_SLUG.set(name, entry);
   }
 }
 
-export function findProvider(slugOrAlias: string): ProviderAdapter | undefined {
+export function findProvider(slugOrAlias: string): ProviderEntry | undefined {
   return BY_SLUG.get(slugOrAlias.trim().toLowerCase());
 }
 
+/** Every registered provider, in registry order. */
+export function providerEntries(): readonly ProviderEntry[] {
+  return ENTRIES;
+}
+
 /** Canonical slugs, for error messages and docs. */
-export const PROVIDER_SLUGS: readonly string[] = ADAPTERS.map((adapter) => adapter.slug);
+export const PROVIDER_SLUGS: readonly string[] = ENTRIES.map((entry) => entry.slug);

@@ -1,4 +1,4 @@
-import { anthropicHeaders } from '../../providers/anthropic/adapter.js';
+import { anthropicHeaders } from '../../providers/anthropic/headers.js';
 import { ANTHROPIC_BASE_URL } from '../../providers/anthropic/constants.js';
 import { statusForAnthropicError, summariseAnthropicError } from '../../providers/anthropic/errors.js';
 import { mergeTokenCounts, NO_TOKENS, usageFrom, type AnthropicTokenCounts } from '../../providers/anthropic/mapping.js';

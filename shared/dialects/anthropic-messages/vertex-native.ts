@@ -1,6 +1,6 @@
 import { isRecord } from '../../providers/common/json-guards.js';
 import type { AdapterInput, OpenAIBody, TargetSettings, UpstreamCall } from '../../providers/types.js';
-import { VERTEX_ANTHROPIC_VERSION } from '../../providers/vertex-ai/anthropic.js';
+import { VERTEX_ANTHROPIC_VERSION } from '../../providers/vertex-ai/anthropic-version.js';
 import { vertexAccessToken } from '../../providers/vertex-ai/credentials.js';
 import { vertexFamily, vertexRoute } from '../../providers/vertex-ai/routes.js';
 import type { NativeCallInput } from '../types.js';

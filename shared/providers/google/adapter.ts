@@ -1,4 +1,3 @@
-import { badRequest } from '../../http/errors.js';
 import type { AdapterInput, ProviderAdapter, UpstreamCall } from '../types.js';
 import { fromBatchEmbedContents, readEmbeddingRequest, toBatchEmbedContentsBody } from './embeddings.js';
 import { summariseGoogleError } from './errors.js';
@@ -6,6 +5,7 @@ import { toGenerateContentBody } from './request.js';
 import { toChatCompletion } from './response.js';
 import { GeminiStreamTranslator } from './stream.js';
 import { usesLegacyFunctions } from './tools.js';
+import { geminiModelId } from './model-id.js';
 
 export const GEMINI_API_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 const PROVIDER_NAME = 'Google Gemini';
@@ -43,15 +43,3 @@ export const googleAdapter: ProviderAdapter = {
 
   createStreamTranslator: (input: AdapterInput) => new GeminiStreamTranslator(String(input.body.model), undefined, usesLegacyFunctions(input.body)),
 };
-
-/**
- * The model as a URL path segment. `models/` is accepted as a prefix (Google's own resource names carry it);
- * anything that could change the path (slashes, `..`, `?`) is refused.
- */
-export function geminiModelId(model: unknown): string {
-  const id = typeof model === 'string' ? model.trim().replace(/^models\//, '') : '';
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(id) || id.includes('..')) {
-    throw badRequest('invalid_model', '`model` must be a Gemini model id such as gemini-2.5-flash (letters, digits, ".", "-", "_", "@")', 'model');
-  }
-  return id;
-}

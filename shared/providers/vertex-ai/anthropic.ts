@@ -1,8 +1,7 @@
 import { toAnthropicMessagesBody } from '../anthropic/messages-codec.js';
+import { VERTEX_ANTHROPIC_VERSION } from './anthropic-version.js';
 import type { AdapterInput } from '../types.js';
 
-/** The Messages API version Vertex AI expects in the body (it takes no `anthropic-version` header). */
-export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
 /**
  * Claude on Vertex AI takes Anthropic's Messages body with two differences: the model is in the URL, not the

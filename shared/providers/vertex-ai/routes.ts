@@ -1,5 +1,5 @@
 import { badRequest } from '../../http/errors.js';
-import { geminiModelId } from '../google/adapter.js';
+import { geminiModelId } from '../google/model-id.js';
 import type { AdapterInput } from '../types.js';
 
 /** Which publisher's wire format a Vertex AI call speaks. */
