@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 /**
  * What keeps a long-running local gw bounded and loses nothing it owes: the housekeeping of the embedded store
  * (TTL sweep, the local caps on request-log age and count; run where the store runs) and the replay of charges
@@ -59,6 +60,10 @@ export async function startLocalReliability(storeEndpoint: string, dataDir: stri
       })),
       logCap: { table: tableName(current, LOGS_TABLE), maxRecords },
       writesPerCapCheck: writesPerCapCheck(maxRecords),
+      // The bucket's lifecycle rule, locally (an absolute path: the store process resolves it on its own).
+      blobs: current.GW_BLOB_BUCKET
+        ? undefined
+        : { directory: resolve(current.GW_BLOB_DIR), logsMaxAgeSeconds: current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_SECONDS, othersMaxAgeSeconds: current.LOG_RETENTION_DISPLAY * DAY_SECONDS },
     });
   } else {
     console.log(`gw local runtime: using the store at ${storeEndpoint} (GW_DYNAMODB_ENDPOINT); no embedded store started, no local TTL sweep or log cap (DynamoDB applies TTL itself)`);

@@ -1,5 +1,6 @@
-import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { deleteItems } from './store/delete-items.js';
+import { pages } from './store/pages.js';
 import { HOUSEKEEPING_USER_AGENT } from './store/write-pressure.js';
 
 /**
@@ -64,9 +65,8 @@ export function startTtlSweeper(options: { endpoint: string; region: string; tab
 /** Deletes the items of one table whose `ttl` is before `nowSeconds` (plus the table's `aheadSeconds`). */
 export async function sweepExpired(client: DynamoDBClient, table: SweptTable, nowSeconds: number): Promise<number> {
   let deleted = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
+  for await (const expired of pages((ExclusiveStartKey) =>
+    client.send(
       new ScanCommand({
         TableName: table.name,
         FilterExpression: '#ttl < :now',
@@ -74,13 +74,12 @@ export async function sweepExpired(client: DynamoDBClient, table: SweptTable, no
         ExpressionAttributeValues: { ':now': { N: String(nowSeconds + Math.max(0, table.aheadSeconds ?? 0)) } },
         ProjectionExpression: '#pk, #sk',
         Limit: PAGE,
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey,
       }),
-    );
-    const expired = page.Items ?? [];
+    ),
+  )) {
     await deleteItems(client, table.name, expired);
     deleted += expired.length;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return deleted;
 }

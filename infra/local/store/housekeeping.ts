@@ -1,4 +1,5 @@
 import { localStoreClient, sweepExpired, type SweptTable } from '../ttl-sweeper.js';
+import { sweepBlobFolder, type BlobFolderPlan } from './blob-sweep.js';
 import { capLogRecords } from './log-cap.js';
 import type { StoreWriteControl } from './write-pressure.js';
 
@@ -16,6 +17,8 @@ export interface HousekeepingPlan {
   logCap: { table: string; maxRecords: number };
   /** After this many write calls the log cap is checked at once, between timed passes (default 2,000). */
   writesPerCapCheck?: number;
+  /** The local blob folder, when blobs are not in a bucket: expired by age, and log bodies go with their record. */
+  blobs?: BlobFolderPlan;
 }
 
 const WRITES_PER_CAP_CHECK = 2_000;
@@ -23,8 +26,10 @@ const WRITES_PER_CAP_CHECK = 2_000;
 export interface HousekeepingReport {
   /** Items deleted because their ttl (or the local retention) had passed. */
   expired: number;
-  /** Request-log records deleted by the count cap (each with its index rows). */
+  /** Request-log records deleted by the count cap (each with its index rows and blobs). */
   capped: number;
+  /** Files of the local blob folder deleted because they outlived their retention. */
+  expiredBlobs: number;
 }
 
 export interface Housekeeping {
@@ -56,11 +61,12 @@ export function startHousekeeping(endpoint: string, plan: HousekeepingPlan, opti
   }, report('TTL sweep'));
   // The cap runs on its own, never queued behind a sweep: a sweep scans whole tables and takes long on a big
   // one, and a cap that waited for it would let the logs grow meanwhile, which makes the next sweep longer still.
-  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords, options.writes) : Promise.resolve(0)), report('request-log cap'));
+  const cap = singleFlight(() => (plan.logCap.maxRecords > 0 ? capLogRecords(client, plan.logCap.table, plan.logCap.maxRecords, { writes: options.writes, blobDirectory: plan.blobs?.directory }) : Promise.resolve(0)), report('request-log cap'));
 
   const pass = async (): Promise<HousekeepingReport> => {
     const expired = await sweep.run();
-    return { expired, capped: await cap.run() };
+    const capped = await cap.run();
+    return { expired, capped, expiredBlobs: plan.blobs ? await sweepBlobFolder(plan.blobs, now()) : 0 };
   };
   const timer = plan.intervalMs > 0 ? setInterval(() => void pass().catch(report('TTL sweep')), plan.intervalMs) : undefined;
   timer?.unref();

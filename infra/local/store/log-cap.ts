@@ -1,6 +1,8 @@
 import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { logIndexEntries, logKeys, type IndexedLogFields } from '../../../shared/store/log-keys.js';
+import { deleteBlobs } from './blob-sweep.js';
 import { deleteItems } from './delete-items.js';
+import { pages } from './pages.js';
 import type { StoreWriteControl } from './write-pressure.js';
 
 const PAGE = 1_000;
@@ -17,9 +19,15 @@ const TIMELINE_INDEX = 'gsi1';
  * index-row keys are deleted. Rollups and export jobs of the same table are on no time line and never touched.
  * The deletes run with the store's incoming batch writes held back (`writes`, when the cap runs beside the store),
  * so a store driven harder than it can write and trim at once slows its writers instead of outgrowing the cap.
+ * Bodies a record kept in the local blob folder (`*_body_ref`) go with it when `blobDirectory` is given.
  * Returns how many records went.
  */
-export async function capLogRecords(client: DynamoDBClient, table: string, maxRecords: number, writes?: StoreWriteControl): Promise<number> {
+export async function capLogRecords(
+  client: DynamoDBClient,
+  table: string,
+  maxRecords: number,
+  options: { writes?: StoreWriteControl; blobDirectory?: string } = {},
+): Promise<number> {
   const timeKeys: string[] = [];
   const timelines = new Set<string>();
   for await (const items of pages((ExclusiveStartKey) =>
@@ -49,14 +57,14 @@ export async function capLogRecords(client: DynamoDBClient, table: string, maxRe
   const cutoff = timeKeys[excess - 1];
   const deleteAll = async () => {
     let deleted = 0;
-    for (const timeline of timelines) deleted += await deleteUpTo(client, table, timeline, cutoff);
+    for (const timeline of timelines) deleted += await deleteUpTo(client, table, timeline, cutoff, options.blobDirectory);
     return deleted;
   };
-  return writes ? writes.prioritise(deleteAll) : deleteAll();
+  return options.writes ? options.writes.prioritise(deleteAll) : deleteAll();
 }
 
 /** Deletes the records of one time line whose sort key is at or before `cutoff`, with their index rows. */
-async function deleteUpTo(client: DynamoDBClient, table: string, timeline: string, cutoff: string): Promise<number> {
+async function deleteUpTo(client: DynamoDBClient, table: string, timeline: string, cutoff: string, blobDirectory: string | undefined): Promise<number> {
   let deleted = 0;
   for await (const items of pages((ExclusiveStartKey) =>
     client.send(
@@ -67,36 +75,28 @@ async function deleteUpTo(client: DynamoDBClient, table: string, timeline: strin
         FilterExpression: 'begins_with(#pk, :record)',
         ExpressionAttributeNames: { '#line': 'gsi1pk', '#at': 'gsi1sk', '#pk': 'pk', '#sk': 'sk', '#status': 'status', '#model': 'model' },
         ExpressionAttributeValues: { ':line': { S: timeline }, ':cutoff': { S: cutoff }, ':record': { S: RECORD_PREFIX } },
-        ProjectionExpression: '#pk, #sk, workspace_id, id, api_key_id, #status, outcome, virtual_key_id, provider, #model, cache_status, metadata',
+        ProjectionExpression: '#pk, #sk, workspace_id, id, api_key_id, #status, outcome, virtual_key_id, provider, #model, cache_status, metadata, request_body_ref, response_body_ref',
         Limit: PAGE,
         ExclusiveStartKey,
       }),
     ),
   )) {
     const keys: Array<Record<string, AttributeValue>> = [];
+    const blobs: string[] = [];
     for (const item of items) {
       const { pk, sk } = item;
       if (!pk?.S || !sk?.S) continue;
       keys.push({ pk, sk });
+      for (const ref of [item.request_body_ref?.S, item.response_body_ref?.S]) if (ref) blobs.push(ref);
       const workspaceId = item.workspace_id?.S;
       if (workspaceId) for (const [field, value] of logIndexEntries(indexedFields(item))) keys.push({ pk: { S: logKeys.index(workspaceId, field, value) }, sk });
       deleted++;
     }
     await deleteItems(client, table, keys);
+    // After the record: a body without its record is unreachable, a record without its body would show null.
+    if (blobDirectory && blobs.length > 0) await deleteBlobs(blobDirectory, blobs);
   }
   return deleted;
-}
-
-type Key = Record<string, AttributeValue>;
-
-/** The items of every page of a Scan or Query, the next page asked for with the previous one's last key. */
-async function* pages(send: (startKey: Key | undefined) => Promise<{ Items?: Key[]; LastEvaluatedKey?: Key }>): AsyncGenerator<Key[]> {
-  let startKey: Key | undefined;
-  do {
-    const page = await send(startKey);
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
 }
 
 /** The record's indexed fields, read from the stored item (what the writer put there, shared/observability/request-log.ts). */

@@ -1,3 +1,6 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTables, startEmbeddedStore, type LocalStore } from '../../../infra/local/embedded-store.js';
@@ -74,7 +77,7 @@ describe.each(['child', 'in-process'] as const)('housekeeping with GW_LOCAL_STOR
     ]);
 
     await store.housekeeping!.start(plan());
-    expect(await store.housekeeping!.pass()).toEqual({ expired: 2, capped: 2 });
+    expect(await store.housekeeping!.pass()).toEqual({ expired: 2, capped: 2, expiredBlobs: 0 });
 
     expect((await scan(NAMES.cache)).map((item) => item.pk.S)).toEqual(['live-entry']);
     expect((await scan(NAMES.main)).map((item) => item.pk.S)).toEqual(['WS#ws1']);
@@ -86,7 +89,7 @@ describe.each(['child', 'in-process'] as const)('housekeeping with GW_LOCAL_STOR
     expect(logs.some((item) => item.pk.S!.includes('#ROLLUP#'))).toBe(true);
 
     // Under the cap and nothing expired: a pass deletes nothing.
-    expect(await store.housekeeping!.pass()).toEqual({ expired: 0, capped: 0 });
+    expect(await store.housekeeping!.pass()).toEqual({ expired: 0, capped: 0, expiredBlobs: 0 });
   });
 
   it('a burst of writes gets the log cap checked without waiting for the timer', async () => {
@@ -95,6 +98,43 @@ describe.each(['child', 'in-process'] as const)('housekeeping with GW_LOCAL_STOR
     for (const [minute, id] of [[6, 'f'], [7, 'g'], [8, 'h'], [9, 'i']] as const) await put(NAMES.logs, logItems(minute, id).slice(0, 1));
     await until(async () => (await recordIds()).length === 2, 'the cap ran after the burst');
     expect(await recordIds()).toEqual(['h', 'i']);
+  });
+
+  it('the local blob folder: log bodies go with their capped record, and files outlive their retention no longer', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gw-hk-blobs-'));
+    const file = (key: string, ageSeconds = 0) => {
+      const path = join(directory, ...key.split('/'));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, '{}');
+      const at = (Date.now() - ageSeconds * 1000) / 1000;
+      utimesSync(path, at, at);
+      return path;
+    };
+    try {
+      // Two records over a cap of 1: the older one's bodies sit in the folder.
+      const withBodies = (minute: number, id: string) => {
+        const [record, ...rest] = logItems(minute, id);
+        return [{ ...record, request_body_ref: { S: `logs/ws1/${id}-request.json` }, response_body_ref: { S: `logs/ws1/${id}-response.json` } }, ...rest];
+      };
+      await put(NAMES.logs, withBodies(20, 'old'));
+      await put(NAMES.logs, withBodies(21, 'new'));
+      const oldBodies = [file('logs/ws1/old-request.json'), file('logs/ws1/old-response.json')];
+      const newBodies = [file('logs/ws1/new-request.json'), file('logs/ws1/new-response.json')];
+      // Retention: log bodies 1 h here, everything else 1 day (the bucket rule).
+      const staleLog = file('logs/ws1/orphan-request.json', 2 * 3_600);
+      const staleExport = file('exports/ws1/x1.ndjson', 2 * 86_400);
+      const freshExport = file('exports/ws1/x2.ndjson', 3_600);
+
+      await store.housekeeping!.start(plan({ blobs: { directory, logsMaxAgeSeconds: 3_600, othersMaxAgeSeconds: 86_400 } }, 1));
+      const report = await store.housekeeping!.pass();
+      expect(report.expiredBlobs).toBe(2);
+      expect(await recordIds()).toEqual(['new']);
+      expect(oldBodies.map(existsSync)).toEqual([false, false]);
+      expect(newBodies.map(existsSync)).toEqual([true, true]);
+      expect([staleLog, staleExport, freshExport].map(existsSync)).toEqual([false, false, true]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('a pass before any plan is refused; after stop, the plan is gone', async () => {

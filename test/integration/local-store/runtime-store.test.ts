@@ -88,7 +88,7 @@ describe('the runtime with its store in a child process', () => {
       await response.text();
     }
     await drainAllBackgroundWork(10_000);
-    expect(await store.housekeeping!.pass()).toEqual({ expired: 0, capped: 2 });
+    expect(await store.housekeeping!.pass()).toEqual({ expired: 0, capped: 2, expiredBlobs: 0 });
     const listed = await fetch(`${gateway.url}/v1/logs?limit=50`, { headers: { 'x-gw-api-key': gateway.apiKey } });
     expect(listed.status).toBe(200);
     const traces = ((await listed.json()) as { data?: Array<{ trace_id: string }>; items?: Array<{ trace_id: string }> });
