@@ -3,7 +3,7 @@ import { badRequest } from '../http/errors.js';
 import type { RequestLogRecord } from '../observability/log-record.js';
 import { settings } from '../settings.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
-import { logKeys, type LogIndexField } from './log-keys.js';
+import { isIndexedLogValue, logKeys, type LogIndexField } from './log-keys.js';
 import { LOGS_TABLE, tableName } from './table-definitions.js';
 
 /** The filters of GET /v1/logs (and exports); all optional, all combined with AND. */
@@ -156,14 +156,17 @@ export class LogRepository {
   }
 }
 
-/** The most selective filter that has an index, in this order; undefined when only time (or nothing) filters. */
+/**
+ * The most selective filter that has an index, in this order; undefined when only time (or a value without index
+ * rows, such as `status=200`) filters: the time line is read and the records are checked.
+ */
 function drivingIndex(filter: LogFilter): [LogIndexField, string] | undefined {
   const metadata = Object.entries(filter.metadata ?? {});
   if (metadata.length > 0) return [`meta.${metadata[0][0]}`, metadata[0][1]];
   if (filter.virtual_key_id) return ['virtual_key', filter.virtual_key_id];
   if (filter.api_key_id) return ['api_key', filter.api_key_id];
   if (filter.model) return ['model', filter.model];
-  if (typeof filter.status === 'number') return ['status', String(filter.status)];
+  if (typeof filter.status === 'number' && isIndexedLogValue('status', String(filter.status))) return ['status', String(filter.status)];
   if (filter.cache_status) return ['cache_status', filter.cache_status];
   if (filter.provider) return ['provider', filter.provider];
   if (filter.status === 'error') return ['outcome', 'error'];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Analytics } from '../../../shared/control-plane/analytics/schemas.js';
@@ -89,6 +89,22 @@ describe('GET /v1/logs filters, each served by a key', () => {
     expect(ids(await logsWhere(gateway, `metadata.run=${run}&to=${encodeURIComponent(oldest)}`))).toEqual([traces[0]]);
     expect(await logsWhere(gateway, `metadata.run=${run}&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
     expect(await logsWhere(gateway, `metadata.run=${run}&cache_status=HIT`)).toEqual([]);
+  });
+
+  it('status=200 and status=error: the common values have no index rows, the time line serves them', async () => {
+    const workspaceId = gateway.bootstrap.workspaceId;
+    const rowsOf = async (field: 'status' | 'outcome', value: string) => {
+      const result = await dynamoDocumentClient().send(new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': logKeys.index(workspaceId, field, value) } }));
+      return (result.Items ?? []).map((row) => String(row.ref_pk));
+    };
+    const tracesOf = (refs: string[]) => traces.filter((trace) => refs.includes(logKeys.tracePartition(trace)));
+    expect(tracesOf(await rowsOf('status', '200'))).toEqual([]);
+    expect(tracesOf(await rowsOf('outcome', 'success'))).toEqual([]);
+    expect(tracesOf(await rowsOf('status', '500'))).toEqual([traces[4]]);
+    expect(tracesOf(await rowsOf('outcome', 'error'))).toEqual([traces[4]]);
+
+    const succeeded = ids((await allPages<RequestLog>(gateway, '/v1/logs?status=200', {}, 2)).items);
+    expect(succeeded.filter((id) => traces.includes(id))).toEqual([traces[3], traces[2], traces[1], traces[0]]);
   });
 
   it('pages through every filter the same way: no repeats, nothing lost', async () => {
