@@ -37,12 +37,13 @@ export interface IndexedLogFields {
 
 /**
  * Values most records share, which get no index row: `outcome=success` is never read through an index (the
- * `status=error` filter reads `outcome=error`), and `status=200` is served by the workspace time line, where
- * nearly every record matches, as well as by an index. Skipping them saves two of a typical record's eight
- * items, a write each on every request (DynamoDB write units on AWS; most of the embedded store's work locally).
- * Records written before this kept such rows; they expire with their TTL and no query reads them.
+ * `status=error` filter reads `outcome=error`), and `status=200` and `cache_status=DISABLED` (every request
+ * without a cache config) are served by the workspace time line, where nearly every record matches, as well as
+ * by an index. Skipping them saves three of a typical record's eight items, a write each on every request
+ * (DynamoDB write units on AWS; most of the embedded store's work locally). Records written before this kept
+ * such rows; they expire with their TTL and no query reads them.
  */
-const UNINDEXED_VALUES: Partial<Record<LogIndexField, string>> = { status: '200', outcome: 'success' };
+const UNINDEXED_VALUES: Partial<Record<LogIndexField, string>> = { status: '200', outcome: 'success', cache_status: 'DISABLED' };
 
 /** Whether records with `field` = `value` have index rows (the log reader picks its driving index with this). */
 export function isIndexedLogValue(field: LogIndexField, value: string): boolean {
@@ -64,7 +65,7 @@ export function logIndexEntries(record: IndexedLogFields): Array<[LogIndexField,
   if (record.virtual_key_id) entries.push(['virtual_key', record.virtual_key_id]);
   if (record.provider) entries.push(['provider', record.provider]);
   if (record.model) entries.push(['model', record.model]);
-  if (record.cache_status) entries.push(['cache_status', record.cache_status]);
+  if (record.cache_status && isIndexedLogValue('cache_status', record.cache_status)) entries.push(['cache_status', record.cache_status]);
   for (const [name, value] of Object.entries(record.metadata ?? {})) entries.push([`meta.${name}`, value]);
   return entries;
 }

@@ -158,7 +158,7 @@ export class LogRepository {
 
 /**
  * The most selective filter that has an index, in this order; undefined when only time (or a value without index
- * rows, such as `status=200`) filters: the time line is read and the records are checked.
+ * rows, such as `status=200` or `cache_status=DISABLED`) filters: the time line is read and the records are checked.
  */
 function drivingIndex(filter: LogFilter): [LogIndexField, string] | undefined {
   const metadata = Object.entries(filter.metadata ?? {});
@@ -167,7 +167,7 @@ function drivingIndex(filter: LogFilter): [LogIndexField, string] | undefined {
   if (filter.api_key_id) return ['api_key', filter.api_key_id];
   if (filter.model) return ['model', filter.model];
   if (typeof filter.status === 'number' && isIndexedLogValue('status', String(filter.status))) return ['status', String(filter.status)];
-  if (filter.cache_status) return ['cache_status', filter.cache_status];
+  if (filter.cache_status && isIndexedLogValue('cache_status', filter.cache_status)) return ['cache_status', filter.cache_status];
   if (filter.provider) return ['provider', filter.provider];
   if (filter.status === 'error') return ['outcome', 'error'];
   return undefined;

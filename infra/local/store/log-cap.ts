@@ -14,7 +14,7 @@ const TIMELINE_INDEX = 'gsi1';
  * first, each with its index rows. It leans on the logs table's keys (shared/store/log-keys.ts): every record
  * (`pk = TRACE#…`) is on its workspace's time line (gsi1, `<created_at>#<id>`), and its index rows carry the
  * same sort key under keys made from the record's own fields (`logIndexEntries`). So the cost follows the
- * records, not the table: one scan of the time line index (one entry per record, not the five or more index rows
+ * records, not the table: one scan of the time line index (one entry per record, not the four or more index rows
  * beside each), then, per workspace, one range query for the records at or before the cutoff, whose keys and
  * index-row keys are deleted. Rollups and export jobs of the same table are on no time line and never touched.
  * The deletes run with the store's incoming batch writes held back (`writes`, when the cap runs beside the store),

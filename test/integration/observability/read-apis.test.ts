@@ -91,20 +91,23 @@ describe('GET /v1/logs filters, each served by a key', () => {
     expect(await logsWhere(gateway, `metadata.run=${run}&cache_status=HIT`)).toEqual([]);
   });
 
-  it('status=200 and status=error: the common values have no index rows, the time line serves them', async () => {
+  it('status=200, status=error, cache_status=DISABLED: the common values have no index rows, the time line serves them', async () => {
     const workspaceId = gateway.bootstrap.workspaceId;
-    const rowsOf = async (field: 'status' | 'outcome', value: string) => {
+    const rowsOf = async (field: 'status' | 'outcome' | 'cache_status', value: string) => {
       const result = await dynamoDocumentClient().send(new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': logKeys.index(workspaceId, field, value) } }));
       return (result.Items ?? []).map((row) => String(row.ref_pk));
     };
     const tracesOf = (refs: string[]) => traces.filter((trace) => refs.includes(logKeys.tracePartition(trace)));
     expect(tracesOf(await rowsOf('status', '200'))).toEqual([]);
     expect(tracesOf(await rowsOf('outcome', 'success'))).toEqual([]);
+    expect(tracesOf(await rowsOf('cache_status', 'DISABLED'))).toEqual([]);
     expect(tracesOf(await rowsOf('status', '500'))).toEqual([traces[4]]);
     expect(tracesOf(await rowsOf('outcome', 'error'))).toEqual([traces[4]]);
 
     const succeeded = ids((await allPages<RequestLog>(gateway, '/v1/logs?status=200', {}, 2)).items);
     expect(succeeded.filter((id) => traces.includes(id))).toEqual([traces[3], traces[2], traces[1], traces[0]]);
+    const uncached = ids((await allPages<RequestLog>(gateway, `/v1/logs?cache_status=DISABLED&status=200`, {}, 2)).items);
+    expect(uncached.filter((id) => traces.includes(id))).toEqual([traces[3], traces[2], traces[1], traces[0]]);
   });
 
   it('pages through every filter the same way: no repeats, nothing lost', async () => {
