@@ -41,7 +41,7 @@ export interface IndexedLogFields {
  * without a cache config) are served by the workspace time line, where nearly every record matches, as well as
  * by an index. Skipping them saves three of a typical record's eight items, a write each on every request
  * (DynamoDB write units on AWS; most of the embedded store's work locally). Records written before this kept
- * such rows; they expire with their TTL and no query reads them.
+ * such rows; no query reads them, they expire with their TTL, and the local log cap takes them with their record.
  */
 const UNINDEXED_VALUES: Partial<Record<LogIndexField, string>> = { status: '200', outcome: 'success', cache_status: 'DISABLED' };
 
@@ -52,20 +52,22 @@ export function isIndexedLogValue(field: LogIndexField, value: string): boolean 
 
 /**
  * The (field, value) pairs a record is findable by, besides its trace and the workspace time line: one index row
- * each. The writer makes the rows from these, and the local log cap finds them again from the stored record.
+ * each. The writer makes the rows from these, and the local log cap finds them again from the stored record;
+ * the cap passes `withUnindexed`, so rows records kept from before a value stopped being indexed go with them too.
  */
-export function logIndexEntries(record: IndexedLogFields): Array<[LogIndexField, string]> {
+export function logIndexEntries(record: IndexedLogFields, { withUnindexed = false } = {}): Array<[LogIndexField, string]> {
+  const indexed = (field: LogIndexField, value: string) => withUnindexed || isIndexedLogValue(field, value);
   const entries: Array<[LogIndexField, string]> = [
     ['id', record.id],
     ['api_key', record.api_key_id],
   ];
   for (const [field, value] of [['status', String(record.status)], ['outcome', record.outcome]] as const) {
-    if (isIndexedLogValue(field, value)) entries.push([field, value]);
+    if (indexed(field, value)) entries.push([field, value]);
   }
   if (record.virtual_key_id) entries.push(['virtual_key', record.virtual_key_id]);
   if (record.provider) entries.push(['provider', record.provider]);
   if (record.model) entries.push(['model', record.model]);
-  if (record.cache_status && isIndexedLogValue('cache_status', record.cache_status)) entries.push(['cache_status', record.cache_status]);
+  if (record.cache_status && indexed('cache_status', record.cache_status)) entries.push(['cache_status', record.cache_status]);
   for (const [name, value] of Object.entries(record.metadata ?? {})) entries.push([`meta.${name}`, value]);
   return entries;
 }

@@ -89,7 +89,7 @@ async function deleteUpTo(client: DynamoDBClient, table: string, timeline: strin
       keys.push({ pk, sk });
       for (const ref of [item.request_body_ref?.S, item.response_body_ref?.S]) if (ref) blobs.push(ref);
       const workspaceId = item.workspace_id?.S;
-      if (workspaceId) for (const [field, value] of logIndexEntries(indexedFields(item))) keys.push({ pk: { S: logKeys.index(workspaceId, field, value) }, sk });
+      if (workspaceId) for (const [field, value] of logIndexEntries(indexedFields(item), { withUnindexed: true })) keys.push({ pk: { S: logKeys.index(workspaceId, field, value) }, sk });
       deleted++;
     }
     await deleteItems(client, table, keys);

@@ -25,7 +25,10 @@ function plan(overrides: Partial<HousekeepingPlan> = {}, maxRecords = 3): Housek
   };
 }
 
-/** A request-log record as request-log.ts writes it: the record under its trace, plus index rows pointing back. */
+/**
+ * A request-log record with index rows pointing back: the `id` row request-log.ts writes, and a `status=200` row
+ * as records written before that value stopped being indexed kept (the cap must take those too).
+ */
 function logItems(minute: number, id: string): Array<Record<string, AttributeValue>> {
   const createdAt = new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
   const key = logKeys.record(`trace-${id}`, createdAt, id);
