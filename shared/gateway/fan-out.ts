@@ -9,8 +9,9 @@ const MAX_PART_BYTES = 16 * 1024 * 1024;
  * answers as one upstream response, so routing, retries and fallbacks see one attempt:
  *
  * - the first part that answers non-2xx is the answer (its status, headers and body, mapped by the provider's
- *   error translation as for any call); parts not yet sent are not sent, and the others are dropped;
- * - a part that fails on the way (timeout, connection) fails the whole call with that error;
+ *   error translation as for any call); parts not yet sent are not sent, and parts in flight are cancelled, so
+ *   the failure is answered (and retried or fallen back from) without waiting for the slowest sibling;
+ * - a part that fails on the way (timeout, connection) fails the whole call with that error, the same way;
  * - otherwise the answer is 200 with `{"answers": [...]}`, each part's JSON body in call order, built from the
  *   bytes as they came (nothing re-serialised), with the first part's headers.
  */
@@ -22,25 +23,39 @@ export async function sendFannedOut(call: UpstreamCall, options: UpstreamCallOpt
   let thrown: unknown;
   let next = 0;
   const stopped = () => failed !== undefined || thrown !== undefined;
+  // One per part in flight, aborted at the first failure, except the failed part's own: its body is the answer.
+  const inFlight = new Map<number, AbortController>();
+  const stopSiblingsOf = (index: number) => {
+    for (const [other, controller] of inFlight) if (other !== index) controller.abort();
+  };
 
   async function worker(): Promise<void> {
     while (!stopped() && next < calls.length) {
       const index = next++;
+      const controller = new AbortController();
+      inFlight.set(index, controller);
       try {
-        const response = await sendUpstream(calls[index], options);
+        const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+        const response = await sendUpstream(calls[index], { ...options, signal });
         if (stopped()) {
           drop(response.body);
           return;
         }
         if (response.status < 200 || response.status >= 300) {
           failed = response;
+          stopSiblingsOf(index);
           return;
         }
         if (index === 0) firstHeaders = response.headers;
         bodies[index] = await readUpstreamBody(response.body, MAX_PART_BYTES);
       } catch (error) {
-        thrown ??= error;
+        if (!stopped()) {
+          thrown = error;
+          stopSiblingsOf(index);
+        }
         return;
+      } finally {
+        inFlight.delete(index);
       }
     }
   }

@@ -77,6 +77,22 @@ describe('Titan embeddings of a list: one InvokeModel call per text', () => {
     });
   });
 
+  it('cancels the texts still in flight when one fails, instead of waiting for the slowest', async () => {
+    // Every other text hangs: the answer can only come if the failure stops its siblings.
+    answer = (request) => ((request.json as { inputText: string }).inputText === 'three' ? { status: 400, json: { message: 'Malformed input request' } } : { hang: true });
+    const closedBefore = upstream.closedEarly();
+    const response = await gateway.post('/v1/embeddings', { model: TITAN, input: texts }, headers());
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe('Malformed input request');
+    // Eight texts went out at once (the fan-out's concurrency); the two after them never did.
+    const sent = upstream.requests.map((request) => (request.json as { inputText: string }).inputText);
+    expect(sent).not.toContain('eight');
+    expect(sent).not.toContain('nine');
+    // Each hung text that reached the provider had its connection closed by gw.
+    for (let waited = 0; upstream.closedEarly() - closedBefore < upstream.requests.length - 1 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.closedEarly() - closedBefore).toBe(upstream.requests.length - 1);
+  });
+
   it('retries the fan-out as one attempt when a text is throttled', async () => {
     let throttled = false;
     answer = (request) => {
