@@ -85,6 +85,9 @@ const settingsSchema = z.object({
   // How long the gateway keeps a resolved virtual key (credential included) in memory; capped so a rotated or
   // deleted key stops working soon.
   GW_VIRTUAL_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
+  // How long saved configs, guardrails (with a workspace's default guardrails) and deployments are kept, latest
+  // versions only (a pinned @version stays 10 min): an update is in force everywhere within this time.
+  GW_CONFIG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 
   // Enforcement (docs/policies-enforcement.md). How long a Lambda keeps a workspace's policies and budget in
   // memory: a policy change is in force everywhere within this time (a refusal is always re-checked first).

@@ -11,6 +11,11 @@ import type { AddressInfo } from 'node:net';
 
 export interface StoreCall {
   operation: string;
+  /**
+   * What the call read or wrote, by the leading segments of its key (`APIKEY/APIKEY`, `WS/WS`): enough to tell a
+   * key lookup from a policy counter in a timeline, never a whole key.
+   */
+  target?: string;
   /** performance.now() when the call arrived. */
   receivedAt: number;
   /** performance.now() when its answer was fully sent back; undefined while it is in flight. */
@@ -51,6 +56,7 @@ export async function startStoreProxy(storeUrl: string, latencyMs: number): Prom
     const parts: Buffer[] = [];
     incoming.on('data', (part: Buffer) => parts.push(part));
     incoming.once('end', () => {
+      call.target = keyKindOf(Buffer.concat(parts));
       // The added latency stands for the network and the service's own time, before the store sees the call.
       setTimeout(() => {
         const forwarded = request(
@@ -85,6 +91,19 @@ export async function startStoreProxy(storeUrl: string, latencyMs: number): Prom
         agent.destroy();
       }),
   };
+}
+
+function keyKindOf(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { TableName?: string; Key?: Record<string, { S?: string }> };
+    const key = parsed.Key;
+    if (!key) return undefined;
+    return Object.values(key)
+      .map((value) => (value.S ?? '?').split('#')[0])
+      .join('/');
+  } catch {
+    return undefined;
+  }
 }
 
 function operationOf(target: string | string[] | undefined): string {

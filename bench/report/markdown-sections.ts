@@ -65,7 +65,8 @@ export function awsShapedSection(results: BenchResults): string[] {
   const lines = [
     `## AWS-shaped: store round trips before the first byte (store in its own process, +${aws.storeLatencyMs} ms per call)`,
     '',
-    `gw ran against a DynamoDB-compatible store (dynalite) behind a proxy that adds ${aws.storeLatencyMs} ms to every call, with the auth, policy and virtual-key caches at ${aws.cacheTtlMs} ms; ` +
+    `gw ran against a DynamoDB-compatible store (dynalite) behind a proxy that adds ${aws.storeLatencyMs} ms to every call, with the auth, policy and virtual-key caches at ${aws.cacheTtlMs} ms for the expiry row ` +
+      `${aws.warmCacheTtlMs ? `and, on a second gw, ${aws.warmCacheTtlMs / 1000} s (the virtual key's 60 s) for the warm rows, so that no background refresh runs beside a warm request and is counted as its round trip` : '(warm rows too)'}; ` +
       `it made ${aws.bootstrapCalls} store calls while starting. Round trips: calls the proxy received and answered between sending a request and its first response byte (median / max over the samples; ` +
       'a call still unanswered at the first byte was not waited for and is counted apart, as after-path work); depth: the longest chain of them that ran one after another. Each measured request follows an unmeasured one of its kind (within the TTL for warm rows, past it for the expiry row) and a quiet store.',
     '',

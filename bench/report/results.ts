@@ -98,8 +98,10 @@ export interface AwsShapedRow {
 
 export interface AwsShapedResult {
   storeLatencyMs: number;
-  /** The auth, policy and virtual-key cache TTLs gw ran with (short, so that expiry can be waited for). */
+  /** The auth, policy and virtual-key cache TTLs of the gw measuring the expiry row (short, so that expiry can be waited for). */
   cacheTtlMs: number;
+  /** The auth and policy cache TTLs of the gw measuring the warm rows (the virtual-key cache's at most 60 s): longer than those rows take. */
+  warmCacheTtlMs?: number;
   /** Store calls gw made while it started (tables ensured, bootstrap): 0 means it did not use the proxy. */
   bootstrapCalls: number;
   rows: AwsShapedRow[];

@@ -4,18 +4,19 @@ import { badRequest, GatewayError } from '../http/errors.js';
 import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../store/deployment-repository.js';
 import { readConfigSecret, unsealConfig } from '../store/config-secrets.js';
 import { secretStore } from '../store/secrets/secret-store-factory.js';
+import { settings } from '../settings.js';
 import { parseInlineConfig, type ConfigResolver } from './config/resolve-config.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { RequestOptions } from './request-options.js';
 
-// A changed or deleted deployment is in force everywhere within this time plus the maximum staleness (served
-// stale while one background read refreshes it: refreshing-cache.ts); unknown slugs are not cached.
-const DEPLOYMENT_TTL_MS = 30_000;
+// A changed or deleted deployment is in force everywhere within GW_CONFIG_CACHE_TTL_MS plus the maximum staleness
+// (served stale while one background read refreshes it: refreshing-cache.ts); unknown slugs are not cached.
+const ttlMs = () => settings().GW_CONFIG_CACHE_TTL_MS;
 const cache = new RefreshingCache<string, DeploymentRecord | undefined>({
   name: 'deployments',
   max: 2_000,
-  ttlMs: () => DEPLOYMENT_TTL_MS,
-  maxStaleMs: () => maxStaleFor(DEPLOYMENT_TTL_MS),
+  ttlMs,
+  maxStaleMs: () => maxStaleFor(ttlMs()),
   lifetimeOf: (found) => (found ? {} : { ttlMs: 0 }),
 });
 let repository: DeploymentRepository | undefined;

@@ -1,8 +1,9 @@
 import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GUARDRAIL_REFERENCE, guardrailDefinitionSchema, type Guardrail } from '../guardrails/schemas.js';
+import { settings } from '../settings.js';
 import { GuardrailRepository } from '../store/guardrail-repository.js';
 
-const LATEST_TTL_MS = 30_000;
+const latestTtlMs = () => settings().GW_CONFIG_CACHE_TTL_MS;
 // A pinned version never changes, so it can stay longer.
 const PINNED_TTL_MS = 10 * 60_000;
 
@@ -17,7 +18,7 @@ type Cached = { guardrail: Guardrail | undefined; pinned: boolean } | { defaults
 /**
  * Guardrails and workspace defaults for the hot path, cached per workspace like saved configs: a warm request
  * costs no store call, not even after the TTL (an entry is then served stale while one background read refreshes
- * it: refreshing-cache.ts), and a change is in force everywhere within 30 s + GW_CACHE_MAX_STALE_MS. A burst of
+ * it: refreshing-cache.ts), and a change is in force everywhere within GW_CONFIG_CACHE_TTL_MS (30 s) + GW_CACHE_MAX_STALE_MS. A burst of
  * cold requests for one workspace reads the store once. The control plane of the same process forgets a
  * workspace's entries when it changes them (so the local runtime applies a change at once).
  */
@@ -25,8 +26,8 @@ export class GuardrailResolver {
   private readonly cache = new RefreshingCache<string, Cached>({
     name: 'guardrails',
     max: 5_000,
-    ttlMs: () => LATEST_TTL_MS,
-    maxStaleMs: () => maxStaleFor(LATEST_TTL_MS),
+    ttlMs: latestTtlMs,
+    maxStaleMs: () => maxStaleFor(latestTtlMs()),
     // A miss is not kept (a guardrail created a moment later works at once); a pinned version never changes.
     lifetimeOf: (cached) => ('guardrail' in cached ? (!cached.guardrail ? { ttlMs: 0 } : cached.pinned ? { ttlMs: PINNED_TTL_MS, maxStaleMs: maxStaleFor(PINNED_TTL_MS) } : {}) : {}),
   });

@@ -1,4 +1,5 @@
 import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
+import { settings } from '../settings.js';
 import { WorkspaceRepository } from '../store/workspace-repository.js';
 
 /**
@@ -14,10 +15,11 @@ export interface WorkspaceObservabilitySettings {
 
 export const DEFAULT_OBSERVABILITY_SETTINGS: WorkspaceObservabilitySettings = { log_request_bodies: true, membersViewAnalytics: true, managersViewAnalytics: true };
 
-const TTL_MS = 5_000;
 // Read on every request's after-path (whether bodies are kept): stale-while-revalidate, so no request's log
-// record waits on the store for it after warm-up. A change is in force within TTL_MS plus the staleness bound.
-const cache = new RefreshingCache<string, WorkspaceObservabilitySettings>({ name: 'workspace observability settings', max: 5_000, ttlMs: () => TTL_MS, maxStaleMs: () => maxStaleFor(TTL_MS) });
+// record waits on the store for it after warm-up. Workspace-level like the policies and budget, it shares their
+// TTL (GW_POLICY_CACHE_TTL_MS): a change is in force within it plus the staleness bound.
+const ttlMs = () => settings().GW_POLICY_CACHE_TTL_MS;
+const cache = new RefreshingCache<string, WorkspaceObservabilitySettings>({ name: 'workspace observability settings', max: 5_000, ttlMs, maxStaleMs: () => maxStaleFor(ttlMs()) });
 
 export function observabilitySettingsOf(stored: Partial<Record<keyof WorkspaceObservabilitySettings, unknown>> | undefined): WorkspaceObservabilitySettings {
   return {

@@ -1,5 +1,6 @@
 import { RefreshingCache, maxStaleFor } from '../../cache/refreshing-cache.js';
 import type { GatewayError } from '../../http/errors.js';
+import { settings } from '../../settings.js';
 import { assertPrintableConfigCredentials } from './credential-fields.js';
 import { configErrorFromZod, configError } from './errors.js';
 import { configSchema, type GatewayConfig } from './schema.js';
@@ -11,7 +12,7 @@ export interface SavedConfigSource {
 }
 
 const SAVED_REFERENCE = /^([A-Za-z0-9_-]{1,64})(?:@(\d{1,9}))?$/;
-const LATEST_TTL_MS = 30_000;
+const latestTtlMs = () => settings().GW_CONFIG_CACHE_TTL_MS;
 // A pinned version never changes, so it can stay longer.
 const PINNED_TTL_MS = 10 * 60_000;
 
@@ -20,16 +21,17 @@ type SavedLookup = { config: GatewayConfig; pinned: boolean } | { error: Gateway
 
 /**
  * Reads `x-gw-config`: an inline JSON object, or a saved config id (`cfg-…`, optionally `@<version>`).
- * Saved configs are cached per workspace for 30 s (a pinned version for 10 min), then served stale while one
- * background read refreshes them, for at most GW_CACHE_MAX_STALE_MS more (refreshing-cache.ts): an update is in
- * force everywhere within 30 s + max staleness, and no request waits on a refresh.
+ * Saved configs are cached per workspace for GW_CONFIG_CACHE_TTL_MS (30 s; a pinned version for 10 min), then
+ * served stale while one background read refreshes them, for at most GW_CACHE_MAX_STALE_MS more
+ * (refreshing-cache.ts): an update is in force everywhere within the TTL + max staleness, and no request waits on
+ * a refresh.
  */
 export class ConfigResolver {
   private readonly cache = new RefreshingCache<string, SavedLookup>({
     name: 'saved-configs',
     max: 2_000,
-    ttlMs: () => LATEST_TTL_MS,
-    maxStaleMs: () => maxStaleFor(LATEST_TTL_MS),
+    ttlMs: latestTtlMs,
+    maxStaleMs: () => maxStaleFor(latestTtlMs()),
     lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : lookup.pinned ? { ttlMs: PINNED_TTL_MS, maxStaleMs: maxStaleFor(PINNED_TTL_MS) } : {}),
   });
 

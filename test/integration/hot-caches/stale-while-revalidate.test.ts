@@ -8,6 +8,7 @@ import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
+import { call } from '../control-plane/policies-support.js';
 import { chat, eventually, viaMock } from '../enforcement/enforcement-support.js';
 import { createKeyDirectly, installStoreReadGate, revokeElsewhere, sleep, type StoreReadGate } from './hot-cache-support.js';
 
@@ -23,6 +24,7 @@ let gate: StoreReadGate;
 useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started), {
   GW_AUTH_CACHE_TTL_MS: String(TTL_MS),
   GW_POLICY_CACHE_TTL_MS: String(TTL_MS),
+  GW_CONFIG_CACHE_TTL_MS: String(TTL_MS),
   GW_CACHE_MAX_STALE_MS: '600000',
 });
 beforeAll(() => {
@@ -69,8 +71,9 @@ describe('hot caches past their TTL', () => {
     try {
       const answers = await Promise.all(Array.from({ length: 10 }, () => chat(gateway, headers)));
       expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
-      // One read per stale entry (the key, the workspace's policies, its budget), not one per request.
-      expect(gate.reads()).toBeLessThanOrEqual(3);
+      // One read per stale entry, not one per request: the key, the workspace's policies, its budget, its
+      // observability settings (GW_POLICY_CACHE_TTL_MS) and its default guardrails (GW_CONFIG_CACHE_TTL_MS).
+      expect(gate.reads()).toBeLessThanOrEqual(5);
       expect(gate.releasedBySafetyTimeout()).toBe(0);
     } finally {
       gate.release();
@@ -107,6 +110,37 @@ describe('hot caches past their TTL', () => {
       return answer.status === 429 ? answer : undefined;
     }, 'the new policy to refuse');
     expect(refused.body).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+  });
+});
+
+describe('saved configs past GW_CONFIG_CACHE_TTL_MS', () => {
+  it('serve the cached version with no store read before the response, then the update once the refresh lands', async () => {
+    const target = { provider: 'openai', api_key: 'sk-provider-secret', custom_host: upstream.url };
+    const created = await call<{ id: string }>(gateway, 'POST', '/v1/configs', { body: { name: 'swr config', config: { ...target, override_params: { temperature: 0.1 } } } });
+    expect(created.status).toBe(201);
+    const headers = { 'x-gw-config': created.body.id };
+    const temperatureSent = async () => {
+      const before = upstream.requests.length;
+      expect((await chat(gateway, headers)).status).toBe(200);
+      return (upstream.requests[before].json as { temperature?: number }).temperature;
+    };
+    expect(await temperatureSent()).toBe(0.1);
+    await drainAllBackgroundWork();
+    // This process's control plane does not drop saved configs from the gateway's cache: only the TTL brings the
+    // update in, as for an update made on another instance.
+    expect((await call(gateway, 'PUT', `/v1/configs/${created.body.id}`, { body: { config: { ...target, override_params: { temperature: 0.9 } } } })).status).toBe(200);
+    await sleep(TTL_MS + 50);
+
+    gate.resetCount();
+    gate.hold();
+    try {
+      expect(await temperatureSent(), 'the stale version answers while its refresh is held').toBe(0.1);
+      expect(gate.held()).toBeGreaterThanOrEqual(1);
+      expect(gate.releasedBySafetyTimeout()).toBe(0);
+    } finally {
+      gate.release();
+    }
+    await eventually(async () => ((await temperatureSent()) === 0.9 ? true : undefined), 'the updated config to be used');
   });
 });
 
