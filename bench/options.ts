@@ -51,7 +51,7 @@ export const FULL_PLAN: BenchPlan = {
   // A full semantic partition holds as many vectors as gw keeps per partition; each lookup compares against all.
   features: { warmup: 50, count: 800, deadlineMs: 30_000, semanticPartitionEntries: MAX_SEMANTIC_CANDIDATES, setupDeadlineMs: 30_000 },
   coldStart: { runs: 7 },
-  soak: { requests: 30_000, connections: 16 },
+  soak: { requests: 60_000, connections: 16 },
   awsShaped: { samples: 12, expiredSamples: 6, cacheTtlMs: 5_000, quietMs: 600 },
   semanticScale: { sizes: [1_000, 10_000, 100_000] },
 };
@@ -93,7 +93,7 @@ export const USAGE = `npm run bench [-- options]
   --gw-env NAME=VALUE  extra gw setting for an investigation (repeatable; listed in the report)
   --scenario TEXT      only the hot-path scenarios whose name contains TEXT (e.g. semantic)
   --store-latency-ms N latency the aws-shaped phase adds to every store call (default 5)
-  --soak-requests N    requests of the soak (default 30000; a longer soak shows whether a slope levels off)
+  --soak-requests N    requests of the soak (default 60000; a longer soak shows whether a slope levels off)
   --out DIR            where results go (default bench/results)
   --help`;
 

@@ -40,9 +40,10 @@ export interface RssSample {
 
 const RSS_SAMPLES = 40;
 /**
- * "Flat": the tree's RSS grows by at most 200 KiB per 1,000 requests over the second half of the soak (≈ 3 MiB over
- * the last 15,000 of 30,000): above the noise of V8's heap sizing, far below the 70–100 KiB *per request* that a
- * leaking request log once cost.
+ * "Flat": the tree's RSS grows by at most 200 KiB per 1,000 requests over the second half of the soak (≈ 6 MiB over
+ * the last 30,000 of 60,000): above the noise of V8's heap sizing, far below the 70–100 KiB *per request* that a
+ * leaking request log once cost. The full run soaks 60,000 requests because gw's heap floor settles only after
+ * some 20,000: a 30,000-request soak judges warm-up (bench/README.md, "Soak").
  */
 export const FLAT_SLOPE_KIB_PER_1K = 200;
 /** Below this many requests (the quick run's soak) the slope is reported without a verdict. */

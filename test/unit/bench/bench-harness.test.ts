@@ -22,11 +22,11 @@ describe('bench options', () => {
     expect(parseOptions([]).storeLatencyMs).toBe(5);
   });
 
-  it('takes --soak-requests in either order with --quick; a longer soak is a partial run', () => {
-    expect(parseOptions(['--soak-requests', '60000']).plan.soak).toEqual({ requests: 60_000, connections: 16 });
+  it('takes --soak-requests in either order with --quick; a length other than the full run’s is a partial run', () => {
+    expect(parseOptions(['--soak-requests', '90000']).plan.soak).toEqual({ requests: 90_000, connections: 16 });
     expect(parseOptions(['--soak-requests', '500', '--quick']).plan.soak.requests).toBe(500);
-    expect(resultName(parseOptions(['--soak-requests', '60000']))).toBe('partial');
-    expect(resultName(parseOptions(['--soak-requests', '30000']))).toBe('latest');
+    expect(resultName(parseOptions(['--soak-requests', '30000']))).toBe('partial');
+    expect(resultName(parseOptions(['--soak-requests', '60000']))).toBe('latest');
     expect(() => parseOptions(['--soak-requests', '1e5'])).toThrow(/whole number/);
     expect(() => parseOptions(['--soak-requests', '10'])).toThrow(/at least 100/);
   });
@@ -38,8 +38,8 @@ describe('bench options', () => {
     expect(() => parseOptions(['--phases', 'aws'])).toThrow(/unknown phase/);
   });
 
-  it('keeps the 30,000-request soak in the full plan and a small one in quick, without 100k semantic entries', () => {
-    expect(parseOptions([]).plan.soak).toEqual({ requests: 30_000, connections: 16 });
+  it('keeps a 60,000-request soak (at least the issue’s 30,000) in the full plan and a small one in quick, without 100k semantic entries', () => {
+    expect(parseOptions([]).plan.soak).toEqual({ requests: 60_000, connections: 16 });
     const quick = parseOptions(['--quick']).plan;
     expect(quick.soak.requests).toBeLessThan(5_000);
     expect(quick.semanticScale.sizes).not.toContain(100_000);
