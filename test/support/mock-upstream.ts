@@ -11,6 +11,8 @@ export interface RecordedRequest {
   json: unknown;
   /** The client's port: requests on one keep-alive connection share it. */
   remotePort?: number;
+  /** Set once the client closed this request while the mock was still answering it. */
+  closedEarly?: boolean;
 }
 
 /** How a mock provider answers one request. */
@@ -73,9 +75,14 @@ export async function startMockUpstream(initial: MockHandler): Promise<MockUpstr
     requests.push(recorded);
     const script = await handler(recorded);
     let finished = false;
-    response.once('close', () => {
-      if (!finished) earlyCloses++;
-    });
+    const closed = () => {
+      if (finished || recorded.closedEarly) return;
+      earlyCloses++;
+      recorded.closedEarly = true;
+    };
+    response.once('close', closed);
+    // A client that left while the handler ran: 'close' may have gone by before the listener was added.
+    if (response.destroyed) closed();
     if (script.hang) return;
     if (script.destroy) {
       response.socket?.destroy();
