@@ -15,6 +15,8 @@ export interface BundleWeight {
   coldFiles: string[];
   /** Cold-start bytes per npm package (or `(own code)`), largest first. */
   coldByPackage: PackageBytes[];
+  /** The project's own source files (not node_modules) a cold start evaluates, as esbuild names them. */
+  coldOwnSources: string[];
   /** Bytes per npm package over all outputs, largest first. */
   totalByPackage: PackageBytes[];
   /** What the outputs still import at run time, as esbuild recorded it. */
@@ -40,6 +42,7 @@ export function weighBundle(metafile: Metafile, entryFile: string, root = proces
     totalBytes: sum(all, outputs),
     coldFiles: cold,
     coldByPackage: bytesByPackage(cold.map((file) => outputs.get(file)!)),
+    coldOwnSources: cold.flatMap((file) => Object.keys(outputs.get(file)!.inputs).filter((input) => !input.includes('node_modules'))),
     totalByPackage: bytesByPackage([...outputs.values()]),
     externalImports: externalImportsOf([...outputs.values()]),
   };

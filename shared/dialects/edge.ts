@@ -4,8 +4,7 @@ import { isStreamBody } from '../http/types.js';
 import type { AttemptSuccess } from '../gateway/attempt.js';
 import type { GatewayContext } from '../gateway/context.js';
 import { isRecord } from '../providers/common/json-guards.js';
-import type { Endpoint, OpenAIBody } from '../providers/types.js';
-import { dialectCodec } from './registry.js';
+import type { OpenAIBody } from '../providers/types.js';
 import { expandPreviousResponse, storeResponse } from './responses/conversation-state.js';
 import { ResponsesStreamEncoder } from './responses/stream.js';
 import type { DialectCodec } from './types.js';
@@ -13,9 +12,7 @@ import type { DialectCodec } from './types.js';
 const encoder = new TextEncoder();
 
 /** Checks an inbound dialect's body when the request arrives; a Responses conversation is expanded here. */
-export async function prepareDialectBody(endpoint: Endpoint, body: OpenAIBody, workspaceId: string): Promise<OpenAIBody> {
-  const codec = dialectCodec(endpoint);
-  if (!codec) return body;
+export async function prepareDialectBody(codec: DialectCodec, body: OpenAIBody, workspaceId: string): Promise<OpenAIBody> {
   codec.validate(body);
   return codec.name === 'responses' ? expandPreviousResponse(body, workspaceId) : body;
 }
@@ -25,9 +22,7 @@ export async function prepareDialectBody(endpoint: Endpoint, body: OpenAIBody, w
  * relayed), a native one goes as it is; a Response is stored (unless `store: false`) before the client sees
  * it complete, so a `previous_response_id` sent right after always finds it.
  */
-export async function dialectAnswer(context: GatewayContext, value: AttemptSuccess): Promise<Pick<AttemptSuccess, 'contentType' | 'body'>> {
-  const codec = dialectCodec(context.endpoint);
-  if (!codec) return value;
+export async function dialectAnswer(context: GatewayContext, codec: DialectCodec, value: AttemptSuccess): Promise<Pick<AttemptSuccess, 'contentType' | 'body'>> {
   const keep = codec.name === 'responses' ? (response: Record<string, unknown>) => keepResponse(context, response) : undefined;
   if (isStreamBody(value.body)) {
     const body = value.dialectNative ? relayNative(codec, context.body, value.body, keep) : translateStream(codec, context.body, value.body, keep);

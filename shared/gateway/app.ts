@@ -7,10 +7,9 @@ import type { Endpoint } from '../providers/types.js';
 import { savedConfigSource } from '../store/config-repository.js';
 import { ConfigResolver } from './config/resolve-config.js';
 import { buildGatewayContext, forwardInference, type InferenceDependencies } from './inference.js';
-import { promptCompletionsHandler } from './prompt-completions.js';
+import { handlerOnFirstRequest } from '../http/lazy-handler.js';
 import { registerDialectRoutes } from '../dialects/routes.js';
 import { registerPassthroughRoutes } from './passthrough/routes.js';
-import { mcpGatewayHandler } from '../mcp/gateway.js';
 import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
@@ -43,11 +42,13 @@ export function createGatewayApp(
   // Pass-through OpenAI endpoints: images, audio, moderations, rerank (docs/passthrough.md).
   registerPassthroughRoutes(router, inference);
   // The MCP gateway (docs/mcp.md) and the keyless health check.
-  const mcp = mcpGatewayHandler(authenticator);
+  // Both are imported on their first request (shared/http/lazy-handler.ts).
+  const mcp = handlerOnFirstRequest(async () => (await import('../mcp/gateway.js')).mcpGatewayHandler(authenticator));
   for (const method of ['POST', 'GET', 'DELETE']) router.on(method, '/v1/mcp/{server}', mcp);
   router.on('GET', '/health', healthHandler(authenticator));
   // Prompt completions render a stored prompt, then run it through the very chat-completions route above.
-  router.on('POST', '/v1/prompts/{promptId}/completions', promptCompletionsHandler(authenticator, router.match('POST', '/v1/chat/completions').handler));
+  const chatCompletions = router.match('POST', '/v1/chat/completions').handler;
+  router.on('POST', '/v1/prompts/{promptId}/completions', handlerOnFirstRequest(async () => (await import('./prompt-completions.js')).promptCompletionsHandler(authenticator, chatCompletions)));
 
   return async (request) => {
     let traceId: string;

@@ -18,8 +18,7 @@ import { readUpstreamBody, sendUpstream } from './upstream-client.js';
 import { remoteImageFetcher } from './remote-media.js';
 import { sendFannedOut } from './fan-out.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
-import { attemptNatively } from '../dialects/native-attempt.js';
-import { canonicalEndpoint, dialectCodec } from '../dialects/registry.js';
+import { canonicalEndpoint } from '../dialects/registry.js';
 import { providerErrorFrom } from './upstream-errors.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -87,10 +86,13 @@ export async function attemptLeaf(
     record.model = body.model;
     const stream = body.stream === true;
     // Inbound dialects (shared/dialects/) always report usage at the end of their streams.
-    const dialect = dialectCodec(context.endpoint);
+    const dialect = context.dialect;
     const clientWantsUsage = dialect !== undefined || (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
     const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
-    if (dialect?.speaksNatively(adapter.slug, target, body)) return await attemptNatively({ context, codec: dialect, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage });
+    if (dialect?.speaksNatively(adapter.slug, target, body)) {
+      const { attemptNatively } = await import('../dialects/native-attempt.js');
+      return await attemptNatively({ context, codec: dialect, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage });
+    }
     // The cache key uses the body before gw filled `user` from metadata (metadata is part of the key anyway).
     const cache = await withSpan(context, 'cache_lookup', () => (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested));
     if (cache.hit) {

@@ -7,6 +7,7 @@ import type { Endpoint, OpenAIBody } from '../providers/types.js';
 import type { AttemptRecord } from './attempt.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { RequestOptions } from './request-options.js';
+import type { DialectCodec } from '../dialects/types.js';
 
 /** The one typed context a gateway request carries through the pipeline; each stage reads and extends it. */
 export interface GatewayContext {
@@ -17,6 +18,8 @@ export interface GatewayContext {
   /** Epoch ms after which no retry wait may start. */
   deadline: number;
   endpoint: Endpoint;
+  /** The inbound dialect's codec (Responses, Messages), loaded while the context was built; absent for chat, completions and embeddings. */
+  dialect?: DialectCodec;
   principal: Principal;
   options: RequestOptions;
   body: OpenAIBody;

@@ -20,7 +20,7 @@ import { admitRequest, type Admission } from './enforcement/admission.js';
 import { applyGuardrails } from './guardrail-stage.js';
 import { releaseAdmission, rememberReservations, settleUsage } from './enforcement/settlement.js';
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
-import { dialectAnswer, prepareDialectBody } from '../dialects/edge.js';
+import { loadDialectCodec } from '../dialects/registry.js';
 import { readRequestOptions } from './request-options.js';
 import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
@@ -52,6 +52,9 @@ export async function buildGatewayContext(request: NeutralRequest, endpoint: End
   }
 }
 
+/** The dialects' request and answer translation (shared/dialects/edge.ts), imported with the first dialect request. */
+const dialectEdge = () => import('../dialects/edge.js');
+
 /** Who a request turned out to be, kept until its context exists, for the log record of an early refusal. */
 const authenticatedRequests = new WeakMap<NeutralRequest, { principal: Principal } & SpanHost>();
 
@@ -70,7 +73,9 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   }
   const options = readRequestOptions(request.headers);
   // An inbound dialect's body is checked by its codec (and a Responses conversation expanded); it stays in its dialect.
-  const body = await prepareDialectBody(endpoint, parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES), principal.workspaceId);
+  const dialect = await loadDialectCodec(endpoint);
+  const parsedBody = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
+  const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
   await applyWorkspaceProvider(request, options, body, principal);
   const config = await resolveRequestConfig(options, principal, deps.configs);
@@ -85,6 +90,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
     startedAt,
     deadline: now + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
     endpoint,
+    dialect,
     principal,
     options,
     body,
@@ -115,7 +121,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
         withRetries(node.settings.retry, context.deadline, (retry) => attemptLeaf(context, node.path, node.settings, retry, (report) => settle(report)), clock),
     });
     // An inbound dialect's answer: canonical → dialect (event by event for streams), a stored Response kept.
-    Object.assign(value, await dialectAnswer(context, value));
+    if (context.dialect) Object.assign(value, await (await dialectEdge()).dialectAnswer(context, context.dialect, value));
     const headers: Record<string, string> = {
       ...value.headers,
       ...gatewayHeaders({

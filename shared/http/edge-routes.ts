@@ -1,3 +1,5 @@
+import { PASSTHROUGH_PATHS } from '../gateway/passthrough/paths.js';
+
 /**
  * Which Lambda serves which path. The CDK stack wires API Gateway from this list and the local runtime routes
  * with it, so both edges agree. Paths use `{name}` for one segment; everything else under /v1 is the
@@ -16,13 +18,7 @@ export const GATEWAY_PATHS: readonly string[] = [
   '/v1/messages',
   '/v1/messages/count_tokens',
   // Pass-through OpenAI endpoints (shared/gateway/passthrough/); audio/speech streams binary audio.
-  '/v1/images/generations',
-  '/v1/images/edits',
-  '/v1/audio/speech',
-  '/v1/audio/transcriptions',
-  '/v1/audio/translations',
-  '/v1/moderations',
-  '/v1/rerank',
+  ...PASSTHROUGH_PATHS,
   // gw as an MCP gateway (shared/mcp/): Streamable HTTP, POST + GET (server event stream) + DELETE.
   '/v1/mcp/{server}',
   // Liveness without a key, outside /v1: API Gateway needs it as a resource at the API root.

@@ -90,6 +90,26 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     expect(gateway.coldFiles[0]).toBe(gateway.file);
   });
 
+  it('loads the inbound dialects, pass-through endpoints, MCP gateway and prompt completions on their first request, not at a cold start', () => {
+    const gateway = built.find(({ name }) => name === 'gateway')!;
+    const lazy = [
+      'shared/dialects/responses/codec.ts',
+      'shared/dialects/anthropic-messages/codec.ts',
+      'shared/dialects/schemas.ts',
+      'shared/dialects/edge.ts',
+      'shared/dialects/native-attempt.ts',
+      'shared/dialects/responses/response-repository.ts',
+      'shared/dialects/anthropic-messages/count-tokens-route.ts',
+      'shared/gateway/passthrough/forward.ts',
+      'shared/gateway/passthrough/schemas.ts',
+      'shared/mcp/gateway.ts',
+      'shared/gateway/prompt-completions.ts',
+    ];
+    for (const source of lazy) expect(gateway.coldOwnSources, source).not.toContain(source);
+    expect(gateway.coldOwnSources).toEqual(expect.arrayContaining(['shared/gateway/app.ts', 'shared/dialects/registry.ts', 'shared/gateway/passthrough/paths.ts']));
+    expect(gateway.byPackage.map(({ source }) => source)).not.toContain('mustache');
+  });
+
   it('ships an external source map next to each bundle and each of its chunks', () => {
     for (const { file } of built) {
       const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };

@@ -5,7 +5,9 @@ import type { NeutralRequest } from '../../http/types.js';
 import { jsonResponse } from '../../http/types.js';
 import { buildGatewayContext, forwardInference, type InferenceDependencies } from '../../gateway/inference.js';
 import { gatewayHeaders } from '../../gateway/response-headers.js';
-import { responseRepository } from './response-repository.js';
+
+/** The stored-response table's code, imported with the first request that reads or deletes one. */
+const storedResponses = async () => (await import('./response-repository.js')).responseRepository();
 
 /**
  * `POST /v1/responses` runs the pipeline; `GET`/`DELETE /v1/responses/{id}` and `GET …/input_items` read gw's
@@ -18,18 +20,18 @@ export function registerResponsesRoutes(router: Router, deps: InferenceDependenc
   });
   router.on('GET', '/v1/responses/{responseId}', async (request, params) => {
     const workspaceId = await callerWorkspace(request, deps);
-    const stored = await responseRepository().get(workspaceId, params.responseId);
+    const stored = await (await storedResponses()).get(workspaceId, params.responseId);
     if (!stored) throw notFound(params.responseId);
     return jsonResponse(200, stored.response, headers(request));
   });
   router.on('DELETE', '/v1/responses/{responseId}', async (request, params) => {
     const workspaceId = await callerWorkspace(request, deps);
-    if (!(await responseRepository().delete(workspaceId, params.responseId))) throw notFound(params.responseId);
+    if (!(await (await storedResponses()).delete(workspaceId, params.responseId))) throw notFound(params.responseId);
     return jsonResponse(200, { id: params.responseId, object: 'response.deleted', deleted: true }, headers(request));
   });
   router.on('GET', '/v1/responses/{responseId}/input_items', async (request, params) => {
     const workspaceId = await callerWorkspace(request, deps);
-    const stored = await responseRepository().get(workspaceId, params.responseId);
+    const stored = await (await storedResponses()).get(workspaceId, params.responseId);
     if (!stored) throw notFound(params.responseId);
     return jsonResponse(200, inputItemsPage(stored.inputItems, request.query), headers(request));
   });

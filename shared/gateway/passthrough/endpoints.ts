@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { PassthroughEndpoint } from '../../providers/passthrough-types.js';
+import { PASSTHROUGH_PATHS, type PassthroughPath } from './paths.js';
 import {
   audioFileFormSchema,
   imageEditFormSchema,
@@ -11,7 +12,7 @@ import {
 
 /** How gw handles one pass-through endpoint's body and answer. */
 export interface PassthroughRoute {
-  path: string;
+  path: PassthroughPath;
   endpoint: PassthroughEndpoint;
   /** `json`: a JSON object; `multipart`: multipart/form-data forwarded byte for byte (boundary kept). */
   body: 'json' | 'multipart';
@@ -32,3 +33,12 @@ export const PASSTHROUGH_ROUTES: readonly PassthroughRoute[] = [
   { path: '/v1/moderations', endpoint: 'moderations', body: 'json', schema: moderationRequestSchema, streamsAnswer: false },
   { path: '/v1/rerank', endpoint: 'rerank', body: 'json', schema: rerankRequestSchema, streamsAnswer: false },
 ];
+
+/** How `path` is served; every path of paths.ts has exactly one route here (test/unit/gateway/passthrough-paths.test.ts). */
+export function passthroughRoute(path: PassthroughPath): PassthroughRoute {
+  const route = PASSTHROUGH_ROUTES.find((candidate) => candidate.path === path);
+  if (!route) throw new Error(`no pass-through route for ${path} (paths.ts and endpoints.ts disagree)`);
+  return route;
+}
+
+export { PASSTHROUGH_PATHS };
