@@ -22,6 +22,7 @@ import { releaseAdmission, rememberReservations, settleUsage } from './enforceme
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
 import { loadDialectCodec } from '../dialects/registry.js';
 import { readRequestOptions } from './request-options.js';
+import { prefetchWorkspaceState } from './workspace-prefetch.js';
 import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
 import { applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
@@ -71,6 +72,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   if (!hasScope(principal, 'completions:write')) {
     throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
   }
+  prefetchWorkspaceState(principal.workspaceId);
   const options = readRequestOptions(request.headers);
   // An inbound dialect's body is checked by its codec (and a Responses conversation expanded); it stays in its dialect.
   const dialect = await loadDialectCodec(endpoint);

@@ -19,6 +19,7 @@ import { readRequestOptions } from '../request-options.js';
 import { leafFromHeaders } from '../resolve-target.js';
 import type { PassthroughRoute } from './endpoints.js';
 import { readPassthroughPayload, type PassthroughPayload } from './payload.js';
+import { prefetchWorkspaceState } from '../workspace-prefetch.js';
 
 export interface PassthroughRequest {
   context: GatewayContext;
@@ -48,6 +49,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     if (!hasScope(principal, 'completions:write')) {
       throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
     }
+    prefetchWorkspaceState(principal.workspaceId);
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
     await applyWorkspaceProvider(request, options, payload.fields, principal);
