@@ -33,7 +33,9 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets' | 'issue23
     rows.push(judge(`${row.bundle} bundle imports in < 100 ms`, row.importMs.median, TARGETS.importMs - Number.EPSILON, (value) => `${value.toFixed(1)} ms`));
   }
   const gateway = results.coldStart.rows.find((row) => row.bundle === 'gateway');
-  rows.push(judge('gateway bundle < 500 KiB minified', gateway?.bytes, TARGETS.gatewayBundleBytes - 1, (value) => `${(value / 1024).toFixed(1)} KiB`));
+  // What a cold import loads, not index.mjs alone: with code splitting the entry can be tiny while the chunks it
+  // imports at once are not.
+  rows.push(judge('gateway bundle < 500 KiB loaded by a cold import', gateway?.loadedBytes ?? gateway?.bytes, TARGETS.gatewayBundleBytes - 1, (value) => `${(value / 1024).toFixed(1)} KiB`));
   return rows;
 }
 
