@@ -69,6 +69,18 @@ export class RefreshingCache<K, V> {
     return this.loadOnce(key, load);
   }
 
+  /**
+   * Starts loading `key` when memory holds no usable value for it (never read, or past its staleness bound), so
+   * that a `get` made a moment later joins the read instead of starting it; does nothing when a value is held,
+   * which a later `get` answers without waiting anyway. A failed load is for that `get` to report.
+   */
+  prefetch(key: K, load: Loader<V>): void {
+    const entry = this.entries.get(key);
+    // Without a TTL nothing is kept or shared: the later get reads for itself.
+    if ((entry && this.now() < entry.staleUntil) || this.options.ttlMs() <= 0) return;
+    this.loadOnce(key, load).catch(() => undefined);
+  }
+
   /** Reads the store now, bypassing memory (shares a load already in flight), and keeps the result. */
   refresh(key: K, load: Loader<V>): Promise<V> {
     if (this.options.ttlMs() <= 0) return load();

@@ -1,3 +1,4 @@
+import { loadOnce } from '../cache/load-once.js';
 import type { Endpoint } from '../providers/types.js';
 import type { DialectCodec } from './types.js';
 
@@ -7,11 +8,9 @@ import type { DialectCodec } from './types.js';
  * (issue #23). Which endpoints are dialects is known without loading anything.
  */
 const CODEC_LOADERS: Partial<Record<Endpoint, () => Promise<DialectCodec>>> = {
-  responses: async () => (await import('./responses/codec.js')).responsesCodec,
-  messages: async () => (await import('./anthropic-messages/codec.js')).anthropicMessagesCodec,
+  responses: loadOnce(async () => (await import('./responses/codec.js')).responsesCodec),
+  messages: loadOnce(async () => (await import('./anthropic-messages/codec.js')).anthropicMessagesCodec),
 };
-
-const loading = new Map<Endpoint, Promise<DialectCodec>>();
 
 /** Whether `endpoint` is an inbound dialect (translated to and from chat) rather than a canonical endpoint. */
 export function isDialectEndpoint(endpoint: Endpoint): boolean {
@@ -20,16 +19,7 @@ export function isDialectEndpoint(endpoint: Endpoint): boolean {
 
 /** The codec of an inbound dialect, or undefined for the canonical endpoints (chat, completions, embeddings). */
 export function loadDialectCodec(endpoint: Endpoint): Promise<DialectCodec> | undefined {
-  const load = CODEC_LOADERS[endpoint];
-  if (!load) return undefined;
-  let codec = loading.get(endpoint);
-  if (!codec) {
-    codec = load();
-    loading.set(endpoint, codec);
-    // A failed import is tried again by the next request rather than remembered.
-    codec.catch(() => loading.delete(endpoint));
-  }
-  return codec;
+  return CODEC_LOADERS[endpoint]?.();
 }
 
 /** The endpoint a provider adapter serves for this inbound endpoint: dialects are translated to chat. */

@@ -47,8 +47,17 @@ export class GuardrailResolver {
   }
 
   async workspaceDefaults(workspaceId: string): Promise<string[]> {
-    const cached = await this.cache.get(`${workspaceId}\u0000#defaults`, async () => ({ defaults: await this.source.workspaceDefaults(workspaceId) }));
+    const cached = await this.cache.get(defaultsKey(workspaceId), () => this.loadDefaults(workspaceId));
     return 'defaults' in cached ? cached.defaults : [];
+  }
+
+  /** Starts reading a workspace's defaults when none are held (refreshing-cache.ts `prefetch`). */
+  prefetchWorkspaceDefaults(workspaceId: string): void {
+    this.cache.prefetch(defaultsKey(workspaceId), () => this.loadDefaults(workspaceId));
+  }
+
+  private async loadDefaults(workspaceId: string): Promise<Cached> {
+    return { defaults: await this.source.workspaceDefaults(workspaceId) };
   }
 
   /** Drops every cached entry of a workspace (its guardrails changed, or its defaults did). */
@@ -57,6 +66,8 @@ export class GuardrailResolver {
     this.cache.forget((key) => key.startsWith(prefix));
   }
 }
+
+const defaultsKey = (workspaceId: string) => `${workspaceId}\u0000#defaults`;
 
 /** A stored record as the pipeline runs it; a record that no longer parses is treated as missing. */
 function toGuardrail(stored: unknown): Guardrail | undefined {

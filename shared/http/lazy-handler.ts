@@ -1,3 +1,4 @@
+import { loadOnce } from '../cache/load-once.js';
 import type { Handler } from './types.js';
 
 /**
@@ -7,12 +8,6 @@ import type { Handler } from './types.js';
  * next request instead of failing the route for the life of the process.
  */
 export function handlerOnFirstRequest(load: () => Promise<Handler>): Handler {
-  let loading: Promise<Handler> | undefined;
-  return async (request, params) => {
-    loading ??= load().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    return (await loading)(request, params);
-  };
+  const handler = loadOnce(load);
+  return async (request, params) => (await handler())(request, params);
 }

@@ -1,3 +1,4 @@
+import { loadOnce } from '../cache/load-once.js';
 import { azureOpenAIAdapter } from './azure-openai/adapter.js';
 import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
@@ -43,20 +44,13 @@ function loaded(adapter: ProviderAdapter): ProviderEntry {
  * test), so the two cannot drift apart. A failed import is tried again on the next request.
  */
 export function onFirstUse(names: ProviderNames, importAdapter: () => Promise<ProviderAdapter>): ProviderEntry {
-  let loading: Promise<ProviderAdapter> | undefined;
-  const load = (): Promise<ProviderAdapter> =>
-    (loading ??= importAdapter().then(
-      (adapter) => {
-        if (adapter.slug !== names.slug || adapter.aliases.join() !== names.aliases.join() || adapter.endpoints.join() !== names.endpoints.join()) {
-          throw new Error(`the registry entry of provider '${names.slug}' does not match its adapter (${adapter.slug}: ${adapter.aliases.join()} / ${adapter.endpoints.join()})`);
-        }
-        return reportingDrops(adapter);
-      },
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    ));
+  const load = loadOnce(async () => {
+    const adapter = await importAdapter();
+    if (adapter.slug !== names.slug || adapter.aliases.join() !== names.aliases.join() || adapter.endpoints.join() !== names.endpoints.join()) {
+      throw new Error(`the registry entry of provider '${names.slug}' does not match its adapter (${adapter.slug}: ${adapter.aliases.join()} / ${adapter.endpoints.join()})`);
+    }
+    return reportingDrops(adapter);
+  });
   return { ...names, load };
 }
 

@@ -44,6 +44,11 @@ export class EnforcementSnapshots {
     return { ...snapshot, fresh: snapshot === loaded };
   }
 
+  /** Starts reading a workspace no snapshot is held for (refreshing-cache.ts `prefetch`); nothing when one is. */
+  prefetch(workspaceId: string): void {
+    this.cache.prefetch(workspaceId, () => this.load(workspaceId));
+  }
+
   /** Reads the store again, bypassing memory (concurrent refreshes of a workspace share one read). */
   async refresh(workspaceId: string): Promise<EnforcementSnapshot> {
     return { ...(await this.cache.refresh(workspaceId, () => this.load(workspaceId))), fresh: true };

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { PassthroughEndpoint } from '../../providers/passthrough-types.js';
-import { PASSTHROUGH_PATHS, type PassthroughPath } from './paths.js';
+import type { PassthroughPath } from './paths.js';
 import {
   audioFileFormSchema,
   imageEditFormSchema,
@@ -40,5 +40,3 @@ export function passthroughRoute(path: PassthroughPath): PassthroughRoute {
   if (!route) throw new Error(`no pass-through route for ${path} (paths.ts and endpoints.ts disagree)`);
   return route;
 }
-
-export { PASSTHROUGH_PATHS };

@@ -34,6 +34,33 @@ function cacheWithClock(options: { ttl?: number; maxStale?: number; lifetimeOf?:
 }
 
 describe('RefreshingCache', () => {
+  it('prefetch starts the read of a key it does not hold, which a later get joins, and does nothing for a held key', async () => {
+    const { cache, clock } = cacheWithClock();
+    const loader = controlledLoader();
+    loader.state.hold = true;
+    cache.prefetch('k', loader.load);
+    expect(loader.state.calls).toBe(1);
+    const answer = cache.get('k', loader.load);
+    expect(loader.state.calls).toBe(1);
+    await loader.release();
+    expect(await answer).toBe('value-1');
+    cache.prefetch('k', loader.load);
+    clock.now += 1_500;
+    // Stale but within its bound: still held, so nothing starts (the get that uses it refreshes it).
+    cache.prefetch('k', loader.load);
+    expect(loader.state.calls).toBe(1);
+  });
+
+  it('prefetch of a failing read leaves the failure to the get that joins it, and the next get reads again', async () => {
+    const { cache } = cacheWithClock();
+    const loader = controlledLoader();
+    loader.state.fail = true;
+    cache.prefetch('k', loader.load);
+    await expect(cache.get('k', loader.load)).rejects.toThrow('store down (load 1)');
+    loader.state.fail = false;
+    expect(await cache.get('k', loader.load)).toBe('value-2');
+  });
+
   it('serves a fresh value from memory without loading', async () => {
     const { cache, clock } = cacheWithClock();
     const loader = controlledLoader();
