@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
 import { weighBundle, type BundleWeight, type PackageBytes } from './bundle-analysis.js';
-import { lambdaBundlePlugins, LLHTTP_FILE, PRICES_FILE, writeLlhttpWasm, writePricesAsset } from './bundle-plugins.js';
+import { lambdaBundlePlugins, PRICES_FILE, writePricesAsset } from './bundle-plugins.js';
 
 /**
  * `npm run build`: one minified ESM bundle per Lambda under dist/<function>/ — `index.mjs`, the chunks it loads
@@ -50,7 +50,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
 
 /** gpt-tokenizer as its own file beside each bundle (the bundles import it by a computed specifier). */
 export const TOKENIZER_FILE = 'gpt-tokenizer.mjs';
-export { LLHTTP_FILE, PRICES_FILE };
+export { PRICES_FILE };
 
 export function tokenizerBuildOptions(outfile: string): BuildOptions {
   return { entryPoints: ['gpt-tokenizer'], outfile, bundle: true, platform: 'node', target: LAMBDA_BUNDLE.target, format: 'esm', minify: true, legalComments: 'none', logLevel: 'warning' };
@@ -61,8 +61,8 @@ export function functionNames(functionsDir = 'functions'): string[] {
   return readdirSync(functionsDir).filter((name) => existsSync(join(functionsDir, name, 'handler.ts')));
 }
 
-/** The files read on first use (gpt-tokenizer, the price data, undici's HTTP parser), made once, copied beside every bundle. */
-const SIBLING_FILES = [TOKENIZER_FILE, PRICES_FILE, LLHTTP_FILE] as const;
+/** The files read on first use (gpt-tokenizer, the price data), made once, copied beside every bundle. */
+const SIBLING_FILES = [TOKENIZER_FILE, PRICES_FILE] as const;
 
 /** Builds `names` (every function by default) of the project at `root` into `outRoot`, which it empties first. */
 export async function buildFunctions(outRoot = 'dist', names?: string[], root = process.cwd()): Promise<BuiltFunction[]> {
@@ -71,7 +71,6 @@ export async function buildFunctions(outRoot = 'dist', names?: string[], root = 
   const results: BuiltFunction[] = [];
   await build({ ...tokenizerBuildOptions(join(outRoot, TOKENIZER_FILE)), absWorkingDir: root });
   await writePricesAsset(join(outRoot, PRICES_FILE));
-  await writeLlhttpWasm(join(outRoot, LLHTTP_FILE));
   for (const name of names ?? functionNames(join(root, 'functions'))) {
     const outdir = join(outRoot, name);
     const file = join(outdir, LAMBDA_BUNDLE.outputFile);

@@ -50,45 +50,6 @@ export function withoutInlineData(source: string, path = '@pydantic/genai-prices
   return `import { readFileSync as __gwReadFileSync } from 'node:fs';\nconst ${opening[1]} = ${read}${source.slice(closing + 2)}`;
 }
 
-/** undici's llhttp parser (WebAssembly), as a binary file beside each bundle. */
-export const LLHTTP_FILE = 'llhttp_simd.wasm';
-
-/**
- * undici parses HTTP/1.1 with llhttp compiled to WebAssembly, inlined as base64 JavaScript in two builds (~71 KiB
- * each): it compiles the SIMD build and falls back to the plain one only where WebAssembly SIMD is missing. Every
- * Node that runs gw (20 locally, 24 on Lambda; x86-64 and arm64) has SIMD, so the bundles carry the SIMD build
- * alone, and not as JavaScript at all: undici asks for it when it opens its first connection, and then it is read
- * from `llhttp_simd.wasm` beside the bundle (53 KiB of bytes instead of 71 KiB of source every cold start parses).
- * The same bytes reach the same `new WebAssembly.Module`, so parsing is unchanged. Should the plain build ever be
- * asked for, it fails with a message saying why instead of parsing with a build the bundle does not have.
- */
-export function llhttpAsWasmFile(): Plugin {
-  return {
-    name: 'gw-llhttp-wasm-file',
-    setup(build) {
-      build.onResolve({ filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/ }, ({ path, importer }) =>
-        /[\\/]undici[\\/]lib[\\/]/.test(importer) ? { path: path.includes('_simd') ? 'simd' : 'plain', namespace: 'gw-llhttp' } : undefined,
-      );
-      build.onLoad({ filter: /.*/, namespace: 'gw-llhttp' }, ({ path }) => ({
-        // CommonJS, like the module it replaces; `require` is the bundle's own (the banner's createRequire), so the
-        // file resolves against the bundle, whichever chunk this ends up in.
-        contents:
-          path === 'simd'
-            ? `module.exports = require('node:fs').readFileSync(require.resolve('./${LLHTTP_FILE}'));`
-            : "throw new Error('gw bundles carry only the WebAssembly SIMD build of undici\\'s llhttp parser, and this platform cannot compile it (UNDICI_NO_WASM_SIMD=1 is not supported in a bundle)');",
-        loader: 'js',
-      }));
-    },
-  };
-}
-
-/** The SIMD build's bytes, as undici's own module decodes them (what `llhttp_simd.wasm` holds). */
-export async function writeLlhttpWasm(file: string): Promise<void> {
-  const { createRequire } = await import('node:module');
-  const bytes = createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer;
-  await writeFile(file, bytes);
-}
-
 export function lambdaBundlePlugins(): Plugin[] {
-  return [pricesAsJsonAsset(), llhttpAsWasmFile()];
+  return [pricesAsJsonAsset()];
 }

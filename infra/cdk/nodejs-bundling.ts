@@ -5,7 +5,7 @@ import { LAMBDA_BUNDLE } from './bundle-options.js';
  * LAMBDA_BUNDLE expressed as NodejsFunction bundling options: the same esbuild settings `npm run build` uses,
  * run by the project's own esbuild (never Docker). The CDK app no longer bundles this way (infra/cdk/app.ts
  * deploys what scripts/build.ts builds): NodejsFunction's esbuild command line has no plugins and writes one
- * `--outfile`, so it cannot split chunks, move the price data to genai-prices.json or keep one llhttp build.
+ * `--outfile`, so it cannot split chunks or move the price data to genai-prices.json.
  * This is the fallback of a GwStack constructed without prebuilt bundles: a correct, larger, unsplit bundle.
  */
 export function nodejsBundlingOptions(options: { withConsole?: boolean } = {}): BundlingOptions {

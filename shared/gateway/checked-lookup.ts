@@ -7,7 +7,7 @@ export class RefusedAddressError extends Error {}
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * The DNS lookup an undici agent connects with: every address a name resolves to is checked against the rules
+ * The DNS lookup gw's outbound pools connect with: every address a name resolves to is checked against the rules
  * at connect time, and the checked address is the one connected to, so a name that resolves to a metadata or
  * (where refused) private address, or that rebinds after validation, is never connected to.
  */

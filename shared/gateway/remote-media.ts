@@ -1,12 +1,11 @@
 import { isIP } from 'node:net';
-import type { Dispatcher } from 'undici';
 import { GatewayError, badRequest } from '../http/errors.js';
 import type { FetchedImage, ImageFetcher } from '../providers/types.js';
 import { settings } from '../settings.js';
 import { addressRefusal, hostnameRefusal, normaliseHostname, type HostRules } from './custom-host.js';
 import { checkedLookup, RefusedAddressError } from './checked-lookup.js';
 import { imageMediaType } from './image-types.js';
-import { Agent, request } from './undici-core.js';
+import { HttpPool, type PooledResponse } from './http-pool.js';
 import { clientClosed } from './upstream-client.js';
 
 /**
@@ -20,24 +19,18 @@ import { clientClosed } from './upstream-client.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-let agent: Agent | undefined;
+let pool: HttpPool | undefined;
 
 function rules(): HostRules {
   return { allowLoopback: settings().GW_ALLOW_LOOPBACK_HOSTS, allowPrivate: settings().GW_ALLOW_PRIVATE_HOSTS };
 }
 
-/** Its own small pool (image hosts are not provider origins), with the connect-time address check. */
-function mediaAgent(): Agent {
-  return (agent ??= new Agent({
-    keepAliveTimeout: 10_000,
-    connections: 32,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: {
-      timeout: settings().GW_IMAGE_FETCH_TIMEOUT_MS,
-      lookup: checkedLookup(rules),
-    },
-  }));
+/**
+ * Its own small pool (image hosts are not provider origins), with the connect-time address check; each fetch's
+ * timer (GW_IMAGE_FETCH_TIMEOUT_MS or less) bounds connecting as well.
+ */
+function mediaPool(): HttpPool {
+  return (pool ??= new HttpPool({ maxSocketsPerOrigin: 32, idleSocketMs: 10_000, lookup: checkedLookup(rules) }));
 }
 
 export interface RemoteMediaOptions {
@@ -127,28 +120,16 @@ export async function fetchImage(link: string, param: string, options: RemoteMed
   }
 }
 
-function get(url: URL, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  const pending = request(url.toString(), {
+function get(url: URL, signal: AbortSignal): Promise<PooledResponse> {
+  return mediaPool().request(url.toString(), {
     method: 'GET',
     headers: { accept: 'image/png, image/jpeg, image/gif, image/webp', 'accept-encoding': 'identity', 'user-agent': 'gw-image-fetch' },
-    dispatcher: mediaAgent(),
     signal,
   });
-  // undici honours an abort only once connected: stop waiting at the abort, and drop a late answer.
-  const aborted = new Promise<never>((_resolve, reject) => {
-    const onAbort = () => {
-      reject(new Error('image fetch aborted'));
-      pending.then((late) => drop(late.body), () => undefined);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
-  });
-  return Promise.race([pending, aborted]);
 }
 
 /** Reads the body under the size cap (announced length first, then the bytes as they come) and names its type. */
-async function readImage(response: Dispatcher.ResponseData, param: string, url: URL): Promise<FetchedImage> {
+async function readImage(response: PooledResponse, param: string, url: URL): Promise<FetchedImage> {
   const maxBytes = settings().GW_IMAGE_FETCH_MAX_BYTES;
   const announced = Number(headerOf(response.headers, 'content-length'));
   if (Number.isFinite(announced) && announced > maxBytes) {
@@ -195,12 +176,12 @@ function checkedUrl(value: string, param: string, verb = 'is'): URL {
 }
 
 /** Drops a body gw will not read; the abort error destroying it emits is expected, not a crash. */
-function drop(body: Dispatcher.ResponseData['body']): void {
+function drop(body: PooledResponse['body']): void {
   body.on('error', () => undefined);
   body.destroy();
 }
 
-function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+function headerOf(headers: PooledResponse['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -1,7 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Dispatcher } from 'undici';
-import { Agent, errors as undiciErrors, request } from './undici-core.js';
+import { BodyIdleTimeoutError, HttpPool } from './http-pool.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamCall } from '../providers/types.js';
 import { settings } from '../settings.js';
@@ -25,31 +24,24 @@ export interface UpstreamCallOptions {
   signal?: AbortSignal;
 }
 
-let agent: Agent | undefined;
+let pool: HttpPool | undefined;
 
 /**
- * One keep-alive agent per process: undici keeps a pool per upstream origin inside it, reused across requests
- * and warm Lambda invocations. Every connection resolves its host through the custom-host address rules, so a
- * hostname that resolves to a metadata or (where refused) private address is never connected to.
+ * One keep-alive pool per process, a pool per upstream origin inside it, reused across requests and warm Lambda
+ * invocations. Every connection resolves its host through the custom-host address rules, so a hostname that
+ * resolves to a metadata or (where refused) private address is never connected to. Connect, first byte and the
+ * whole call are bounded by gw's own timers (see sendUpstream), never by a fixed connect timeout that would cut a
+ * long x-gw-request-timeout short.
  */
-function upstreamAgent(): Agent {
-  if (agent) return agent;
+function upstreamPool(): HttpPool {
+  if (pool) return pool;
   const rules: HostRules = { allowLoopback: settings().GW_ALLOW_LOOPBACK_HOSTS, allowPrivate: settings().GW_ALLOW_PRIVATE_HOSTS };
-  agent = new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 120_000,
-    connections: 256,
-    // gw applies its own timeouts (see sendUpstream); undici's 300 s defaults would cut slow reasoning models.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: {
-      // The request's own timer (x-gw-request-timeout, connect + first byte) decides when connecting took too
-      // long; this is only the outer bound, so a long request timeout is not cut at a fixed connect timeout.
-      timeout: settings().GW_UPSTREAM_MAX_DURATION_MS,
-      lookup: checkedLookup(() => rules, (hostname, refusal) => `${hostname} resolves to a refused address: ${refusal}`),
-    },
+  pool = new HttpPool({
+    maxSocketsPerOrigin: 256,
+    idleSocketMs: 30_000,
+    lookup: checkedLookup(() => rules, (hostname, refusal) => `${hostname} resolves to a refused address: ${refusal}`),
   });
-  return agent;
+  return pool;
 }
 
 /**
@@ -78,16 +70,13 @@ async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOpt
     options.signal?.removeEventListener('abort', onClientAbort);
   };
   try {
-    const pending = request(call.url, {
+    const response = await upstreamPool().request(call.url, {
       method: call.method ?? 'POST',
       headers: call.headers,
       body: call.body,
-      dispatcher: upstreamAgent(),
       signal: controller.signal,
-      bodyTimeout: options.idleTimeoutMs,
-      headersTimeout: 0,
+      bodyIdleTimeoutMs: options.idleTimeoutMs,
     });
-    const response = await Promise.race([pending, rejectOnAbort(controller.signal, pending)]);
     clearTimeout(firstByteTimer);
     response.body.once('close', release);
     return { status: response.statusCode, headers: withoutFraming(response.headers), body: decodedBody(response.body, response.headers['content-encoding']) };
@@ -99,27 +88,9 @@ async function sendUpstreamUntraced(call: UpstreamCall, options: UpstreamCallOpt
   }
 }
 
-/**
- * undici applies an abort only once the request is dispatched on a connected socket, so a connect that never
- * completes would outlive the request's timeout (and the client) until the pool's outer connect bound. The call
- * stops waiting at the abort instead; the request left behind is dropped by undici when its connect ends, and a
- * response that still arrives after the abort has its body destroyed so its connection is not held.
- */
-function rejectOnAbort(signal: AbortSignal, pending: Promise<Dispatcher.ResponseData>): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    const onAbort = () => {
-      reject(new Error('upstream call aborted before response headers'));
-      pending.then((late) => late.body.destroy(), () => undefined);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(() => signal.removeEventListener('abort', onAbort), () => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 function translateUpstreamError(error: unknown, reason: string | undefined, timeoutMs: number): GatewayError {
   if (reason === 'client') return clientClosed();
-  if (reason === 'timeout' || reason === 'ceiling' || error instanceof undiciErrors.ConnectTimeoutError) {
+  if (reason === 'timeout' || reason === 'ceiling') {
     return new GatewayError(408, 'request_timeout', `The provider did not answer within ${timeoutMs} ms (request timeout)`, { cause: error, upstream: true });
   }
   const cause = findCause(error);
@@ -135,7 +106,7 @@ function findCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof RefusedAddressError) return current;
-    if (!(current instanceof undiciErrors.UndiciError) && (current as { code?: string }).code) return current;
+    if ((current as { code?: string }).code) return current;
     if (!current.cause) return current;
     current = current.cause;
   }
@@ -147,7 +118,7 @@ export function clientClosed(): GatewayError {
 }
 
 export function isIdleTimeout(error: unknown): boolean {
-  return error instanceof undiciErrors.BodyTimeoutError;
+  return error instanceof BodyIdleTimeoutError;
 }
 
 /**
@@ -209,7 +180,7 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
 };
 
 /**
- * undici's request API hands the body over as sent. A compressed body (gzip, deflate, br) is decoded here, for
+ * Node's client hands the body over as sent. A compressed body (gzip, deflate, br) is decoded here, for
  * streams and whole bodies alike; an encoding gw cannot decode is refused as an upstream failure.
  */
 function decodedBody(body: UpstreamResponse['body'], encoding: string | string[] | undefined): UpstreamResponse['body'] {

@@ -74,7 +74,7 @@ export interface ProviderErrorSummary {
   retryAfterSeconds?: number;
 }
 
-/** Response headers of an upstream answer, as undici gives them. */
+/** Response headers of an upstream answer, as Node's http client gives them. */
 export type UpstreamHeaders = Record<string, string | string[] | undefined>;
 
 /** OpenAI-format stream output. `raw` lets a pass-through provider skip re-serialising an unchanged chunk. */

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
-import { buildFunctions, esbuildOptions, functionNames, LLHTTP_FILE, PRICES_FILE, TOKENIZER_FILE, type BuiltFunction } from '../../scripts/build.js';
-import { withoutInlineData, writeLlhttpWasm, writePricesAsset } from '../../scripts/bundle-plugins.js';
+import { buildFunctions, esbuildOptions, functionNames, PRICES_FILE, TOKENIZER_FILE, type BuiltFunction } from '../../scripts/build.js';
+import { withoutInlineData, writePricesAsset } from '../../scripts/bundle-plugins.js';
 import * as packagePrices from '../../shared/observability/pricing/default-prices.js';
 import type { TokenCounts } from '../../shared/observability/pricing/usage-tokens.js';
 import { bundleBudgetKiB, LAMBDA_BUNDLE, LAMBDA_EXTERNALS } from '../../infra/cdk/bundle-options.js';
@@ -68,17 +68,15 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     }
   });
 
-  it('carries one llhttp build, as llhttp_simd.wasm beside each bundle rather than base64 in the code', () => {
-    const simd = createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer;
+  it('ships no HTTP client library: upstream calls use the Node runtime\'s own http and https', () => {
+    for (const { name, totalByPackage } of built) expect(totalByPackage.map(({ source }) => source), name).not.toContain('undici');
     for (const { name, file } of built) {
       const folder = join(file, '..');
       for (const script of readdirSync(folder).filter((entry) => entry.endsWith('.mjs') && entry !== TOKENIZER_FILE)) {
-        // `AGFzbQ` is the base64 of the WebAssembly magic number `\0asm`.
+        // `AGFzbQ` is the base64 of the WebAssembly magic number `\0asm`: no inlined WebAssembly parser either.
         expect(readFileSync(join(folder, script), 'utf8').includes('AGFzbQ'), `${name}/${script}`).toBe(false);
       }
-      if (existsSync(join(folder, LLHTTP_FILE))) expect(readFileSync(join(folder, LLHTTP_FILE)).equals(simd), name).toBe(true);
     }
-    expect(existsSync(join(built.find(({ name }) => name === 'gateway')!.file, '..', LLHTTP_FILE))).toBe(true);
   });
 
   it('leaves the price data, the S3 client, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
@@ -145,13 +143,12 @@ describe('the bundled code the plugins change (a probe built with the Lambda bun
     const withFiles = join(outRoot, 'with-files');
     await build(esbuildOptions(join(import.meta.dirname, 'fixtures', 'bundle-probe.ts'), withFiles));
     await writePricesAsset(join(withFiles, PRICES_FILE));
-    await writeLlhttpWasm(join(withFiles, LLHTTP_FILE));
     probe = (await import(pathToFileURL(join(withFiles, LAMBDA_BUNDLE.outputFile)).href)) as Probe;
   }, 120_000);
   afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
 
-  it('parses a streamed HTTP/1.1 response with the llhttp read from llhttp_simd.wasm', async () => {
-    expect(await probe.fetchThroughBundledUndici()).toEqual({ status: 200, header: '/probe?x=1', body: 'data: one\n\ndata: two\n\n' });
+  it('streams an HTTP/1.1 response through the bundled upstream pool', async () => {
+    expect(await probe.fetchThroughBundledPool()).toEqual({ status: 200, header: '/probe?x=1', body: 'data: one\n\ndata: two\n\n' });
   });
 
   it('prices every model of every priced provider exactly as the package with its inline data does', async () => {
