@@ -5,6 +5,7 @@ import { logKeys } from '../store/log-keys.js';
 import { LOGS_TABLE, tableName } from '../store/table-definitions.js';
 import { onDrain } from './background.js';
 import { latencyAttribute } from './latency-histogram.js';
+import { logger } from './logger.js';
 import type { RequestLogRecord } from './log-record.js';
 
 const DAY_SECONDS = 86_400;
@@ -44,13 +45,23 @@ export function rollupTargets(record: RequestLogRecord): Array<{ pk: string; key
   return targets;
 }
 
+/** One rollup item's increments, summed until the next flush. */
+interface PendingRollup {
+  pk: string;
+  sk: string;
+  bucket: string;
+  key: string;
+  counters: Record<string, number>;
+}
+
 /**
  * Hourly rollups, summed in memory per item and written with atomic ADDs: under load many requests cost one
  * update per item and flush; a Lambda flushes at the end of each invocation (drain), so nothing is lost.
  */
 class RollupAccumulator {
-  private pending = new Map<string, { pk: string; sk: string; bucket: string; key: string; counters: Record<string, number> }>();
+  private pending = new Map<string, PendingRollup>();
   private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor() {
     onDrain(() => this.flush());
@@ -77,14 +88,27 @@ class RollupAccumulator {
       }
       for (const [name, value] of Object.entries(increments)) entry.counters[name] = (entry.counters[name] ?? 0) + value;
     }
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
+    this.timer ??= setTimeout(() => {
+      this.flush().catch((error: unknown) => logger.error('rollup flush failed', { error: error as Error }));
+    }, FLUSH_DELAY_MS).unref();
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Writes what is held. Each flush runs after the one before it has finished, and returns only then: a drain's
+   * flush that finds nothing new still waits for the writes a timer flush has in flight, so a Lambda never freezes
+   * (and a local shutdown never closes the store) in the middle of them.
+   */
+  flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const entries = [...this.pending.values()];
     this.pending.clear();
+    const current = this.flushing.then(() => this.write(entries));
+    this.flushing = current.catch(() => undefined);
+    return current;
+  }
+
+  private async write(entries: PendingRollup[]): Promise<void> {
     const table = tableName(settings(), LOGS_TABLE);
     const retentionSeconds = settings().METRICS_RETENTION_DISPLAY * DAY_SECONDS;
     for (let start = 0; start < entries.length; start += PARALLEL_UPDATES) {
@@ -93,7 +117,7 @@ class RollupAccumulator {
   }
 }
 
-async function addToRollup(table: string, entry: { pk: string; sk: string; bucket: string; key: string; counters: Record<string, number> }, retentionSeconds: number): Promise<void> {
+async function addToRollup(table: string, entry: PendingRollup, retentionSeconds: number): Promise<void> {
   const names: Record<string, string> = { '#bucket': 'bucket', '#key': 'key', '#ttl': 'ttl' };
   const values: Record<string, unknown> = { ':bucket': entry.bucket, ':key': entry.key, ':ttl': Math.floor(Date.parse(entry.bucket) / 1000) + retentionSeconds };
   const adds = Object.entries(entry.counters)
