@@ -1,142 +1,143 @@
-import * as z from 'zod';
-import { storeTlsSettingsShape } from './store/store-tls.js';
-
-/** A switch is `ON` or `OFF` (any case); unset or empty takes its default. Anything else is refused. */
-const onOffSwitch = (fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .refine((value) => value === undefined || ['', 'ON', 'OFF'].includes(value.trim().toUpperCase()), { message: 'must be ON or OFF' })
-    .transform((value) => (value === undefined || value.trim() === '' ? fallback : value.trim().toUpperCase() === 'ON'));
+import { storeTlsSettingReaders } from './store/store-tls.js';
+import {
+  integer,
+  onOff,
+  oneOf,
+  optionalInteger,
+  optionalText,
+  optionalUrl,
+  positiveInteger,
+  readSettings,
+  text,
+  type SettingIssue,
+  type SettingReader,
+  type SettingsOf,
+} from './settings-fields.js';
 
 /** Feature flags of the spec are on unless set to `OFF` (any case). */
-const onUnlessOff = onOffSwitch(true);
+const onUnlessOff = onOff(true);
 
 /** Switches that are off unless set to `ON`. */
-const offUnlessOn = onOffSwitch(false);
+const offUnlessOn = onOff(false);
 
 /** Settings whose values are secrets: an error names them but never shows the value. */
 const SECRET_SETTINGS = new Set(['GW_BOOTSTRAP_API_KEY']);
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-
-const settingsSchema = z.object({
-  AWS_REGION: z.string().min(1).default('us-east-1'),
-  GW_DYNAMODB_ENDPOINT: z.url().optional(),
-  GW_TABLE_MAIN: z.string().min(3).default('gw-main'),
-  GW_TABLE_CACHE: z.string().min(3).default('gw-cache'),
-  GW_TABLE_LOGS: z.string().min(3).default('gw-logs'),
+const SETTING_READERS = {
+  AWS_REGION: text('us-east-1'),
+  GW_DYNAMODB_ENDPOINT: optionalUrl(),
+  GW_TABLE_MAIN: text('gw-main', 3),
+  GW_TABLE_CACHE: text('gw-cache', 3),
+  GW_TABLE_LOGS: text('gw-logs', 3),
   // TLS towards a custom https store endpoint (mutual TLS included): shared/store/store-tls.ts.
-  ...storeTlsSettingsShape,
+  ...storeTlsSettingReaders,
 
   // Custom-host rules: link-local and metadata addresses are always refused; these open loopback / private ranges.
   GW_ALLOW_LOOPBACK_HOSTS: offUnlessOn,
   GW_ALLOW_PRIVATE_HOSTS: offUnlessOn,
   // Image links gw fetches for providers that take image bytes only (Bedrock): shared/gateway/remote-media.ts.
   // Same address rules as custom hosts. Default size cap: 3.75 MB, Bedrock's own image limit.
-  GW_IMAGE_FETCH_MAX_BYTES: positiveInt(3_750_000),
-  GW_IMAGE_FETCH_TIMEOUT_MS: positiveInt(10_000),
-  GW_IMAGE_FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
-  GW_IMAGE_FETCH_CONCURRENCY: positiveInt(4),
+  GW_IMAGE_FETCH_MAX_BYTES: positiveInteger(3_750_000),
+  GW_IMAGE_FETCH_TIMEOUT_MS: positiveInteger(10_000),
+  GW_IMAGE_FETCH_MAX_REDIRECTS: integer(3, { min: 0, max: 10 }),
+  GW_IMAGE_FETCH_CONCURRENCY: positiveInteger(4),
 
   // The admin key the local runtime (or `npm run cli -- bootstrap`) makes sure exists; empty means generate one.
-  GW_BOOTSTRAP_API_KEY: z
-    .string()
-    .optional()
-    .refine((value) => value === undefined || value === '' || /^[A-Za-z0-9_.-]{16,256}$/.test(value), {
-      message: "must be 16-256 characters of letters, digits, '_', '-' or '.' (a key like `gwk_` + 32 random characters)",
-    }),
-  GW_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  GW_BOOTSTRAP_API_KEY: optionalText(0, {
+    test: /^(?:[A-Za-z0-9_.-]{16,256})?$/,
+    message: "must be 16-256 characters of letters, digits, '_', '-' or '.' (a key like `gwk_` + 32 random characters)",
+  }),
+  GW_AUTH_CACHE_TTL_MS: integer(10_000, { min: 0 }),
   // Hot-path caches (keys, policies, configs, virtual keys…) serve an entry up to this long past its TTL while one
   // background refresh runs; past it a request waits for a fresh read. Unset: twice each cache's TTL (docs/architecture.md).
-  GW_CACHE_MAX_STALE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  GW_CACHE_MAX_STALE_MS: optionalInteger({ min: 0, max: 600_000 }),
   // JWT on control-plane routes (`Authorization: Bearer <jwt>`): verified against a JWKS URL or a shared
   // HMAC secret (JWKS wins when both are set); issuer and audience are checked when set.
-  GW_JWT_JWKS_URL: z.url().optional(),
+  GW_JWT_JWKS_URL: optionalUrl(),
   // Its length is checked by shared/auth/jwt.ts, so a bad value is never echoed in a settings error.
-  GW_JWT_SECRET: z.string().optional(),
-  GW_JWT_ISSUER: z.string().min(1).optional(),
-  GW_JWT_AUDIENCE: z.string().min(1).optional(),
+  GW_JWT_SECRET: optionalText(0),
+  GW_JWT_ISSUER: optionalText(),
+  GW_JWT_AUDIENCE: optionalText(),
   // Tolerated clock difference between the token issuer and gw, in seconds.
-  GW_JWT_CLOCK_TOLERANCE_S: z.coerce.number().int().min(0).max(300).default(30),
+  GW_JWT_CLOCK_TOLERANCE_S: integer(30, { min: 0, max: 300 }),
   // ON: accept JWTs without an `exp` claim (they never expire). Off by default: such tokens are refused.
   GW_JWT_ALLOW_NO_EXP: offUnlessOn,
-  GW_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
+  GW_MAX_BODY_BYTES: positiveInteger(10 * 1024 * 1024),
   // Connect + first byte of an upstream call, when the request gives no x-gw-request-timeout.
-  GW_DEFAULT_REQUEST_TIMEOUT_MS: positiveInt(600_000),
+  GW_DEFAULT_REQUEST_TIMEOUT_MS: positiveInteger(600_000),
   // Longest silence between two chunks of a streamed upstream body.
-  GW_STREAM_IDLE_TIMEOUT_MS: positiveInt(300_000),
+  GW_STREAM_IDLE_TIMEOUT_MS: positiveInteger(300_000),
   // Ceiling for a whole upstream call, kept under the Lambda timeout (15 min) so gw can still answer.
-  GW_UPSTREAM_MAX_DURATION_MS: positiveInt(870_000),
+  GW_UPSTREAM_MAX_DURATION_MS: positiveInteger(870_000),
 
   // Where credentials live: AWS Secrets Manager (names under <GW_SECRET_NAME_PREFIX>/) or, locally, an
   // AES-256-GCM encrypted file store in GW_LOCAL_SECRET_DIR.
-  GW_SECRET_STORE: z.enum(['secrets-manager', 'local-file']).default('secrets-manager'),
+  GW_SECRET_STORE: oneOf(['secrets-manager', 'local-file'], 'secrets-manager'),
   // Every Secrets Manager name gw uses starts with `<prefix>/` (the stack passes its name), so two stacks in one
   // account never share a credential and each role is granted exactly its own prefix.
-  GW_SECRET_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_+=.@-]+$/).default('gw'),
+  GW_SECRET_NAME_PREFIX: text('gw', 0, { test: /^[A-Za-z0-9_+=.@-]+$/, message: 'Invalid string: must match pattern /^[A-Za-z0-9_+=.@-]+$/' }),
   // Another Secrets Manager endpoint (a VPC endpoint, LocalStack); AWS's own by default.
-  GW_SECRETS_MANAGER_ENDPOINT: z.url().optional(),
+  GW_SECRETS_MANAGER_ENDPOINT: optionalUrl(),
   // A customer-managed KMS key (id or ARN) new virtual-key secrets are encrypted with; aws/secretsmanager when unset.
-  GW_SECRETS_KMS_KEY_ID: z.string().min(1).optional(),
-  GW_LOCAL_SECRET_DIR: z.string().min(1).default('.data/secrets'),
+  GW_SECRETS_KMS_KEY_ID: optionalText(),
+  GW_LOCAL_SECRET_DIR: text('.data/secrets'),
   // 32 bytes, base64 or hex. Checked by the local store itself so a bad value is never echoed in an error.
-  GW_LOCAL_SECRET_KEY: z.string().optional(),
+  GW_LOCAL_SECRET_KEY: optionalText(0),
   // How long the gateway keeps a resolved virtual key (credential included) in memory; capped so a rotated or
   // deleted key stops working soon.
-  GW_VIRTUAL_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
+  GW_VIRTUAL_KEY_CACHE_TTL_MS: integer(30_000, { min: 0, max: 60_000 }),
   // How long saved configs, guardrails (with a workspace's default guardrails) and deployments are kept, latest
   // versions only (a pinned @version stays 10 min): an update is in force everywhere within this time.
-  GW_CONFIG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  GW_CONFIG_CACHE_TTL_MS: integer(30_000, { min: 0, max: 300_000 }),
 
   // Enforcement (docs/policies-enforcement.md). How long a Lambda keeps a workspace's policies and budget in
   // memory: a policy change is in force everywhere within this time (a refusal is always re-checked first).
-  GW_POLICY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  GW_POLICY_CACHE_TTL_MS: integer(5_000, { min: 0, max: 300_000 }),
   // ON: a token policy reserves a request's max_tokens before forwarding (tighter bound, see the docs).
   GW_TOKEN_LIMIT_RESERVATION: offUnlessOn,
   // Where charges that failed wait for a replay (a file journal); unset on AWS: pending items in the main table.
-  GW_CHARGE_JOURNAL_DIR: z.string().min(1).optional(),
+  GW_CHARGE_JOURNAL_DIR: optionalText(),
   // Local runtime only: how often expired items (the `ttl` attribute) are swept from the embedded store; 0 never.
-  GW_LOCAL_TTL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  GW_LOCAL_TTL_SWEEP_INTERVAL_MS: integer(60_000, { min: 0 }),
   // Local runtime only: request logs older than this many hours are swept (LOG_RETENTION_DISPLAY still caps it).
-  GW_LOCAL_LOG_RETENTION_HOURS: positiveInt(168),
+  GW_LOCAL_LOG_RETENTION_HOURS: positiveInteger(168),
   // Local runtime only: at most this many request-log records are kept (oldest go first); 0 no cap. Unset: 5,000
   // with the store in memory (GW_DATA_DIR=:memory:), 20,000 on disk (infra/local/reliability.ts says why).
-  GW_LOCAL_LOG_MAX_RECORDS: z.coerce.number().int().min(0).optional(),
+  GW_LOCAL_LOG_MAX_RECORDS: optionalInteger({ min: 0 }),
   // Local runtime only: where the embedded store runs: its own child process (default) or inside the gw process.
   // Read before settings are (infra/local/embedded-store.ts); listed here so a bad value is refused the same way.
-  GW_LOCAL_STORE: z.enum(['child', 'in-process']).default('child'),
+  GW_LOCAL_STORE: oneOf(['child', 'in-process'], 'child'),
   // Local runtime only: on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut.
-  GW_SHUTDOWN_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  GW_SHUTDOWN_DRAIN_TIMEOUT_MS: integer(30_000, { min: 0 }),
   // Local runtime only: how often the scheduled functions run (EventBridge runs them every 5 minutes); 0 stops them.
-  GW_LOCAL_SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
+  GW_LOCAL_SCHEDULE_INTERVAL_MS: integer(300_000, { min: 0 }),
 
   // Model pricing and capabilities, read in this order: memory (1 h) → proxy → log store → local files → the
   // data shipped with @pydantic/genai-prices.
   MODEL_CONFIGS_PROXY_FETCH_ENABLED: offUnlessOn,
-  MODEL_CONFIGS_PROXY_URL: z.url().optional(),
-  MODEL_CONFIGS_PRICING_LOG_STORE_PATH: z.string().min(1).optional(),
-  MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH: z.string().min(1).optional(),
-  MODEL_CONFIGS_PRICING_LOCAL_PATH: z.string().min(1).optional(),
-  MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: z.string().min(1).optional(),
+  MODEL_CONFIGS_PROXY_URL: optionalUrl(),
+  MODEL_CONFIGS_PRICING_LOG_STORE_PATH: optionalText(),
+  MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH: optionalText(),
+  MODEL_CONFIGS_PRICING_LOCAL_PATH: optionalText(),
+  MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: optionalText(),
 
   GW_REQUEST_LOGS: onUnlessOff,
   // The web console's built assets (npm run build → dist/console; the Lambda bundle ships them under console/).
-  GW_CONSOLE_DIR: z.string().min(1).default('dist/console'),
+  GW_CONSOLE_DIR: text('dist/console'),
   // Where gpt-tokenizer is imported from (shared/tokenizer.ts): the package locally, a file beside the Lambda bundle.
-  GW_TOKENIZER_MODULE: z.string().min(1).default('gpt-tokenizer'),
+  GW_TOKENIZER_MODULE: text('gpt-tokenizer'),
   // Large payloads (log bodies, exports, stored conversations): an S3 bucket of the stack, or locally a folder.
-  GW_BLOB_BUCKET: z.string().min(3).optional(),
-  GW_BLOB_DIR: z.string().min(1).default('.data/blobs'),
-  GW_S3_ENDPOINT: z.url().optional(),
+  GW_BLOB_BUCKET: optionalText(3),
+  GW_BLOB_DIR: text('.data/blobs'),
+  GW_S3_ENDPOINT: optionalUrl(),
   // Request/response bodies larger than this go to the blob store instead of the log item.
-  GW_LOG_BODY_INLINE_BYTES: positiveInt(16 * 1024),
+  GW_LOG_BODY_INLINE_BYTES: positiveInteger(16 * 1024),
   // Bodies are cut at this size before they are stored at all.
-  GW_LOG_BODY_MAX_BYTES: positiveInt(1024 * 1024),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default('gw'),
-  LOG_RETENTION_DISPLAY: positiveInt(90),
-  METRICS_RETENTION_DISPLAY: positiveInt(365),
+  GW_LOG_BODY_MAX_BYTES: positiveInteger(1024 * 1024),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(),
+  OTEL_SERVICE_NAME: text('gw'),
+  LOG_RETENTION_DISPLAY: positiveInteger(90),
+  METRICS_RETENTION_DISPLAY: positiveInteger(365),
 
   GUARDRAILS_ENABLED: onUnlessOff,
   API_ACCESS_ENABLED: onUnlessOff,
@@ -145,17 +146,21 @@ const settingsSchema = z.object({
   AUDIT_LOGS_ENABLED: onUnlessOff,
   // Every audit item expires (DynamoDB TTL) this many days after it was written; anonymous authentication
   // failures are counted per source and minute instead of stored one by one (audit-logs/authentication-failures.ts).
-  AUDIT_LOG_RETENTION_DAYS: positiveInt(365),
+  AUDIT_LOG_RETENTION_DAYS: positiveInteger(365),
   SCIM_ENABLED: onUnlessOff,
   POLICY_ENABLED: onUnlessOff,
-}).superRefine((parsed, context) => {
+} satisfies Record<string, SettingReader<unknown>>;
+
+export type Settings = SettingsOf<typeof SETTING_READERS>;
+
+/** Checks across settings, once each one is valid on its own. */
+function crossSettingIssues(parsed: Settings): SettingIssue[] {
   // A switched-on proxy without an address would silently price nothing from it.
   if (parsed.MODEL_CONFIGS_PROXY_FETCH_ENABLED && !parsed.MODEL_CONFIGS_PROXY_URL) {
-    context.addIssue({ code: 'custom', path: ['MODEL_CONFIGS_PROXY_URL'], message: 'is required when MODEL_CONFIGS_PROXY_FETCH_ENABLED is ON' });
+    return [{ name: 'MODEL_CONFIGS_PROXY_URL', message: 'is required when MODEL_CONFIGS_PROXY_FETCH_ENABLED is ON' }];
   }
-});
-
-export type Settings = z.infer<typeof settingsSchema>;
+  return [];
+}
 
 export class InvalidSettingsError extends Error {
   constructor(readonly issues: string[]) {
@@ -166,11 +171,11 @@ export class InvalidSettingsError extends Error {
 
 /** Parses settings from an environment; every invalid variable is named in the error. */
 export function parseSettings(env: Record<string, string | undefined>): Settings {
-  const result = settingsSchema.safeParse(env);
-  if (result.success) return result.data;
+  const read = readSettings(SETTING_READERS, env);
+  const issues = read.values ? crossSettingIssues(read.values) : read.issues;
+  if (read.values && issues.length === 0) return read.values;
   const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value not shown)' : `(got ${JSON.stringify(env[name])})`);
-  const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} ${shown(String(issue.path[0]))}`);
-  throw new InvalidSettingsError(issues);
+  throw new InvalidSettingsError(issues.map(({ name, message }) => `${name}: ${message} ${shown(name)}`));
 }
 
 let cached: Settings | undefined;

@@ -5,7 +5,7 @@ import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from 
 import { readConfigSecret, unsealConfig } from '../store/config-secrets.js';
 import { secretStore } from '../store/secrets/secret-store-factory.js';
 import { settings } from '../settings.js';
-import { parseInlineConfig, type ConfigResolver } from './config/resolve-config.js';
+import { parseInlineConfigLazily, type ConfigResolver } from './config/resolve-config.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { RequestOptions } from './request-options.js';
 
@@ -38,7 +38,7 @@ export async function resolveRequestConfig(options: RequestOptions, principal: P
   if (config.kind === 'inline') {
     // Credentials live in the secret store (control-plane/deployments/deployment-secrets.ts): put them back here only.
     const inline = config.secret_ref ? unsealConfig(config.inline, config.secret_ref, await readConfigSecret(secretStore(), config.secret_ref)) : config.inline;
-    return parseInlineConfig(JSON.stringify(inline));
+    return parseInlineConfigLazily(JSON.stringify(inline));
   }
   return configs.resolve(config.version === undefined ? config.id : `${config.id}@${config.version}`, deployment.config_workspace_id);
 }

@@ -1,5 +1,7 @@
+import { loadOnce } from '../cache/load-once.js';
 import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
-import { GUARDRAIL_REFERENCE, guardrailDefinitionSchema, type Guardrail } from '../guardrails/schemas.js';
+import { GUARDRAIL_REFERENCE } from '../guardrails/reference.js';
+import type { Guardrail } from '../guardrails/schemas.js';
 import { settings } from '../settings.js';
 import { GuardrailRepository } from '../store/guardrail-repository.js';
 
@@ -40,7 +42,7 @@ export class GuardrailResolver {
     if (!match) return undefined;
     const version = match[2] === undefined ? undefined : Number(match[2]);
     const cached = await this.cache.get(`${workspaceId}\u0000${reference}`, async () => ({
-      guardrail: toGuardrail(await this.source.load(workspaceId, match[1], version)),
+      guardrail: await toGuardrail(await this.source.load(workspaceId, match[1], version)),
       pinned: version !== undefined,
     }));
     return 'guardrail' in cached ? cached.guardrail : undefined;
@@ -69,10 +71,14 @@ export class GuardrailResolver {
 
 const defaultsKey = (workspaceId: string) => `${workspaceId}\u0000#defaults`;
 
+/** The guardrail schemas (and zod), loaded by the first guardrail a process reads, never at a cold start. */
+const guardrailSchemas = loadOnce(() => import('../guardrails/schemas.js'));
+
 /** A stored record as the pipeline runs it; a record that no longer parses is treated as missing. */
-function toGuardrail(stored: unknown): Guardrail | undefined {
+async function toGuardrail(stored: unknown): Promise<Guardrail | undefined> {
   if (!stored) return undefined;
   const record = stored as { id?: unknown; name?: unknown; version?: unknown; type?: unknown; config?: unknown };
+  const { guardrailDefinitionSchema } = await guardrailSchemas();
   const definition = guardrailDefinitionSchema.safeParse({ type: record.type, config: record.config });
   if (!definition.success || typeof record.id !== 'string' || typeof record.version !== 'number') return undefined;
   return { ...definition.data, id: record.id, name: typeof record.name === 'string' ? record.name : record.id, version: record.version };

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import { GUARDRAIL_REFERENCE } from './reference.js';
+
+export { GUARDRAIL_REFERENCE } from './reference.js';
 
 /**
  * The guardrail kinds and their config shapes: the single source of truth for `/v1/guardrails` bodies, the
@@ -88,8 +91,6 @@ export type GuardrailDefinition = z.infer<typeof guardrailDefinitionSchema>;
 /** A guardrail as the pipeline runs it. */
 export type Guardrail = GuardrailDefinition & { id: string; name: string; version: number };
 
-/** A guardrail id as configs and workspace settings name it: `grd-…`, optionally pinned with `@<version>`. */
-export const GUARDRAIL_REFERENCE = /^(grd-[A-Za-z0-9_-]{1,60})(?:@(\d{1,9}))?$/;
 
 export const guardrailReferenceSchema = z.string().regex(GUARDRAIL_REFERENCE, 'must be a guardrail id such as "grd-abc123" (optionally "@<version>")');
 

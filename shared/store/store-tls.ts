@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AgentOptions } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import * as z from 'zod';
+import { optionalOneOfAnyCase, optionalText } from '../settings-fields.js';
 
 /**
  * TLS towards a custom DynamoDB-compatible endpoint (`GW_DYNAMODB_ENDPOINT` over https), from the spec's
@@ -20,16 +20,12 @@ import * as z from 'zod';
 export const DB_SSL_MODES = ['DISABLED', 'PREFERRED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY', 'AWS', 'AZURE', 'GCP'] as const;
 export type DbSslMode = (typeof DB_SSL_MODES)[number];
 
-/** The settings entries (shared/settings.ts spreads them into its schema). */
-export const storeTlsSettingsShape = {
-  DB_SSL: z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim().toUpperCase()))
-    .pipe(z.enum(DB_SSL_MODES).optional()),
-  DB_SSL_CA: z.string().min(1).optional(),
-  DB_SSL_CERT: z.string().min(1).optional(),
-  DB_SSL_KEY: z.string().min(1).optional(),
+/** The settings entries (shared/settings.ts spreads them into its readers). */
+export const storeTlsSettingReaders = {
+  DB_SSL: optionalOneOfAnyCase(DB_SSL_MODES),
+  DB_SSL_CA: optionalText(),
+  DB_SSL_CERT: optionalText(),
+  DB_SSL_KEY: optionalText(),
 };
 
 export interface StoreTlsSettings {

@@ -79,16 +79,16 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     }
   });
 
-  it('leaves the price data, the S3 client, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
+  it('leaves the price data, zod, the S3 and Secrets Manager clients, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
     const gateway = built.find(({ name }) => name === 'gateway')!;
     const cold = gateway.byPackage.map(({ source }) => source);
-    const lazy = ['@pydantic/genai-prices', '@aws-sdk/client-s3', 'aws-xray-sdk-core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
+    const lazy = ['@pydantic/genai-prices', 'zod', '@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', 'lru-cache', 'aws-xray-sdk-core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
     for (const source of lazy) expect(cold, source).not.toContain(source);
     expect(gateway.totalByPackage.map(({ source }) => source)).toEqual(expect.arrayContaining(['@pydantic/genai-prices', '@aws-sdk/client-s3']));
     expect(gateway.coldFiles[0]).toBe(gateway.file);
   });
 
-  it('loads the inbound dialects, pass-through endpoints, MCP gateway and prompt completions on their first request, not at a cold start', () => {
+  it('loads the inbound dialects, pass-through endpoints, MCP gateway, prompt completions, schemas, vector index and secrets client on first use, not at a cold start', () => {
     const gateway = built.find(({ name }) => name === 'gateway')!;
     const lazy = [
       'shared/dialects/responses/codec.ts',
@@ -102,6 +102,13 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       'shared/gateway/passthrough/schemas.ts',
       'shared/mcp/gateway.ts',
       'shared/gateway/prompt-completions.ts',
+      // Schemas (zod) load with the first config, guardrail or model-config document parsed.
+      'shared/gateway/config/schema.ts',
+      'shared/guardrails/schemas.ts',
+      'shared/observability/pricing/config-document-schemas.ts',
+      // The semantic cache's index with its first lookup; the Secrets Manager store with the first secret read.
+      'shared/gateway/cache/vector-index/dynamo-vector-index.ts',
+      'shared/store/secrets/secrets-manager-secret-store.ts',
     ];
     for (const source of lazy) expect(gateway.coldOwnSources, source).not.toContain(source);
     expect(gateway.coldOwnSources).toEqual(expect.arrayContaining(['shared/gateway/app.ts', 'shared/dialects/registry.ts', 'shared/gateway/passthrough/paths.ts']));

@@ -1,4 +1,4 @@
-import { parseInlineConfig } from '../../../shared/gateway/config/resolve-config.js';
+import { parseInlineConfig } from '../../../shared/gateway/config/parse-config.js';
 import { readRequestOptions } from '../../../shared/gateway/request-options.js';
 import { GatewayError } from '../../../shared/http/errors.js';
 import { GwValidationError } from './errors.js';

@@ -1,13 +1,13 @@
 import type { OpenAIBody } from '../../providers/types.js';
 import { runInBackground } from '../../observability/background.js';
-import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/schema.js';
+import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/limits.js';
 import type { LeafSettings } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import type { GatewayHeaderValues } from '../response-headers.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
 import { ResponseCacheStore } from './cache-store.js';
 import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
-import { DynamoVectorIndex } from './vector-index/dynamo-vector-index.js';
+import { vectorIndexLoadedOnFirstUse } from './vector-index/lazy-vector-index.js';
 import type { VectorIndex } from './vector-index/types.js';
 
 export type CacheStatus = NonNullable<GatewayHeaderValues['cacheStatus']>;
@@ -30,7 +30,7 @@ const DISABLED: CacheDecision = { status: 'DISABLED' };
 export class ResponseCache {
   constructor(
     private readonly store = new ResponseCacheStore(),
-    private readonly index: VectorIndex = new DynamoVectorIndex(),
+    private readonly index: VectorIndex = vectorIndexLoadedOnFirstUse(),
   ) {}
 
   async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody): Promise<CacheDecision> {

@@ -1,9 +1,17 @@
+import { loadOnce } from '../../cache/load-once.js';
 import { RefreshingCache, maxStaleFor } from '../../cache/refreshing-cache.js';
 import type { GatewayError } from '../../http/errors.js';
 import { settings } from '../../settings.js';
-import { assertPrintableConfigCredentials } from './credential-fields.js';
-import { configErrorFromZod, configError } from './errors.js';
-import { configSchema, type GatewayConfig } from './schema.js';
+import { configError } from './errors.js';
+import type { GatewayConfig } from './schema.js';
+
+/** The config parser, schema and zod with it: loaded by the first config a process parses, never at a cold start. */
+const configParser = loadOnce(() => import('./parse-config.js'));
+
+/** Parses an inline config object (the text of `x-gw-config`, or a deployment's config), loading the parser first. */
+export async function parseInlineConfigLazily(text: string): Promise<GatewayConfig> {
+  return (await configParser()).parseInlineConfig(text);
+}
 
 /** Where saved configs come from (the main table in production; anything in tests). */
 export interface SavedConfigSource {
@@ -40,7 +48,7 @@ export class ConfigResolver {
   async resolve(value: string | undefined, workspaceId: string): Promise<GatewayConfig | undefined> {
     if (value === undefined) return undefined;
     const trimmed = value.trim();
-    if (trimmed.startsWith('{')) return parseInlineConfig(trimmed);
+    if (trimmed.startsWith('{')) return parseInlineConfigLazily(trimmed);
     const match = SAVED_REFERENCE.exec(trimmed);
     if (!match) {
       throw configError('AB0116', 'x-gw-config', 'expected an inline JSON object or a saved config id such as "cfg-abc123" or "cfg-abc123@2"');
@@ -58,24 +66,7 @@ export class ConfigResolver {
     if (!saved) {
       return { error: configError('AB0111', 'x-gw-config', version === undefined ? `no saved config "${id}" in this workspace` : `no version ${version} of saved config "${id}" in this workspace`) };
     }
-    const result = configSchema.safeParse(saved.config);
-    if (!result.success) return { error: configErrorFromZod(result.error, saved.config) };
-    return { config: result.data, pinned: version !== undefined };
+    const parsed = (await configParser()).parseSavedConfig(saved.config);
+    return 'error' in parsed ? parsed : { config: parsed.config, pinned: version !== undefined };
   }
-}
-
-export function parseInlineConfig(text: string): GatewayConfig {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw configError('AB0101', 'x-gw-config', `not valid JSON (${(error as Error).message})`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw configError('AB0105', 'config', 'the config must be a JSON object');
-  }
-  const result = configSchema.safeParse(raw);
-  if (!result.success) throw configErrorFromZod(result.error, raw);
-  assertPrintableConfigCredentials(result.data);
-  return result.data;
 }

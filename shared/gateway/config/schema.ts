@@ -1,17 +1,13 @@
 import * as z from 'zod';
 import { guardrailReferenceListSchema } from '../../guardrails/schemas.js';
+import { MAX_CACHE_MAX_AGE_SECONDS, MAX_RETRY_ATTEMPTS, MAX_REQUEST_TIMEOUT_MS, MAX_TARGETS_PER_LEVEL } from './limits.js';
 
 /**
  * The config schema: the single source of truth for inline `x-gw-config` objects and saved configs.
  * TypeScript types and docs/openapi.yaml derive from it. Objects are strict: an unknown field is an error
- * (AB0102), never silently ignored.
+ * (AB0102), never silently ignored. Loaded by the first request that carries a config (resolve-config.ts), so a
+ * plain request's cold start does not build it.
  */
-export const MAX_RETRY_ATTEMPTS = 5;
-export const MAX_REQUEST_TIMEOUT_MS = 15 * 60 * 1000;
-export const DEFAULT_CACHE_MAX_AGE_SECONDS = 7 * 24 * 3600;
-export const MAX_CACHE_MAX_AGE_SECONDS = 90 * 24 * 3600;
-export const MAX_TARGET_DEPTH = 5;
-export const MAX_TARGETS_PER_LEVEL = 50;
 
 const statusCodes = z.array(z.int().min(100).max(599)).min(1);
 

@@ -5,7 +5,8 @@ import { settings } from '../../settings.js';
 import { validateCustomHost } from '../custom-host.js';
 import { queryProblem } from '../routing/conditions.js';
 import { configError } from './errors.js';
-import { MAX_TARGET_DEPTH, type CacheConfig, type GatewayConfig, type RetryConfig, type StrategyConfig, type TargetConfig } from './schema.js';
+import { MAX_TARGET_DEPTH } from './limits.js';
+import type { CacheConfig, GatewayConfig, RetryConfig, StrategyConfig, TargetConfig } from './schema.js';
 
 /** Everything one leaf needs to make its call, after inheritance from its ancestors and the request headers. */
 export interface LeafSettings {

@@ -5,7 +5,11 @@ import { settings } from '../../settings.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { LOGS_TABLE, tableName } from '../../store/table-definitions.js';
 import { logger } from '../logger.js';
-import { DOCUMENT_SCHEMAS, type ConfigDocuments, type ConfigKind } from './config-documents.js';
+import { loadOnce } from '../../cache/load-once.js';
+import type { ConfigDocuments, ConfigKind } from './config-documents.js';
+
+/** The document schemas, loaded by the first document a source reads (none on most processes). */
+const documentSchemas = loadOnce(() => import('./config-document-schemas.js'));
 
 /** One place model configs can come from. `undefined`: this source has no document for the provider. */
 export interface ModelConfigSource {
@@ -17,8 +21,8 @@ const PROXY_TIMEOUT_MS = 3_000;
 const PROXY_PATHS: Record<ConfigKind, string> = { pricing: 'pricing', capabilities: 'general' };
 
 /** A document checked against its schema; an invalid one is logged and ignored, never half-used. */
-function parsed<K extends ConfigKind>(kind: K, provider: string, source: string, value: unknown): ConfigDocuments[K] | undefined {
-  const result = DOCUMENT_SCHEMAS[kind].safeParse(value);
+async function parsed<K extends ConfigKind>(kind: K, provider: string, source: string, value: unknown): Promise<ConfigDocuments[K] | undefined> {
+  const result = (await documentSchemas()).DOCUMENT_SCHEMAS[kind].safeParse(value);
   if (result.success) return result.data as ConfigDocuments[K];
   logger.warn('ignoring an invalid model-config document', { source, kind, provider, problem: result.error.issues[0]?.message });
   return undefined;

@@ -2,8 +2,8 @@ import { settings } from '../../settings.js';
 import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
 import { LocalFileSecretStore } from './local-file-secret-store.js';
 import { recordingSecretStore } from './recording-secret-store.js';
-import type { SecretStore } from './secret-store.js';
-import { SecretsManagerSecretStore, secretNamePrefix } from './secrets-manager-secret-store.js';
+import { loadOnce } from '../../cache/load-once.js';
+import { secretNamePrefix, type SecretStore } from './secret-store.js';
 
 let store: SecretStore | undefined;
 
@@ -17,7 +17,22 @@ export function secretStore(): SecretStore {
     // Test-only: the local store records the Secrets Manager calls the AWS store would make for the same names.
     store = isRecordingAwsOperations() ? recordingSecretStore(local, prefix) : local;
   } else {
-    store = new SecretsManagerSecretStore({ region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID, prefix });
+    const options = { region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID, prefix };
+    store = storeLoadedOnFirstUse(() => import('./secrets-manager-secret-store.js').then(({ SecretsManagerSecretStore }) => new SecretsManagerSecretStore(options)));
   }
   return store;
+}
+
+/**
+ * A SecretStore whose implementation is imported by its first call: the Secrets Manager client is needed by the
+ * first virtual key, saved-config secret or MCP credential a process reads, which a plain request never does, so
+ * it stays out of the gateway's cold start.
+ */
+function storeLoadedOnFirstUse(load: () => Promise<SecretStore>): SecretStore {
+  const loaded = loadOnce(load);
+  return {
+    put: async (name, value) => (await loaded()).put(name, value),
+    get: async (name) => (await loaded()).get(name),
+    delete: async (name) => (await loaded()).delete(name),
+  };
 }

@@ -34,3 +34,14 @@ export function assertSecretName(name: string): void {
     throw new SecretStoreError(`Invalid secret name '${name}'`, 'put');
   }
 }
+
+/**
+ * Every secret gw writes lives under `<GW_SECRET_NAME_PREFIX>/` (the stack sets it to the stack's name), so IAM can
+ * grant each stack exactly `<stackName>/*` and two stacks in one account never read each other's credentials.
+ * Names below it are the callers' relative names: `virtual-keys/<ws>/<id>`, `config-secrets/…`, `mcp-servers/…`.
+ */
+export function secretNamePrefix(prefixSetting: string): string {
+  return `${prefixSetting}/`;
+}
+
+export const DEFAULT_SECRET_NAME_PREFIX = secretNamePrefix('gw');

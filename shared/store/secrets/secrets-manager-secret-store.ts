@@ -9,19 +9,10 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { recordSecretsManagerOperations } from '../recording/sdk-recording-middleware.js';
-import { assertSecretName, SecretStoreError, type SecretStore } from './secret-store.js';
+import { assertSecretName, DEFAULT_SECRET_NAME_PREFIX, SecretStoreError, type SecretStore } from './secret-store.js';
 import { traceAwsClient } from '../../observability/tracer.js';
 
-/**
- * Every secret gw writes lives under `<GW_SECRET_NAME_PREFIX>/` (the stack sets it to the stack's name), so IAM can
- * grant each stack exactly `<stackName>/*` and two stacks in one account never read each other's credentials.
- * Names below it are the callers' relative names: `virtual-keys/<ws>/<id>`, `config-secrets/…`, `mcp-servers/…`.
- */
-export function secretNamePrefix(prefixSetting: string): string {
-  return `${prefixSetting}/`;
-}
-
-export const DEFAULT_SECRET_NAME_PREFIX = secretNamePrefix('gw');
+export { DEFAULT_SECRET_NAME_PREFIX, secretNamePrefix } from './secret-store.js';
 
 export interface SecretsManagerSecretStoreOptions {
   region: string;

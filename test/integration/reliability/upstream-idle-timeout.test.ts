@@ -25,7 +25,7 @@ function quietProvider(request: RecordedRequest): ScriptedResponse {
       // Five gaps of 250 ms: over a second in all, each gap under the idle timeout.
       return { headers: { 'content-type': 'text/event-stream' }, chunks: chatStream(model, 'a b c d'), chunkDelayMs: 250 };
     default:
-      return ok(request);
+      return ok(request) as ScriptedResponse;
   }
 }
 

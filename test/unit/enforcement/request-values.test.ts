@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInlineConfig } from '../../../shared/gateway/config/resolve-config.js';
+import { parseInlineConfig } from '../../../shared/gateway/config/parse-config.js';
 import { buildRouteTree, type LeafSettings } from '../../../shared/gateway/config/target-tree.js';
 import type { GatewayContext } from '../../../shared/gateway/context.js';
 import { requestValues } from '../../../shared/gateway/enforcement/request-values.js';

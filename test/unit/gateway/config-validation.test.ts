@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/errors.js';
 import { CONFIG_ERROR_CODES } from '../../../shared/gateway/config/errors.js';
-import { parseInlineConfig } from '../../../shared/gateway/config/resolve-config.js';
+import { parseInlineConfig } from '../../../shared/gateway/config/parse-config.js';
 import { buildRouteTree, type LeafSettings } from '../../../shared/gateway/config/target-tree.js';
 
 const noHeaders: LeafSettings = { azure: {}, vertex: {}, aws: {}, overrideParams: {} };
