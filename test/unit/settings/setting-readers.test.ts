@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSettingsError, parseSettings } from '../../../shared/settings.js';
-
-function issues(env: Record<string, string>): string[] {
-  try {
-    parseSettings(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidSettingsError);
-    return (error as InvalidSettingsError).issues;
-  }
-  throw new Error('the settings were accepted');
-}
+import { parseSettings } from '../../../shared/settings.js';
+import { settingIssues as issues } from '../../support/settings-refusal.js';
 
 // The settings readers (shared/settings-fields.ts) replaced a schema library at every cold start: these pin the
 // values each kind of setting takes and refuses, and how refusals are reported.

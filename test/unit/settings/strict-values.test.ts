@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSettingsError, parseSettings } from '../../../shared/settings.js';
-
-function refusal(env: Record<string, string>): string {
-  try {
-    parseSettings(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidSettingsError);
-    return (error as Error).message;
-  }
-  throw new Error('the settings were accepted');
-}
+import { parseSettings } from '../../../shared/settings.js';
+import { settingsRefusal as refusal } from '../../support/settings-refusal.js';
 
 describe('strict setting values', () => {
   it('ON/OFF switches accept ON and OFF in any case, and empty as the default', () => {
