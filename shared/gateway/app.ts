@@ -3,6 +3,7 @@ import { errorResponse, toGatewayError } from '../http/errors.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
+import { errorWithoutCredentials } from '../observability/request-credentials.js';
 import type { Endpoint } from '../providers/types.js';
 import { savedConfigSource } from '../store/config-repository.js';
 import { ConfigResolver } from './config/resolve-config.js';
@@ -62,7 +63,7 @@ export function createGatewayApp(
       const { handler, params } = router.match(request.method, request.path);
       return await handler(request, params);
     } catch (thrown) {
-      const error = toGatewayError(thrown);
+      const error = errorWithoutCredentials(toGatewayError(thrown), request);
       if (error.status >= 500 && error.code === 'internal_error') {
         logger.error('unhandled error in gateway', { trace_id: traceId, error: thrown as Error });
       }

@@ -76,7 +76,7 @@ export async function attemptLeaf(
   context.attempts.push(record);
   const span = startSpan(context, 'attempt', { 'gw.retry': retry }, { kind: 'attempt' });
   try {
-    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, canonicalEndpoint(context.endpoint), context.request.headers, context.principal.workspaceId);
+    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, canonicalEndpoint(context.endpoint), context.request, context.principal.workspaceId);
     record.provider = adapter.slug;
     const requested = { ...context.body, ...leaf.overrideParams };
     const body = applyMetadataUser(requested, context.options.metadata);

@@ -8,6 +8,7 @@ import { settings } from '../settings.js';
 import { parseInlineConfigLazily, type ConfigResolver } from './config/resolve-config.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { RequestOptions } from './request-options.js';
+import { storedResourceNames, type ConfigSource } from './stored-credential-host.js';
 
 // A changed or deleted deployment is in force everywhere within GW_CONFIG_CACHE_TTL_MS plus the maximum staleness
 // (served stale while one background read refreshes it: refreshing-cache.ts); unknown slugs are not cached.
@@ -21,12 +22,24 @@ const cache = new RefreshingCache<string, DeploymentRecord | undefined>({
 });
 let repository: DeploymentRepository | undefined;
 
+/** The config a request runs, and the stored resource it comes from (none for an inline config). */
+export interface RequestConfig {
+  config: GatewayConfig;
+  /** The saved config or deployment whose credentials and hosts the config holds (stored-credential-host.ts). */
+  source?: ConfigSource;
+}
+
 /**
  * The config a request runs: the deployment's (`x-gw-deployment: <slug>`), else `x-gw-config`. A deployment of
  * another organisation, or one restricted away from the caller's workspace, is the same 404 as none at all.
  */
-export async function resolveRequestConfig(options: RequestOptions, principal: Principal, configs: ConfigResolver): Promise<GatewayConfig | undefined> {
-  if (options.deployment === undefined) return configs.resolve(options.config, principal.workspaceId);
+export async function resolveRequestConfig(options: RequestOptions, principal: Principal, configs: ConfigResolver): Promise<RequestConfig | undefined> {
+  if (options.deployment === undefined) {
+    const config = await configs.resolve(options.config, principal.workspaceId);
+    if (!config) return undefined;
+    const savedId = savedConfigId(options.config!);
+    return { config, source: savedId === undefined ? undefined : sourceOf(storedResourceNames.savedConfig(savedId), config) };
+  }
   if (options.config !== undefined) {
     throw badRequest('conflicting_headers', 'Send either x-gw-deployment or x-gw-config, not both: a deployment brings its own config', 'x-gw-deployment');
   }
@@ -38,9 +51,21 @@ export async function resolveRequestConfig(options: RequestOptions, principal: P
   if (config.kind === 'inline') {
     // Credentials live in the secret store (control-plane/deployments/deployment-secrets.ts): put them back here only.
     const inline = config.secret_ref ? unsealConfig(config.inline, config.secret_ref, await readConfigSecret(secretStore(), config.secret_ref)) : config.inline;
-    return parseInlineConfigLazily(JSON.stringify(inline));
+    const parsed = await parseInlineConfigLazily(JSON.stringify(inline));
+    return { config: parsed, source: sourceOf(storedResourceNames.deployment(deployment.slug), parsed) };
   }
-  return configs.resolve(config.version === undefined ? config.id : `${config.id}@${config.version}`, deployment.config_workspace_id);
+  const saved = (await configs.resolve(config.version === undefined ? config.id : `${config.id}@${config.version}`, deployment.config_workspace_id))!;
+  return { config: saved, source: sourceOf(storedResourceNames.savedConfig(config.id), saved) };
+}
+
+/** The id of a saved config `x-gw-config` names (`cfg-…[@n]`), or undefined for an inline config. */
+function savedConfigId(value: string): string | undefined {
+  const trimmed = value.trim();
+  return trimmed.startsWith('{') ? undefined : trimmed.split('@')[0];
+}
+
+function sourceOf(resource: string, config: GatewayConfig): ConfigSource {
+  return { resource, allowedHosts: config.allowed_custom_hosts ?? [] };
 }
 
 async function findDeployment(organisationId: string, slug: string): Promise<DeploymentRecord | undefined> {

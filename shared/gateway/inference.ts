@@ -80,10 +80,11 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
   await applyWorkspaceProvider(request, options, body, principal);
-  const config = await resolveRequestConfig(options, principal, deps.configs);
+  const resolved = await resolveRequestConfig(options, principal, deps.configs);
+  const config = resolved?.config;
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);
-  const routeTree = buildRouteTree(config, leafFromHeaders(options));
+  const routeTree = buildRouteTree(config, leafFromHeaders(options), resolved?.source);
   const now = Date.now();
   return {
     request,

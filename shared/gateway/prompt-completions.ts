@@ -1,4 +1,5 @@
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import { shareRequestCredentials } from '../observability/request-credentials.js';
 import { hasScope } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import { parseRenderBody, renderStoredPrompt } from '../control-plane/prompts/render.js';
@@ -24,7 +25,10 @@ export function promptCompletionsHandler(authenticator: ApiKeyAuthenticator, cha
     const headers: Record<string, string> = { ...request.headers, 'content-type': 'application/json' };
     const metadata = withPromptMetadata(request.headers['x-gw-metadata'], params.promptId);
     if (metadata !== undefined) headers['x-gw-metadata'] = metadata;
-    return chatCompletions({ ...request, path: '/v1/chat/completions', query: {}, headers, body: Buffer.from(JSON.stringify(data)) }, {});
+    const chat = { ...request, path: '/v1/chat/completions', query: {}, headers, body: Buffer.from(JSON.stringify(data)) };
+    // An error leaves through the prompt route: it masks the credentials the chat request used.
+    shareRequestCredentials(request, chat);
+    return chatCompletions(chat, {});
   };
 }
 

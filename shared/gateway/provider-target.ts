@@ -18,6 +18,7 @@ import { secretStore } from '../store/secrets/secret-store-factory.js';
 import { SecretStoreError } from '../store/secrets/secret-store.js';
 import { rateWindow, resetPeriod, secondsUntil, UNIT_LABELS } from './enforcement/windows.js';
 import type { RequestOptions } from './request-options.js';
+import { storedResourceNames } from './stored-credential-host.js';
 
 /** A workspace provider as the gateway uses it: the record, its integration and the stored credential. */
 interface ResolvedProvider {
@@ -51,7 +52,8 @@ let counters: CounterRepository | undefined;
 
 /**
  * `x-gw-provider: @<slug>`: the request goes through a workspace provider. Its integration supplies the provider
- * kind, the credential (injected as if sent in `Authorization`, which it replaces) and the custom host; its model
+ * kind, the credential (injected as if sent in `Authorization`, which it replaces, but marked as stored: it goes only
+ * to the integration's own host or allow-listed ones) and the custom host; its model
  * allowlist, rate limits and budget are checked here, before anything is forwarded. The options are rewritten in
  * place, so routing sees an ordinary provider request.
  */
@@ -71,8 +73,13 @@ export async function applyWorkspaceProvider(request: NeutralRequest, options: R
   }
   await admit(request, provider, Date.now());
   options.provider = integration.provider;
-  if (resolved.apiKey !== undefined) options.providerToken = resolved.apiKey;
-  if (options.customHost === undefined && integration.custom_host !== undefined) options.customHost = integration.custom_host;
+  const resource = storedResourceNames.integration(integration.id, slug);
+  options.workspaceProvider = { customHost: integration.custom_host };
+  if (resolved.apiKey !== undefined) {
+    options.providerToken = resolved.apiKey;
+    const hosts = integration.custom_host === undefined ? [] : [integration.custom_host];
+    options.workspaceProvider.credential = { resource, hosts, allowedHosts: integration.allowed_custom_hosts ?? [] };
+  }
 }
 
 /** After the response: tokens to the provider's token limits, cost to its budget. Never fails the request. */

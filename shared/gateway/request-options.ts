@@ -3,6 +3,7 @@ import { badRequest } from '../http/errors.js';
 import type { TargetSettings } from '../providers/types.js';
 import { assertPrintableCredential } from './config/credential-fields.js';
 import { parseForwardHeaders } from './forward-headers.js';
+import type { StoredCredential } from './stored-credential-host.js';
 
 /** Every `x-gw-*` header, parsed once at the start of the pipeline. Nothing further down reads raw headers. */
 export interface RequestOptions {
@@ -25,6 +26,11 @@ export interface RequestOptions {
   vertex: NonNullable<TargetSettings['vertex']>;
   aws: NonNullable<TargetSettings['aws']>;
   anthropicBeta?: string;
+  /**
+   * Set by `x-gw-provider: @<slug>` (provider-target.ts): the integration's stored credential (when it has one,
+   * replacing `providerToken`) and its stored host. `customHost` stays what the caller sent.
+   */
+  workspaceProvider?: { credential?: StoredCredential; customHost?: string };
 }
 
 const MAX_TRACE_ID_LENGTH = 128;

@@ -1,4 +1,6 @@
 import { badRequest } from '../http/errors.js';
+import type { NeutralRequest } from '../http/types.js';
+import { noteTargetCredentials } from '../observability/request-credentials.js';
 import { findProvider, PROVIDER_SLUGS } from '../providers/registry.js';
 import type { Endpoint, ProviderAdapter, TargetSettings } from '../providers/types.js';
 import { settings } from '../settings.js';
@@ -6,6 +8,7 @@ import type { LeafSettings } from './config/target-tree.js';
 import { validateCustomHost } from './custom-host.js';
 import { parseForwardHeaders } from './forward-headers.js';
 import type { RequestOptions } from './request-options.js';
+import { assertStoredCredentialHost, storedResourceNames } from './stored-credential-host.js';
 import { resolveVirtualKey } from './virtual-key-target.js';
 
 export interface ResolvedTarget {
@@ -22,11 +25,15 @@ export function leafFromHeaders(options: RequestOptions): LeafSettings {
   if (options.provider !== undefined && !findProvider(options.provider)) {
     throw badRequest('unknown_provider', `Unknown provider '${options.provider}'; valid providers: ${PROVIDER_SLUGS.join(', ')}`, 'x-gw-provider');
   }
+  const headerHost = options.customHost === undefined ? undefined : checkedHeaderCustomHost(options.customHost);
+  const integration = options.workspaceProvider;
   return {
     provider: options.provider,
     apiKey: options.providerToken,
     virtualKey: options.virtualKey,
-    customHost: options.customHost === undefined ? undefined : checkedHeaderCustomHost(options.customHost),
+    customHost: headerHost ?? integration?.customHost,
+    customHostSetBy: headerHost === undefined && integration?.customHost !== undefined ? integration.credential?.resource : undefined,
+    storedCredential: integration?.credential,
     azure: options.azure,
     vertex: options.vertex,
     aws: options.aws,
@@ -36,16 +43,20 @@ export function leafFromHeaders(options: RequestOptions): LeafSettings {
 }
 
 /**
- * The adapter and settings one leaf calls. Request headers win over the config where the spec says so: a
- * custom host given as a header replaces the config's; extra forwarded headers add to the config's list.
+ * The adapter and settings one leaf calls, where the leaf's credential and host meet: every entry point and
+ * every leaf of a config tree passes here, so here a stored credential is kept from a host the caller chose
+ * (stored-credential-host.ts), and the credentials the call carries are noted for redaction (request-credentials.ts).
+ * Request headers win over the config where the spec says so: a custom host given as a header replaces the
+ * config's; extra forwarded headers add to the config's list.
  */
 export async function resolveLeafTarget(
   leaf: LeafSettings,
   options: RequestOptions,
   endpoint: Endpoint,
-  requestHeaders: Record<string, string>,
+  request: Pick<NeutralRequest, 'headers'>,
   workspaceId: string,
 ): Promise<ResolvedTarget> {
+  const requestHeaders = request.headers;
   if (leaf.virtualKey !== undefined) leaf = await withVirtualKey(leaf, workspaceId);
   const provider = findProvider(leaf.provider ?? '');
   if (!provider) {
@@ -56,13 +67,17 @@ export async function resolveLeafTarget(
   }
   const adapter = await provider.load();
   const configForwarded = leaf.forwardHeaderNames ? parseForwardHeaders(JSON.stringify(leaf.forwardHeaderNames), requestHeaders) : {};
+  const headerHost = options.customHost !== undefined ? checkedHeaderCustomHost(options.customHost) : undefined;
+  const customHost = headerHost ?? leaf.customHost;
+  assertStoredCredentialHost(leaf.storedCredential, customHost, headerHost === undefined ? leaf.customHostSetBy : undefined);
+  noteTargetCredentials(request, leaf);
   return {
     adapter,
     forwardHeaders: { ...configForwarded, ...options.forwardHeaders },
     target: {
       provider: adapter.slug,
       apiKey: leaf.apiKey,
-      customHost: options.customHost !== undefined ? checkedHeaderCustomHost(options.customHost) : leaf.customHost,
+      customHost,
       azure: leaf.azure,
       vertex: leaf.vertex,
       aws: leaf.aws,
@@ -76,7 +91,8 @@ export async function resolveLeafTarget(
  * A leaf with a virtual key: the key supplies the provider and its credentials (an `Authorization` header or a
  * config `api_key` beside it is ignored, since SDKs always send one); a provider named beside it must be the
  * key's own; cloud fields given explicitly (x-gw-azure-* / x-gw-vertex-* / x-gw-aws-* headers, config fields)
- * override the key's stored ones field by field; an explicit custom host overrides the key's.
+ * override the key's stored ones field by field. A custom host other than the key's own is refused unless the key
+ * allow-lists it (stored-credential-host.ts).
  */
 async function withVirtualKey(leaf: LeafSettings, workspaceId: string): Promise<LeafSettings> {
   const key = await resolveVirtualKey(workspaceId, leaf.virtualKey!);
@@ -88,11 +104,15 @@ async function withVirtualKey(leaf: LeafSettings, workspaceId: string): Promise<
     );
   }
   const stored = key.settings;
+  const resource = storedResourceNames.virtualKey(key.id);
+  const storedHost = stored.customHost === undefined ? undefined : checkedStoredCustomHost(stored.customHost);
   return {
     ...leaf,
     provider: key.provider,
     apiKey: stored.apiKey,
-    customHost: leaf.customHost ?? (stored.customHost === undefined ? undefined : checkedStoredCustomHost(stored.customHost)),
+    customHost: leaf.customHost ?? storedHost,
+    customHostSetBy: leaf.customHost === undefined ? resource : leaf.customHostSetBy,
+    storedCredential: { resource, hosts: storedHost === undefined ? [] : [storedHost], allowedHosts: key.allowedHosts },
     azure: { ...stored.azure, ...leaf.azure },
     vertex: { ...stored.vertex, ...leaf.vertex },
     aws: { ...stored.aws, ...leaf.aws },

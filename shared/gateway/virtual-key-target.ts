@@ -14,6 +14,8 @@ export interface ResolvedVirtualKey {
   /** Canonical provider slug. */
   provider: string;
   settings: Partial<TargetSettings>;
+  /** Origins besides its custom_host the key's credential may be sent to (`allowed_custom_hosts`). */
+  allowedHosts: readonly string[];
 }
 
 /** A lookup as cached: the resolved key, or the error its absence answers (never kept). */
@@ -103,7 +105,7 @@ export class VirtualKeyResolver {
       logger.error('virtual key has no stored credential', { virtual_key_id: virtualKeyId });
       return { error: new GatewayError(500, 'virtual_key_credential_missing', 'The credential of this virtual key is missing from the secret store; update the key with a new credential') };
     }
-    return { key: { id: record.id, provider: record.provider, settings: toTargetSettings(record, secret) } };
+    return { key: { id: record.id, provider: record.provider, settings: toTargetSettings(record, secret), allowedHosts: record.allowed_custom_hosts ?? [] } };
   }
 }
 

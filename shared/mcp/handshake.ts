@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { redactText, type KnownCredentials } from '../observability/redact.js';
 import { guardedFetch } from './outbound.js';
 import type { McpServerMetadata, McpToolDescription } from './types.js';
 
@@ -56,11 +57,14 @@ function withinBudget(tools: McpToolDescription[]): McpToolDescription[] {
   return kept;
 }
 
-/** A failure of the handshake, said in a line that carries no header value. */
-export function describeSyncFailure(error: unknown): string {
+/**
+ * A failure of the handshake, said in a line that carries no header value: the server's credential (`known`) and
+ * any credential-shaped text are masked before the line is cut, so no part of one survives at the cut.
+ */
+export function describeSyncFailure(error: unknown, known?: KnownCredentials): string {
   let message = error instanceof Error ? error.message : String(error);
   // The client's HTTP errors keep the status apart from the message.
   const status = (error as { data?: { status?: unknown } } | null)?.data?.status;
   if (typeof status === 'number') message = `${message.replace(/:\s*$/, '')} (HTTP ${status})`;
-  return message.replace(/Bearer\s+\S+/gi, 'Bearer ***').slice(0, 500);
+  return redactText(message.replace(/Bearer\s+\S+/gi, 'Bearer ***'), known).slice(0, 500);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from '../gateway/context.js';
 import type { FinishedRequest } from './request-record.js';
+import { knownRequestCredentials } from './request-credentials.js';
 import { newSpanId } from './spans.js';
 import { normaliseUsage } from './usage.js';
 
@@ -55,6 +56,7 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
     requestBody: context.body,
     responseBody: outcome.responseBody === undefined ? undefined : typeof outcome.responseBody === 'string' ? outcome.responseBody : Buffer.from(outcome.responseBody).toString('utf8'),
     responseTruncated: outcome.responseTruncated,
+    credentials: knownRequestCredentials(context.request),
   };
 }
 
@@ -110,5 +112,6 @@ export function rejectedRequestOf(
     outcome: 'error',
     attempts: [],
     spans: known.spans ?? [],
+    credentials: knownRequestCredentials(known.request),
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { settings } from '../settings.js';
 import { blobStore } from '../store/blobs/blob-store-factory.js';
-import { redact, redactText } from './redact.js';
+import { redact, redactText, type KnownCredentials } from './redact.js';
 
 export interface StoredBodies {
   request_body: unknown;
@@ -16,7 +16,7 @@ export interface StoredBodies {
  * GW_LOG_BODY_INLINE_BYTES (a DynamoDB item holds 400 KB) and put in the blob store beyond that, the record
  * keeping the blob's key. Runs on the after-path only.
  */
-export async function storeBodies(workspaceId: string, logId: string, request: unknown, response: string | undefined, truncatedAlready: boolean): Promise<StoredBodies> {
+export async function storeBodies(workspaceId: string, logId: string, request: unknown, response: string | undefined, truncatedAlready: boolean, credentials?: KnownCredentials): Promise<StoredBodies> {
   const { GW_LOG_BODY_INLINE_BYTES, GW_LOG_BODY_MAX_BYTES } = settings();
   const result: StoredBodies = { request_body: null, response_body: null };
   let truncated = truncatedAlready;
@@ -26,7 +26,7 @@ export async function storeBodies(workspaceId: string, logId: string, request: u
   ];
   for (const [which, body] of parts) {
     if (body === undefined || body === null) continue;
-    let text = typeof body === 'string' ? redactText(body) : JSON.stringify(redact(body));
+    let text = typeof body === 'string' ? redactText(body, credentials) : JSON.stringify(redact(body, credentials));
     const cut = Buffer.byteLength(text) > GW_LOG_BODY_MAX_BYTES;
     if (cut) {
       text = Buffer.from(text).subarray(0, GW_LOG_BODY_MAX_BYTES).toString('utf8');

@@ -1,15 +1,22 @@
 /**
- * The one redaction function of gw: everything that is stored or printed for observability (log records,
- * bodies, spans, exports, OTLP attributes) passes through `redact` first. It removes
- *  - values under keys that name a credential (api_key, authorization, password, secret, token, …), and
+ * The one redaction function of gw: everything that is stored or returned for observability (log records,
+ * bodies, spans, exports, OTLP attributes, error texts) passes through `redact` or `redactText` first. It removes
+ *  - the credentials the request used, by value (`KnownCredentials`): whatever their shape, wherever a provider
+ *    quoted them back (an error body, a message, a span's error);
+ *  - values under keys that name a credential (api_key, authorization, password, secret, any `*_token` /
+ *    `*-token`, …), and
  *  - credential-shaped text anywhere in strings: gw keys (gwk_…), provider keys (sk-…, sk-ant-…), Bearer
  *    tokens, JWTs, AWS access key ids, Google API keys, private-key blocks.
  * Token counts (`prompt_tokens`, `max_tokens`, …) are not credentials and are kept.
  */
 export const REDACTED = '[REDACTED]';
 
-const SECRET_KEY = /(^|[_-])(api[_-]?key|apikey|authorization|auth[_-]?token|access[_-]?token|refresh[_-]?token|id[_-]?token|session[_-]?token|secret|client[_-]?secret|password|passwd|credential|credentials|private[_-]?key|x[_-]gw[_-]api[_-]key|x[_-]api[_-]key|cookie|set[_-]cookie)$/i;
+const SECRET_KEY =
+  /(^|[_-])(api[_-]?key|apikey|authorization|auth[_-]?token|access[_-]?token|refresh[_-]?token|id[_-]?token|session[_-]?token|secret|client[_-]?secret|password|passwd|credential|credentials|private[_-]?key|x[_-]gw[_-]api[_-]key|x[_-]api[_-]key|cookie|set[_-]cookie)$/i;
 const SAFE_KEY = /tokens$|^token_count$|_tokens_|^max_tokens$/i;
+// The documented `*_token` names (authorization_token, X-Api-Token, x-amz-security-token, …): any key that ends
+// in `_token` or `-token`. A bare `token` is not one: logprobs entries are `{token, logprob}`.
+const TOKEN_SUFFIX = /[_-]token$/i;
 
 const SECRET_TEXT: ReadonlyArray<RegExp> = [
   /\bgwk_[A-Za-z0-9_-]{8,}/g,
@@ -21,14 +28,39 @@ const SECRET_TEXT: ReadonlyArray<RegExp> = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
 
-/** True when a property of this name holds a credential, whatever its value. */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key) && !SAFE_KEY.test(key);
+/** Shorter values are not masked by value: masking every "abc" in a text would hide more than it protects. */
+const MIN_KNOWN_LENGTH = 8;
+
+/**
+ * The credentials one request used (or one MCP server holds), masked by value wherever they appear. Cheap:
+ * one `includes` scan per text and credential (a request has one to three), nothing at all when there are none.
+ */
+export class KnownCredentials {
+  private readonly values = new Set<string>();
+
+  add(value: string | undefined): void {
+    if (value !== undefined && value.length >= MIN_KNOWN_LENGTH) this.values.add(value);
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  mask(text: string): string {
+    let result = text;
+    for (const value of this.values) if (result.includes(value)) result = result.replaceAll(value, REDACTED);
+    return result;
+  }
 }
 
-/** Removes credential-shaped substrings from a text. */
-export function redactText(text: string): string {
-  let result = text;
+/** True when a property of this name holds a credential, whatever its value. */
+export function isSecretKey(key: string): boolean {
+  return (SECRET_KEY.test(key) || TOKEN_SUFFIX.test(key)) && !SAFE_KEY.test(key);
+}
+
+/** Removes the known credentials and credential-shaped substrings from a text. */
+export function redactText(text: string, known?: KnownCredentials): string {
+  let result = known && known.size > 0 ? known.mask(text) : text;
   for (const pattern of SECRET_TEXT) result = result.replace(pattern, REDACTED);
   return result;
 }
@@ -37,19 +69,38 @@ export function redactText(text: string): string {
  * A redacted deep copy of a JSON-like value (the input is never changed). Depth is bounded: anything nested
  * deeper than 64 levels is replaced, so a hostile body cannot blow the stack on the after-path.
  */
-export function redact<T>(value: T): T {
-  return walk(value, 0) as T;
+export function redact<T>(value: T, known?: KnownCredentials): T {
+  return walk(value, 0, known && known.size > 0 ? known : undefined) as T;
 }
 
-function walk(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return redactText(value);
+/**
+ * A copy of a JSON-like value with only the known credentials masked (what a client's own answer gets: the rest
+ * of a provider's error body is the caller's to read). The value itself when there is nothing to mask.
+ */
+export function maskCredentials<T>(value: T, known: KnownCredentials | undefined): T {
+  if (!known || known.size === 0) return value;
+  return maskWalk(value, 0, known) as T;
+}
+
+function maskWalk(value: unknown, depth: number, known: KnownCredentials): unknown {
+  if (typeof value === 'string') return known.mask(value);
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Uint8Array) return value;
+  if (depth > 64) return REDACTED;
+  if (Array.isArray(value)) return value.map((entry) => maskWalk(entry, depth + 1, known));
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) copy[key] = maskWalk(entry, depth + 1, known);
+  return copy;
+}
+
+function walk(value: unknown, depth: number, known: KnownCredentials | undefined): unknown {
+  if (typeof value === 'string') return redactText(value, known);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 64) return REDACTED;
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return redactText(Buffer.from(value).toString('utf8'));
-  if (Array.isArray(value)) return value.map((entry) => walk(entry, depth + 1));
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return redactText(Buffer.from(value).toString('utf8'), known);
+  if (Array.isArray(value)) return value.map((entry) => walk(entry, depth + 1, known));
   const copy: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
-    copy[key] = isSecretKey(key) && entry !== null && entry !== undefined && typeof entry !== 'number' && typeof entry !== 'boolean' ? REDACTED : walk(entry, depth + 1);
+    copy[key] = isSecretKey(key) && entry !== null && entry !== undefined && typeof entry !== 'number' && typeof entry !== 'boolean' ? REDACTED : walk(entry, depth + 1, known);
   }
   return copy;
 }

@@ -3,7 +3,7 @@ import { storeBodies, type StoredBodies } from './log-bodies.js';
 import type { RequestLogRecord } from './log-record.js';
 import { recordRequestMetrics } from './metrics.js';
 import { exportRequestSpans } from './otlp-export.js';
-import { redact } from './redact.js';
+import { redact, type KnownCredentials } from './redact.js';
 import { writeRequestLog } from './request-log.js';
 import { addToRollups } from './rollups.js';
 import { DEFAULT_OBSERVABILITY_SETTINGS, workspaceObservabilitySettings } from './workspace-settings.js';
@@ -14,6 +14,8 @@ export type FinishedRequest = Omit<RequestLogRecord, keyof StoredBodies> & {
   /** What the client received (a stream as its SSE text), possibly cut at the capture limit. */
   responseBody?: string;
   responseTruncated?: boolean;
+  /** The credentials the request used: masked by value everywhere in the record (never stored themselves). */
+  credentials?: KnownCredentials;
 };
 
 /**
@@ -22,15 +24,16 @@ export type FinishedRequest = Omit<RequestLogRecord, keyof StoredBodies> & {
  * OTLP spans. Nothing here can fail or slow the request it describes.
  */
 export async function recordFinishedRequest(finished: FinishedRequest): Promise<RequestLogRecord> {
-  const { requestBody, responseBody, responseTruncated, ...fields } = finished;
+  const { requestBody, responseBody, responseTruncated, credentials, ...fields } = finished;
   const workspaceSettings = await workspaceObservabilitySettings(fields.workspace_id).catch((error: unknown) => {
     logger.warn('could not read the workspace observability settings; using the defaults', { trace_id: fields.trace_id, error: error as Error });
     return DEFAULT_OBSERVABILITY_SETTINGS;
   });
   const bodies: StoredBodies = workspaceSettings.log_request_bodies
-    ? await storeBodies(fields.workspace_id, fields.id, requestBody, responseBody, responseTruncated === true)
+    ? await storeBodies(fields.workspace_id, fields.id, requestBody, responseBody, responseTruncated === true, credentials)
     : { request_body: null, response_body: null };
-  const record = redact<RequestLogRecord>({ ...fields, ...bodies });
+  // Redacted here, where the record is built, before any store, rollup, metric or export sees it.
+  const record = redact<RequestLogRecord>({ ...fields, ...bodies }, credentials);
   addToRollups(record);
   recordRequestMetrics(record);
   exportRequestSpans(record);

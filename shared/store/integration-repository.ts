@@ -18,6 +18,8 @@ export interface IntegrationRecord {
   provider: string;
   description?: string;
   custom_host?: string;
+  /** Origins besides custom_host a request may send the credential to (shared/gateway/stored-credential-host.ts). */
+  allowed_custom_hosts?: string[];
   tags: Tags;
   shared_with_workspaces: 'all' | string[];
   credential_masked: string | null;

@@ -31,6 +31,8 @@ export interface VirtualKeyRecord {
   vertex?: { project_id?: string; region?: string };
   aws?: { region?: string };
   custom_host?: string;
+  /** Origins besides custom_host a request may send the credential to (shared/gateway/stored-credential-host.ts). */
+  allowed_custom_hosts?: string[];
   created_at: string;
   updated_at: string;
 }

@@ -46,6 +46,7 @@ export class IntegrationService {
       updated_at: now,
     };
     if (body.custom_host !== undefined) record.custom_host = checkedCustomHost(body.custom_host);
+    if (body.allowed_custom_hosts?.length) record.allowed_custom_hosts = body.allowed_custom_hosts;
     if (body.description !== undefined) record.description = body.description;
     // The secret first: a record without its secret would be an integration that fails at request time.
     if (body.credential !== undefined) await guarded(() => writeIntegrationSecret(this.secrets(), principal.organisationId, record.id, { api_key: body.credential }));
@@ -85,6 +86,8 @@ export class IntegrationService {
     };
     if (body.custom_host === null) delete next.custom_host;
     else if (body.custom_host !== undefined) next.custom_host = checkedCustomHost(body.custom_host);
+    if (body.allowed_custom_hosts?.length === 0) delete next.allowed_custom_hosts;
+    else if (body.allowed_custom_hosts !== undefined) next.allowed_custom_hosts = body.allowed_custom_hosts;
     if (body.description === null) delete next.description;
     else if (body.description !== undefined) next.description = body.description;
     if (body.credential === null) {
@@ -157,6 +160,7 @@ export function presentIntegration(record: IntegrationRecord): IntegrationView {
     provider: record.provider,
     tags: record.tags,
     shared_with_workspaces: record.shared_with_workspaces,
+    allowed_custom_hosts: record.allowed_custom_hosts ?? [],
     credential: { stored: record.credential_masked !== null, masked: record.credential_masked },
     created_at: record.created_at,
     updated_at: record.updated_at,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 
 /**
@@ -58,6 +59,7 @@ export const virtualKeyCreateSchema = z
     vertex: vertexSettingsSchema.optional(),
     aws: awsSettingsSchema.optional(),
     custom_host: customHostSchema.optional(),
+    allowed_custom_hosts: allowedCustomHostsSchema.optional(),
   })
   .meta({ id: 'VirtualKeyCreate' });
 
@@ -70,6 +72,7 @@ export const virtualKeyUpdateSchema = z
     vertex: vertexSettingsSchema.nullable().optional(),
     aws: awsSettingsSchema.nullable().optional(),
     custom_host: customHostSchema.nullable().optional(),
+    allowed_custom_hosts: allowedCustomHostsSchema.optional().meta({ description: 'Replaces the list; [] empties it.' }),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
   .meta({ id: 'VirtualKeyUpdate' });
@@ -88,6 +91,7 @@ export const virtualKeySchema = z
     vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
     aws: awsSettingsSchema.pick({ region: true }).optional(),
     custom_host: z.string().optional(),
+    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this key’s credential may be sent to (docs/security.md).' }),
     stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),
     created_at: z.string(),
     updated_at: z.string(),

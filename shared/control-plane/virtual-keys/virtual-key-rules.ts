@@ -11,7 +11,7 @@ const SETTINGS_OWNER = { azure: 'azure-openai', vertex: 'vertex-ai', aws: 'bedro
 /** A virtual key's state apart from its identity: what create builds and update edits. */
 export interface VirtualKeyState {
   provider: string;
-  settings: Pick<VirtualKeyRecord, 'azure' | 'vertex' | 'aws' | 'custom_host'>;
+  settings: Pick<VirtualKeyRecord, 'azure' | 'vertex' | 'aws' | 'custom_host' | 'allowed_custom_hosts'>;
   secret: VirtualKeySecret;
 }
 

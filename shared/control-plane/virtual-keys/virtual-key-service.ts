@@ -114,6 +114,7 @@ export function toView(record: VirtualKeyRecord): VirtualKeyView {
     workspace_id: record.workspace_id,
     name: record.name,
     provider: record.provider,
+    allowed_custom_hosts: record.allowed_custom_hosts ?? [],
     stored_secrets: record.secret_fields.map((field) => SECRET_FIELD_NAMES[field]),
     created_at: record.created_at,
     updated_at: record.updated_at,

@@ -13,6 +13,7 @@ export function stateFromCreate(body: VirtualKeyCreate): VirtualKeyState {
   if (body.vertex) applyVertex(state, body.vertex);
   if (body.aws) applyAws(state, body.aws);
   if (body.custom_host !== undefined) state.settings.custom_host = checkedCustomHost(body.custom_host);
+  if (body.allowed_custom_hosts?.length) state.settings.allowed_custom_hosts = body.allowed_custom_hosts;
   assertValidState(state, storedSecretFields(state.secret));
   return state;
 }
@@ -30,7 +31,7 @@ export function updateTouchesSecret(body: VirtualKeyUpdate): boolean {
 export function stateAfterUpdate(current: VirtualKeyRecord, currentSecret: VirtualKeySecret | undefined, body: VirtualKeyUpdate): VirtualKeyState {
   const state: VirtualKeyState = {
     provider: current.provider,
-    settings: { azure: current.azure, vertex: current.vertex, aws: current.aws, custom_host: current.custom_host },
+    settings: { azure: current.azure, vertex: current.vertex, aws: current.aws, custom_host: current.custom_host, allowed_custom_hosts: current.allowed_custom_hosts },
     secret: { ...currentSecret },
   };
   if (body.credential === null) delete state.secret.api_key;
@@ -53,6 +54,8 @@ export function stateAfterUpdate(current: VirtualKeyRecord, currentSecret: Virtu
   }
   if (body.custom_host === null) delete state.settings.custom_host;
   else if (body.custom_host !== undefined) state.settings.custom_host = checkedCustomHost(body.custom_host);
+  if (body.allowed_custom_hosts?.length === 0) delete state.settings.allowed_custom_hosts;
+  else if (body.allowed_custom_hosts !== undefined) state.settings.allowed_custom_hosts = body.allowed_custom_hosts;
   assertValidState(state, currentSecret ? storedSecretFields(state.secret) : current.secret_fields);
   return state;
 }

@@ -10,6 +10,8 @@ import { parseInferenceBody } from '../../gateway/request-body.js';
 import { readRequestOptions } from '../../gateway/request-options.js';
 import { gatewayHeaders } from '../../gateway/response-headers.js';
 import { leafFromHeaders, resolveLeafTarget } from '../../gateway/resolve-target.js';
+import { resolveRequestConfig } from '../../gateway/deployment-target.js';
+import { applyWorkspaceProvider } from '../../gateway/provider-target.js';
 import { readUpstreamBody, sendUpstream } from '../../gateway/upstream-client.js';
 import { parseJsonOrText } from '../../gateway/upstream-errors.js';
 import { countMessagesTokensLocally, validateCountTokensBody } from './count-tokens.js';
@@ -25,11 +27,13 @@ export async function countTokensHandler(request: NeutralRequest, deps: Inferenc
   if (!hasScope(principal, 'completions:write')) throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope');
   const options = readRequestOptions(request.headers);
   const body = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
-  const config = await deps.configs.resolve(options.config, principal.workspaceId);
-  const leaf = firstLeaf(buildRouteTree(config, leafFromHeaders(options)));
+  // The same credential sources as every other entry point: a workspace provider, a deployment or a config.
+  await applyWorkspaceProvider(request, options, body, principal);
+  const resolved = await resolveRequestConfig(options, principal, deps.configs);
+  const leaf = firstLeaf(buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source));
   const counted = { ...body, ...leaf.overrideParams };
   validateCountTokensBody(counted);
-  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, options, 'chat', request.headers, principal.workspaceId);
+  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, options, 'chat', request, principal.workspaceId);
   const headers = gatewayHeaders({ traceId, provider: adapter.slug });
   if (adapter.slug !== 'anthropic') {
     return jsonResponse(200, { input_tokens: await countMessagesTokensLocally(counted) }, { ...headers, 'x-gw-token-count-source': 'gpt-tokenizer/o200k_base' });

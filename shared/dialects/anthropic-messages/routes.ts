@@ -3,6 +3,7 @@ import type { Router } from '../../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../../http/types.js';
 import { jsonResponse } from '../../http/types.js';
 import { logger } from '../../observability/logger.js';
+import { errorWithoutCredentials } from '../../observability/request-credentials.js';
 import { buildGatewayContext, forwardInference, type InferenceDependencies } from '../../gateway/inference.js';
 import { gatewayHeaders } from '../../gateway/response-headers.js';
 import { anthropicErrorBody } from './errors.js';
@@ -28,7 +29,7 @@ function anthropicShaped(handler: (request: NeutralRequest) => Promise<NeutralRe
     try {
       return await handler(request);
     } catch (thrown) {
-      const error = toGatewayError(thrown);
+      const error = errorWithoutCredentials(toGatewayError(thrown), request);
       if (error.status >= 500 && error.code === 'internal_error') logger.error('unhandled error in gateway', { trace_id: request.headers['x-gw-trace-id'], error: thrown as Error });
       const headers = { ...gatewayHeaders({ traceId: request.headers['x-gw-trace-id'] ?? '' }), ...error.headers, 'x-gw-error-code': error.code };
       return jsonResponse(error.status, anthropicErrorBody(error), headers);

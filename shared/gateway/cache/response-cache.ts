@@ -81,6 +81,6 @@ export class ResponseCache {
   }
 
   private embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {
-    return embed(target, conversationText(body), context.options, context.principal.workspaceId, context.request.headers);
+    return embed(target, conversationText(body), context.options, context.principal.workspaceId, context.request);
   }
 }

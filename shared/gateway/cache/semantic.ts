@@ -3,7 +3,8 @@ import type { OpenAIBody } from '../../providers/types.js';
 import { contentText } from '../../providers/common/content.js';
 import type { OpenAIMessage } from '../../providers/common/openai-types.js';
 import type { CacheConfig } from '../config/schema.js';
-import type { LeafSettings } from '../config/target-tree.js';
+import { credentialOfConfig, type LeafSettings } from '../config/target-tree.js';
+import type { NeutralRequest } from '../../http/types.js';
 import type { RequestOptions } from '../request-options.js';
 import { resolveLeafTarget } from '../resolve-target.js';
 import { readUpstreamBody, sendUpstream } from '../upstream-client.js';
@@ -29,7 +30,8 @@ export function conversationText(body: OpenAIBody): string {
 export function embeddingsLeaf(leaf: LeafSettings, provider: string, cache: CacheConfig, path: string): LeafSettings {
   const chosen = cache.embeddings ?? {};
   const switchesProvider = chosen.provider !== undefined && chosen.provider !== provider;
-  const base: LeafSettings = switchesProvider || chosen.virtual_key ? { azure: {}, vertex: {}, aws: {}, overrideParams: {} } : { ...leaf, overrideParams: {} };
+  const source = leaf.configSource;
+  const base: LeafSettings = switchesProvider || chosen.virtual_key ? { azure: {}, vertex: {}, aws: {}, overrideParams: {}, configSource: source } : { ...leaf, overrideParams: {} };
   const embeddingProvider = chosen.provider ?? provider;
   const model = chosen.model ?? DEFAULT_EMBEDDING_MODELS[embeddingProvider];
   if (!model && !chosen.virtual_key) {
@@ -41,6 +43,9 @@ export function embeddingsLeaf(leaf: LeafSettings, provider: string, cache: Cach
     apiKey: chosen.api_key ?? base.apiKey,
     virtualKey: chosen.virtual_key ?? (switchesProvider ? undefined : base.virtualKey),
     customHost: chosen.custom_host ?? base.customHost,
+    // The embeddings call obeys the stored-credential rule like the leaf it serves (stored-credential-host.ts).
+    customHostSetBy: chosen.custom_host === undefined ? base.customHostSetBy : source?.resource,
+    storedCredential: chosen.api_key === undefined ? base.storedCredential : credentialOfConfig(source),
     overrideParams: model ? { model } : {},
     retry: undefined,
     cache: undefined,
@@ -48,8 +53,8 @@ export function embeddingsLeaf(leaf: LeafSettings, provider: string, cache: Cach
 }
 
 /** Calls the embeddings target and returns the unit-length vector of `text`. */
-export async function embed(leaf: LeafSettings, text: string, options: RequestOptions, workspaceId: string, headers: Record<string, string>): Promise<Float32Array> {
-  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, { ...options, customHost: undefined }, 'embeddings', headers, workspaceId);
+export async function embed(leaf: LeafSettings, text: string, options: RequestOptions, workspaceId: string, request: Pick<NeutralRequest, 'headers'>): Promise<Float32Array> {
+  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, { ...options, customHost: undefined }, 'embeddings', request, workspaceId);
   const input = { endpoint: 'embeddings' as const, body: { ...leaf.overrideParams, input: text }, stream: false, target, forwardHeaders };
   const upstream = await sendUpstream(await adapter.buildCall(input), { timeoutMs: EMBEDDING_TIMEOUT_MS, idleTimeoutMs: EMBEDDING_TIMEOUT_MS });
   if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);

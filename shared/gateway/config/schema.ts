@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { allowedCustomHostsSchema } from './allowed-custom-hosts.js';
 import { guardrailReferenceListSchema } from '../../guardrails/schemas.js';
 import { MAX_CACHE_MAX_AGE_SECONDS, MAX_RETRY_ATTEMPTS, MAX_REQUEST_TIMEOUT_MS, MAX_TARGETS_PER_LEVEL } from './limits.js';
 
@@ -117,9 +118,19 @@ export const targetSchema: z.ZodType<TargetConfig> = z.lazy(() =>
   }),
 );
 
-/** A whole config: the root is a target like any other (a leaf, or a strategy over targets). */
-export const configSchema = targetSchema;
-export type GatewayConfig = TargetConfig;
+/**
+ * A whole config: the root is a target like any other (a leaf, or a strategy over targets), plus the settings
+ * only a whole config has: `allowed_custom_hosts`, which only a stored config (saved config, deployment) uses.
+ */
+export type GatewayConfig = TargetConfig & { allowed_custom_hosts?: string[] };
+export const configSchema: z.ZodType<GatewayConfig> = z.lazy(() =>
+  z.strictObject({
+    ...targetSettingsShape,
+    strategy: strategySchema.optional(),
+    targets: z.array(targetSchema).min(1).max(MAX_TARGETS_PER_LEVEL).optional(),
+    allowed_custom_hosts: allowedCustomHostsSchema.optional(),
+  }),
+);
 export type RetryConfig = z.infer<typeof retrySchema>;
 export type CacheConfig = z.infer<typeof cacheSchema>;
 export type StrategyConfig = z.infer<typeof strategySchema>;

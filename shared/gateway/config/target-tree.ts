@@ -3,6 +3,7 @@ import { findProvider, PROVIDER_SLUGS } from '../../providers/registry.js';
 import type { TargetSettings } from '../../providers/types.js';
 import { settings } from '../../settings.js';
 import { validateCustomHost } from '../custom-host.js';
+import type { ConfigSource, StoredCredential } from '../stored-credential-host.js';
 import { queryProblem } from '../routing/conditions.js';
 import { configError } from './errors.js';
 import { MAX_TARGET_DEPTH } from './limits.js';
@@ -26,6 +27,12 @@ export interface LeafSettings {
   forwardHeaderNames?: string[];
   /** Guardrail ids of this node and its ancestors, ancestors first (a child adds to, never removes, its parent's). */
   inputGuardrails?: string[];
+  /** The stored credential this leaf sends (undefined: the caller's own, or none yet: a virtual key resolves later). */
+  storedCredential?: StoredCredential;
+  /** The stored resource that chose `customHost`; undefined when the caller did (header, inline config). */
+  customHostSetBy?: string;
+  /** The stored config this tree comes from (saved config, deployment); undefined for inline configs and headers. */
+  configSource?: ConfigSource;
 }
 
 export type RouteNode =
@@ -40,9 +47,9 @@ export type RouteNode =
  * - `override_params` merge shallowly, the child winning;
  * - `retry`, `cache`, `request_timeout` and `forward_headers` on a child replace the parent's.
  */
-export function buildRouteTree(config: GatewayConfig | undefined, headerSettings: LeafSettings): RouteNode {
+export function buildRouteTree(config: GatewayConfig | undefined, headerSettings: LeafSettings, source?: ConfigSource): RouteNode {
   if (!config) return checkedLeaf({ kind: 'leaf', path: 'headers', weight: 1, settings: headerSettings });
-  return buildNode(config, headerSettings, 'config', 0);
+  return buildNode(config, { ...headerSettings, configSource: source }, 'config', 0);
 }
 
 function buildNode(target: TargetConfig, parent: LeafSettings, path: string, depth: number): RouteNode {
@@ -101,12 +108,16 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
     throw configError('AB0107', `${path}.provider`, `unknown provider "${target.provider}"; valid providers: ${PROVIDER_SLUGS.join(', ')}`);
   }
   const switchesIdentity = target.virtual_key !== undefined || (ownProvider !== undefined && findProvider(ownProvider) !== findProvider(parent.provider ?? ''));
+  const source = parent.configSource;
   const base: LeafSettings = switchesIdentity
-    ? { azure: {}, vertex: {}, aws: {}, overrideParams: parent.overrideParams }
+    ? { azure: {}, vertex: {}, aws: {}, overrideParams: parent.overrideParams, configSource: source }
     : { ...parent, azure: { ...parent.azure }, vertex: { ...parent.vertex }, aws: { ...parent.aws } };
   const customHost = target.custom_host === undefined ? base.customHost : checkedCustomHost(target.custom_host, `${path}.custom_host`);
   return {
     ...base,
+    // Who chose the host and whose credential it is: the check where they meet is stored-credential-host.ts.
+    customHostSetBy: target.custom_host === undefined ? base.customHostSetBy : source?.resource,
+    storedCredential: setsCredential(target) ? credentialOfConfig(source) : base.storedCredential,
     provider: ownProvider ?? base.provider,
     apiKey: target.api_key ?? base.apiKey,
     virtualKey: target.virtual_key ?? base.virtualKey,
@@ -123,6 +134,22 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
     forwardHeaderNames: target.forward_headers ?? parent.forwardHeaderNames,
     inputGuardrails: inheritGuardrails(parent.inputGuardrails, target.input_guardrails),
   };
+}
+
+/** Whether a target writes a credential of its own (a virtual key is resolved later, in resolve-target.ts). */
+export function setsCredential(target: Pick<TargetConfig, 'api_key' | 'aws_access_key_id' | 'aws_secret_access_key' | 'aws_session_token' | 'vertex_service_account_json'>): boolean {
+  return (
+    target.api_key !== undefined ||
+    target.aws_access_key_id !== undefined ||
+    target.aws_secret_access_key !== undefined ||
+    target.aws_session_token !== undefined ||
+    target.vertex_service_account_json !== undefined
+  );
+}
+
+/** A credential written in a config: stored when the config is (saved, deployment), the caller's when inline. */
+export function credentialOfConfig(source: ConfigSource | undefined): StoredCredential | undefined {
+  return source ? { resource: source.resource, hosts: [], allowedHosts: source.allowedHosts } : undefined;
 }
 
 /** A guardrail on a node guards every target below it: the child's list is added to the parent's, without repeats. */

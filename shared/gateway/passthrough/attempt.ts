@@ -39,7 +39,7 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
   try {
     // Every provider serves chat: resolving "for chat" reads the leaf's provider and credentials; the
     // pass-through check that matters follows.
-    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, 'chat', context.request.headers, context.principal.workspaceId);
+    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, 'chat', context.request, context.principal.workspaceId);
     record.provider = adapter.slug;
     const support = passthroughSupport(adapter.slug);
     if (!support?.endpoints.includes(route.endpoint)) {

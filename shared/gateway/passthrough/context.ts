@@ -53,7 +53,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
     await applyWorkspaceProvider(request, options, payload.fields, principal);
-    const config = await resolveRequestConfig(options, principal, deps.configs);
+    const resolved = await resolveRequestConfig(options, principal, deps.configs);
     const context: GatewayContext = {
       request,
       requestId: randomUUID(),
@@ -64,8 +64,8 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
       principal,
       options,
       body: payload.fields,
-      routeTree: buildRouteTree(config, leafFromHeaders(options)),
-      configured: config !== undefined,
+      routeTree: buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source),
+      configured: resolved !== undefined,
       attempts: [],
       log: requestLogger(traceId),
       ...spans,

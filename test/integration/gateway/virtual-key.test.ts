@@ -91,10 +91,14 @@ describe('x-gw-virtual-key on the gateway', () => {
     expectError(mismatch, 400, 'virtual_key_provider_mismatch', { param: 'x-gw-provider', message: /'openai'/ });
   });
 
-  it('lets an explicit x-gw-custom-host override the stored one', async () => {
+  it('sends the stored credential to an x-gw-custom-host only when the key allow-lists it (docs/security.md)', async () => {
     const key = await createKey({ provider: 'openai', credential: SENTINEL, custom_host: 'http://127.0.0.1:9/v1' });
     const before = upstream.requests.length;
-    const reply = await post(chat(), { 'x-gw-virtual-key': key.id, 'x-gw-custom-host': upstream.url });
+    const refused = await post(chat(), { 'x-gw-virtual-key': key.id, 'x-gw-custom-host': upstream.url });
+    expectError(refused, 400, 'stored_credential_custom_host', { param: 'x-gw-custom-host' });
+    expect(upstream.requests.length).toBe(before);
+    const allowing = await createKey({ provider: 'openai', credential: SENTINEL, custom_host: 'http://127.0.0.1:9/v1', allowed_custom_hosts: [new URL(upstream.url).origin] });
+    const reply = await post(chat(), { 'x-gw-virtual-key': allowing.id, 'x-gw-custom-host': upstream.url });
     expect(reply.status, reply.text).toBe(200);
     expect(upstream.requests.length).toBe(before + 1);
   });
