@@ -48,9 +48,11 @@ async function created<Body extends { id: string }>(path: string, body: Record<s
 /** The four stored resources, each holding its credential for `home`; `allowed` adds allow-lists. */
 async function storedSources(allowed: string[]): Promise<Source[]> {
   const suffix = randomUUID().slice(0, 8);
+  // Only when there is one: a resource without allow-list is the plain, pre-existing body.
+  const allowing = allowed.length > 0 ? { allowed_custom_hosts: allowed } : {};
   const withHost = (customHost: string | undefined): Record<string, string> => (customHost === undefined ? {} : { 'x-gw-custom-host': customHost });
-  const virtualKey = await created('/v1/virtual-keys', { provider: 'anthropic', credential: SECRET.virtualKey, custom_host: home.url, allowed_custom_hosts: allowed });
-  const config = { provider: 'anthropic', api_key: SECRET.savedConfig, custom_host: home.url, allowed_custom_hosts: allowed };
+  const virtualKey = await created('/v1/virtual-keys', { provider: 'anthropic', credential: SECRET.virtualKey, custom_host: home.url, ...allowing });
+  const config = { provider: 'anthropic', api_key: SECRET.savedConfig, custom_host: home.url, ...allowing };
   const saved = await created('/v1/configs', { name: `stored ${suffix}`, config });
   const integration = await created<{ id: string; slug: string }>('/v1/integrations', {
     name: `anthropic ${suffix}`,
@@ -58,7 +60,7 @@ async function storedSources(allowed: string[]): Promise<Source[]> {
     provider: 'anthropic',
     credential: SECRET.integration,
     custom_host: home.url,
-    allowed_custom_hosts: allowed,
+    ...allowing,
     shared_with_workspaces: 'all',
   });
   await created('/v1/providers', { integration_id: integration.slug, slug: `team-${suffix}` });
@@ -66,7 +68,7 @@ async function storedSources(allowed: string[]): Promise<Source[]> {
     name: `deployment ${suffix}`,
     slug: `dep-${suffix}`,
     type: 'production',
-    config: { provider: 'anthropic', api_key: SECRET.deployment, custom_host: home.url, allowed_custom_hosts: allowed },
+    config: { provider: 'anthropic', api_key: SECRET.deployment, custom_host: home.url, ...allowing },
   });
   return [
     { name: 'virtual key', headers: (host) => ({ 'x-gw-virtual-key': virtualKey.id, ...withHost(host) }) },
