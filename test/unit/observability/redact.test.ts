@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redact, redactText, REDACTED } from '../../../shared/observability/redact.js';
+import { KnownCredentials, maskCredentials, redact, redactText, REDACTED } from '../../../shared/observability/redact.js';
+import { knownRequestCredentials, noteTargetCredentials } from '../../../shared/observability/request-credentials.js';
 
 describe('redact: the one redaction function', () => {
   it('removes credential-shaped text wherever it appears in a string', () => {
@@ -45,5 +46,49 @@ describe('redact: the one redaction function', () => {
     let deep: unknown = 'gwk_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
     for (let i = 0; i < 200; i++) deep = { next: deep };
     expect(JSON.stringify(redact(deep))).not.toContain('gwk_');
+  });
+
+  it('redacts every documented *_token name by key, whatever its case, and keeps a logprob entry’s `token`', () => {
+    const input = { authorization_token: 'a', 'X-Api-Token': 'b', 'x-amz-security-token': 'c', GITHUB_TOKEN: 'd', logprobs: [{ token: 'Hi', logprob: -0.1 }], completion_tokens: 4 };
+    expect(redact(input)).toEqual({
+      authorization_token: REDACTED,
+      'X-Api-Token': REDACTED,
+      'x-amz-security-token': REDACTED,
+      GITHUB_TOKEN: REDACTED,
+      logprobs: [{ token: 'Hi', logprob: -0.1 }],
+      completion_tokens: 4,
+    });
+  });
+
+  it('masks the known credentials of a request by value, whatever their shape, at any depth', () => {
+    const known = new KnownCredentials();
+    known.add('plain-credential-123');
+    known.add('short');
+    const record = { error: { message: 'Incorrect API key provided: plain-credential-123.' }, spans: [{ error: { message: 'x plain-credential-123 y plain-credential-123' } }], note: 'short stays' };
+    expect(redact(record, known)).toEqual({
+      error: { message: `Incorrect API key provided: ${REDACTED}.` },
+      spans: [{ error: { message: `x ${REDACTED} y ${REDACTED}` } }],
+      // Values under 8 characters are not masked by value: they would blank ordinary words.
+      note: 'short stays',
+    });
+    expect(redactText('k=plain-credential-123', known)).toBe(`k=${REDACTED}`);
+    // A client's own answer: only the known values go, the rest of the provider's body stays.
+    expect(maskCredentials({ message: 'plain-credential-123 sk-abcdefghijklmnopqrstuv' }, known)).toEqual({ message: `${REDACTED} sk-abcdefghijklmnopqrstuv` });
+    const untouched = { a: 'b' };
+    expect(maskCredentials(untouched, new KnownCredentials())).toBe(untouched);
+  });
+
+  it('collects every credential a target carries: API key, AWS keys and session token, a service account’s private key', () => {
+    const request = {};
+    const privateKey = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----\n';
+    noteTargetCredentials(request, {
+      apiKey: 'azure-or-vertex-token-1',
+      aws: { accessKeyId: 'AKIAEXAMPLEEXAMPLE00', secretAccessKey: 'aws-secret-access-key-1', sessionToken: 'aws-session-token-1' },
+      vertex: { serviceAccountJson: JSON.stringify({ type: 'service_account', private_key: privateKey, private_key_id: 'pkid-0123456789' }) },
+    });
+    const known = knownRequestCredentials(request)!;
+    const text = redactText('azure-or-vertex-token-1 aws-secret-access-key-1 aws-session-token-1 pkid-0123456789', known);
+    expect(text).toBe([REDACTED, REDACTED, REDACTED, REDACTED].join(' '));
+    expect(knownRequestCredentials({})).toBeUndefined();
   });
 });
