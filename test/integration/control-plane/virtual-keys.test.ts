@@ -46,6 +46,7 @@ describe('POST /v1/virtual-keys', () => {
       workspace_id: gateway.bootstrap.workspaceId,
       name: 'prod openai',
       provider: 'openai',
+      allowed_custom_hosts: [],
       stored_secrets: ['credential'],
       created_at: expect.any(String),
       updated_at: expect.any(String),
