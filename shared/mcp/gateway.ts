@@ -13,6 +13,8 @@ import { readMcpServerSecret, upstreamAuthHeaders } from './credentials.js';
 import { filterServerMessage, inspectPost, parseErrorResponse, type InspectedPost } from './jsonrpc.js';
 import { findMcpServer } from './lookup.js';
 import { callMcpServer, type McpHttpMethod } from './outbound.js';
+import { redact } from '../observability/redact.js';
+import { knownRequestCredentials, requestCredentials } from '../observability/request-credentials.js';
 import { relayServerEvents } from './sse-relay.js';
 import { ToolCallSpans } from './tool-call-spans.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
@@ -42,7 +44,10 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     const server = await findMcpServer(principal.workspaceId, params.server);
     if (!server) throw new GatewayError(404, 'not_found', `No MCP server with id or slug '${params.server.slice(0, 128)}' in this workspace`);
     const traceId = request.headers['x-gw-trace-id'];
-    const upstreamHeaders = { ...forwardedHeaders(request), ...upstreamAuthHeaders(server, await secrets.get(server)) };
+    const secret = await secrets.get(server);
+    // The server's token is masked by value in this request's log record and in the error the client receives.
+    requestCredentials(request).add(secret?.value);
+    const upstreamHeaders = { ...forwardedHeaders(request), ...upstreamAuthHeaders(server, secret) };
     const spans = new ToolCallSpans(server);
     const method = request.method.toUpperCase() as McpHttpMethod;
 
@@ -61,7 +66,7 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       // Only denied calls: gw answers them itself, the server never hears of them.
       if (inspected.forward.length === 0) {
         const answer = inspected.isBatch ? inspected.denied : inspected.denied[0];
-        logToolCalls(principal, server, spans, { traceId, status: 200, stream: false, startedAt });
+        logToolCalls(request, principal, server, spans, { traceId, status: 200, stream: false, startedAt });
         return jsonResponse(200, answer, { 'x-gw-trace-id': traceId });
       }
     }
@@ -72,13 +77,13 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       upstream = await callMcpServer({ url: server.url, method, headers: upstreamHeaders, body, signal: request.signal });
     } catch (error) {
       spans.finish(error);
-      logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 502, stream: false, startedAt });
+      logToolCalls(request, principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 502, stream: false, startedAt });
       throw error;
     }
     if (upstream.status === 401 || upstream.status === 403) {
       discard(upstream.body);
       spans.finish({ code: 'mcp_server_auth_failed' });
-      logToolCalls(principal, server, spans, { traceId, status: 502, stream: false, startedAt });
+      logToolCalls(request, principal, server, spans, { traceId, status: 502, stream: false, startedAt });
       // Not the caller's 401: its gw key was fine, gw's stored credential for the server was not.
       throw new GatewayError(502, 'mcp_server_auth_failed', `The MCP server refused gw's stored credential (HTTP ${upstream.status}); update the server's auth`, { type: 'upstream_error' });
     }
@@ -88,7 +93,7 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     const denied = inspected?.denied ?? [];
     const finish = (stream: boolean) => (error?: unknown) => {
       spans.finish(error);
-      logToolCalls(principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
+      logToolCalls(request, principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
     };
 
     if (contentType.startsWith('text/event-stream')) {
@@ -157,7 +162,7 @@ interface LogFacts {
 }
 
 /** A request with tool calls is logged like a gateway request, its spans (one per call) attached. */
-function logToolCalls(principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
+function logToolCalls(request: object, principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
   if (spans.count === 0) return;
   const failedSpan = spans.spans.find((span) => span.status === 'error');
   const requestId = randomUUID();
@@ -192,7 +197,8 @@ function logToolCalls(principal: Principal, server: McpServerRecord, spans: Tool
     request_body: null,
     response_body: null,
   };
-  runInBackground('mcp request log', () => writeRequestLog(record));
+  // Redacted where the record is built, like every gateway record (shared/observability/redact.ts).
+  runInBackground('mcp request log', () => writeRequestLog(redact(record, knownRequestCredentials(request))));
 }
 
 /**
