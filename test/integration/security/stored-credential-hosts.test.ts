@@ -169,6 +169,24 @@ describe('a stored credential with a host the caller picks', () => {
     }
   });
 
+  it('is refused when the host comes from a config rather than a header: an inline config over @provider, a saved config over a virtual key', async () => {
+    const chat = ENDPOINTS[0];
+    const integration = sources[2].headers(undefined);
+    const inlineOverProvider = await post(chat.path, chat.body, { ...integration, 'x-gw-config': JSON.stringify({ custom_host: elsewhere.url }) });
+    expect(errorCode(inlineOverProvider), JSON.stringify(inlineOverProvider.body)).toBe('stored_credential_custom_host');
+    // A saved config may route a virtual key, but not send the key's credential to a host the key does not name.
+    const virtualKeyId = sources[0].headers(undefined)['x-gw-virtual-key'];
+    const saved = await created('/v1/configs', { name: `vk elsewhere ${randomUUID().slice(0, 6)}`, config: { virtual_key: virtualKeyId, custom_host: elsewhere.url } });
+    const before = elsewhere.requests.length;
+    const reply = await post(chat.path, chat.body, { 'x-gw-config': saved.id });
+    expectError(reply, 400, 'stored_credential_custom_host', { message: /saved config "[^"]+" names the host/ });
+    expect(elsewhere.requests.length).toBe(before);
+    // Its own host, written in the same saved config as its api_key, is the config's to choose.
+    const own = await created('/v1/configs', { name: `own host ${randomUUID().slice(0, 6)}`, config: { provider: 'anthropic', api_key: SECRET.savedConfig, targets: [{ custom_host: elsewhere.url }], strategy: { mode: 'single' } } });
+    expect((await post(chat.path, chat.body, { 'x-gw-config': own.id })).status).toBe(200);
+    expect(elsewhere.requests.length).toBe(before + 1);
+  });
+
   it('shows allowed_custom_hosts on read and refuses entries that are not bare origins', async () => {
     const key = await created<{ id: string }>('/v1/virtual-keys', { provider: 'anthropic', credential: SECRET.virtualKey, allowed_custom_hosts: ['https://Proxy.Example.com:443'] });
     const read = await api<{ allowed_custom_hosts: string[] }>(gateway, 'GET', `/v1/virtual-keys/${key.id}`);
