@@ -25,6 +25,17 @@ export interface RequestOptions {
   vertex: NonNullable<TargetSettings['vertex']>;
   aws: NonNullable<TargetSettings['aws']>;
   anthropicBeta?: string;
+  /**
+   * Never a header: the model allow list of the workspace provider `x-gw-provider: @<slug>` names, set with its
+   * credential by applyWorkspaceProvider and checked per target after override_params (allowed-models.ts).
+   */
+  allowedModels?: AllowedModels;
+}
+
+/** The models a stored credential may be used for, and whose list it is (for the error). */
+export interface AllowedModels {
+  source: string;
+  models: string[];
 }
 
 const MAX_TRACE_ID_LENGTH = 128;
