@@ -2,7 +2,7 @@ import type { ProviderAdapter, TargetSettings } from '../providers/types.js';
 import { settings } from '../settings.js';
 import type { AttemptRecord, AttemptSuccess, UsageReport } from '../gateway/attempt.js';
 import type { GatewayContext } from '../gateway/context.js';
-import { parseProviderBody } from '../gateway/provider-body.js';
+import { parseNativeBody } from '../gateway/provider-body.js';
 import { relayedUpstreamHeaders } from '../gateway/relayed-headers.js';
 import { openStreamRelay } from '../gateway/stream-relay.js';
 import { readUpstreamBody, sendUpstream } from '../gateway/upstream-client.js';
@@ -49,7 +49,8 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
     return { ...success, contentType: 'text/event-stream; charset=utf-8', body: relayed };
   }
   const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
-  const parsed = parseProviderBody(raw, context.endpoint, false);
+  // A 2xx that is not the dialect's answer is a failure that retries and falls back (provider-body.ts).
+  const parsed = parseNativeBody(raw, context.endpoint);
   record.status = 200;
   onUsage({ usage: codec.nativeUsage(parsed) });
   return { ...success, contentType: 'application/json', body: raw };
