@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { chatStream } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream, type ScriptedResponse } from '../../support/mock-upstream.js';
 import { useDialectRig, type DialectRig } from './dialect-setup.js';
 
@@ -59,6 +60,15 @@ describe('native answers that are not the dialect\'s answer', () => {
       });
     }
   }
+
+  it('a streamed 200 of foreign events (a chat completion stream) is a 502 before anything is committed', async () => {
+    answer = { headers: { 'content-type': 'text/event-stream' }, chunks: chatStream('m', 'hello there', {}) };
+    for (const dialect of DIALECTS) {
+      const streamed = await post(dialect.path, { ...dialect.body, stream: true }, { provider: dialect.provider, api_key: 'sk-native', custom_host: bogus.url });
+      expect(streamed.status, JSON.stringify(streamed.body)).toBe(502);
+      expect(JSON.stringify(streamed.body)).toContain('ended the stream without sending anything');
+    }
+  });
 
   it('a well-formed native answer still passes through untouched', async () => {
     const responses = await post('/v1/responses', DIALECTS[0].body, { provider: 'openai', api_key: 'sk-native', custom_host: rig.openai.url });
