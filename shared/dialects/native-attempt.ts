@@ -65,7 +65,7 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
   const parsed = parseNativeBody(raw, context.endpoint);
   record.status = 200;
   onUsage({ usage: codec.nativeUsage(parsed) });
-  cache.store?.(parsed);
+  if (codec.cacheableNativeAnswer?.(parsed) !== false) cache.store?.(parsed);
   return { ...success, contentType: 'application/json', body: raw };
 }
 

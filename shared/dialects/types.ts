@@ -56,6 +56,8 @@ export interface DialectCodec {
   createNativeStreamTranslator(input: NativeCallInput): NativeStreamTranslator;
   /** Collects a native stream into its whole answer, so a streamed native call can be cached. */
   createNativeAnswerCollector(): NativeAnswerCollector;
+  /** Whether a native JSON answer may be cached (default: every valid answer). */
+  cacheableNativeAnswer?(answer: Record<string, unknown>): boolean;
   /** A cached native answer replayed as the dialect's stream (data-only events; the edge names them by `type`). */
   replayNativeAnswer(stored: Record<string, unknown>): Iterable<Uint8Array>;
   /** The canonical usage of a native (dialect-shaped) response body. */

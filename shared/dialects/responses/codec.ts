@@ -3,7 +3,7 @@ import { isRecord } from '../../providers/common/json-guards.js';
 import { namedEvent } from '../sse.js';
 import type { DialectCodec } from '../types.js';
 import { buildNativeResponsesCall, createNativeResponsesStream, nativeResponseUsage } from './native.js';
-import { collectResponse, replayResponse } from './native-cache.js';
+import { cacheableResponse, collectResponse, replayResponse } from './native-cache.js';
 import { responsesToCanonical, validateResponsesBody } from './request.js';
 import { canonicalToResponse } from './response.js';
 import { ResponsesStreamEncoder } from './stream.js';
@@ -24,6 +24,7 @@ export const responsesCodec: DialectCodec = {
   nativeUsage: nativeResponseUsage,
   createNativeAnswerCollector: collectResponse,
   replayNativeAnswer: replayResponse,
+  cacheableNativeAnswer: cacheableResponse,
   // gw keeps the conversation itself, so the provider saw neither `store` nor `previous_response_id`.
   patchNativeAnswer: (response, body) => ({ ...response, store: body.store !== false, previous_response_id: body.previous_response_id ?? null }),
   nativeStreamError: (body) => {

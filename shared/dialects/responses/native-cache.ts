@@ -5,16 +5,24 @@ import type { NativeAnswerCollector } from '../types.js';
 
 type Json = Record<string, unknown>;
 
-/** A native Responses stream's answer for the cache: the whole Response its `response.completed` event carries. */
+/**
+ * A native Responses stream's answer for the cache: the whole Response its final `response.completed` (or
+ * `response.incomplete`, cut by max_output_tokens, as a translated answer cut by `length` is kept) carries. A
+ * failed stream has no answer (as a translated stream is stored only after a clean end).
+ */
 export function collectResponse(): NativeAnswerCollector {
-  let completed: Json | undefined;
+  let final: Json | undefined;
   return {
     add: (event) => {
-      if (event.type === 'response.completed' && isRecord(event.response)) completed = event.response;
+      if ((event.type === 'response.completed' || event.type === 'response.incomplete') && isRecord(event.response)) final = event.response;
     },
-    // An incomplete or failed answer is never cached (as a translated stream is stored only after a clean end).
-    result: () => completed,
+    result: () => final,
   };
+}
+
+/** Whether a native JSON answer may be cached: a Response that failed, was cancelled or is still running is not. */
+export function cacheableResponse(response: Json): boolean {
+  return response.status === undefined || response.status === 'completed' || response.status === 'incomplete';
 }
 
 /**
@@ -54,5 +62,5 @@ export function* replayResponse(stored: Json): Generator<Uint8Array> {
     }
     yield event('response.output_item.done', { output_index: outputIndex, item });
   }
-  yield event('response.completed', { response: stored });
+  yield event(stored.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: stored });
 }

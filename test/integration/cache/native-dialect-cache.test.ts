@@ -76,6 +76,28 @@ describe('native /v1/responses is cached in the Responses shape', () => {
   });
 });
 
+describe('native answers that must not be replayed', () => {
+  it('a Response that did not complete (cancelled, still queued) is relayed but not cached: the repeat asks again', async () => {
+    const cancelled = { id: 'resp_cancelled', object: 'response', status: 'cancelled', model: 'gpt-4o-mini', output: [] };
+    rig.failing.setHandler(() => ({ json: cancelled }));
+    try {
+      const config = { provider: 'openai', api_key: 'sk-native-cache', custom_host: rig.failing.url, cache: CACHE };
+      const body = { model: 'gpt-4o-mini', input: 'will be cancelled' };
+      const before = rig.failing.requests.length;
+      const first = await post('/v1/responses', body, config);
+      expect(first.headers.get('x-gw-cache-status')).toBe('MISS');
+      expect(await first.json()).toMatchObject({ status: 'cancelled' });
+      await drainAllBackgroundWork();
+      const repeat = await post('/v1/responses', body, config);
+      expect(repeat.headers.get('x-gw-cache-status')).toBe('MISS');
+      await repeat.arrayBuffer();
+      expect(rig.failing.requests.length).toBe(before + 2);
+    } finally {
+      rig.failing.setHandler(() => ({ status: 500, json: { error: { message: 'mock is down', type: 'server_error', code: null } } }));
+    }
+  });
+});
+
 describe('the SDKs read a replayed stream as they read a live one', () => {
   it('OpenAI responses.stream and Anthropic messages.stream assemble the cached answers', async () => {
     const headers = (config: Json) => ({ 'x-gw-api-key': rig.gateway.apiKey, 'x-gw-config': JSON.stringify(config) });

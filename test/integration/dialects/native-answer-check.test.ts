@@ -61,6 +61,17 @@ describe('native answers that are not the dialect\'s answer', () => {
     }
   }
 
+  it('/v1/responses: a Response whose status is failed is a 502 naming its error, and falls back', async () => {
+    answer = { json: { id: 'resp_f', object: 'response', status: 'failed', model: 'm', output: [], error: { code: 'server_error', message: 'the model crashed' } } };
+    const target = (url: string) => ({ provider: 'openai', api_key: 'sk-native', custom_host: url });
+    const alone = await post('/v1/responses', DIALECTS[0].body, target(bogus.url));
+    expect(alone.status).toBe(502);
+    expect(alone.body).toMatchObject({ error: { code: 'upstream_response_failed', type: 'upstream_error', provider_error: { message: 'the model crashed' } } });
+    const fallback = await post('/v1/responses', DIALECTS[0].body, { strategy: { mode: 'fallback' }, targets: [target(bogus.url), target(rig.openai.url)] });
+    expect(fallback.status).toBe(200);
+    expect(fallback.body).toMatchObject({ object: 'response', status: 'completed' });
+  });
+
   it('a streamed 200 of foreign events (a chat completion stream) is a 502 before anything is committed', async () => {
     answer = { headers: { 'content-type': 'text/event-stream' }, chunks: chatStream('m', 'hello there', {}) };
     for (const dialect of DIALECTS) {
