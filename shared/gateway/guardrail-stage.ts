@@ -1,4 +1,4 @@
-import { type GuardrailCheck, guardrailViolationError, runGuardrails, type GuardrailRun, type GuardrailSummary } from '../guardrails/run.js';
+import { type GuardrailCheck, guardrailViolationError, type GuardrailRun, type GuardrailSummary } from '../guardrails/run.js';
 import type { RequestBody } from '../guardrails/request-shapes.js';
 import type { Guardrail } from '../guardrails/schemas.js';
 import { GatewayError } from '../http/errors.js';
@@ -9,6 +9,7 @@ import { configError } from './config/errors.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { guardrailResolver } from './guardrail-resolver.js';
+import { configViolation, judgeSentRequest, sentRequest } from './guardrail-request.js';
 import { pruneDeniedTargets, type LeafRun } from './guardrail-targets.js';
 
 /**
@@ -41,13 +42,13 @@ export async function applyGuardrails(context: GatewayContext): Promise<void> {
     for (const leaf of leaves) {
       const guardrails = [...new Set([...defaults, ...(leaf.settings.inputGuardrails ?? [])])].map((reference) => known.get(reference)!);
       // Each target is judged on the request it would send: the client's body with its override_params merged.
-      const sent = sentBody(clientBody, leaf.settings.overrideParams);
+      const sent = sentRequest(clientBody, leaf.settings.overrideParams, context.options.metadata);
       const key = runKey(guardrails, leaf.settings.overrideParams);
       let run = runs.get(key);
       if (!run) {
-        run = runGuardrails(guardrails, context.endpoint, sent.body, (guardrail) => checkSpan(context, stage, guardrail, leaves.length > 1 ? leaf.path : undefined));
+        run = judgeSentRequest(guardrails, context.endpoint, sent, (guardrail) => checkSpan(context, stage, guardrail, leaves.length > 1 ? leaf.path : undefined));
         runs.set(key, run);
-        const refusal = run.denied && sent.overridden ? configViolation(guardrails, context.endpoint, clientBody, leaf, run.denied) : undefined;
+        const refusal = run.denied && sent.overridden ? configViolation(guardrails, context.endpoint, clientBody, context.options.metadata, leaf, run.denied) : undefined;
         if (refusal) {
           context.guardrails = summarise([run], run.denied);
           stage.end({ verdict: 'denied', denied_by: run.denied!.guardrail.id, code: run.denied!.violation.code, target_path: leaf.path }, refusal);
@@ -81,37 +82,10 @@ export async function applyGuardrails(context: GatewayContext): Promise<void> {
   }
 }
 
-/** The body a target sends: the client's, with the target's (inherited) override_params on top. */
-function sentBody(clientBody: RequestBody, overrideParams: Record<string, unknown>): { body: RequestBody; overridden: boolean } {
-  if (Object.keys(overrideParams).length === 0) return { body: clientBody, overridden: false };
-  return { body: { ...clientBody, ...overrideParams }, overridden: true };
-}
-
 /** Targets share a run when they run the same guardrails on the same override_params. */
 function runKey(guardrails: readonly Guardrail[], overrideParams: Record<string, unknown>): string {
   const list = guardrails.map((guardrail) => `${guardrail.id}@${guardrail.version}`).join('\u0000');
   return Object.keys(overrideParams).length === 0 ? list : `${list}\u0001${canonicalJson(overrideParams)}`;
-}
-
-/**
- * A target whose own override_params make its request violate a guardrail (the client's body alone passes)
- * is a config that would send what the workspace forbids: the whole request is refused with that guardrail's
- * error, its param naming the config path, instead of quietly skipping the target (docs/guardrails.md).
- */
-function configViolation(
-  guardrails: readonly Guardrail[],
-  endpoint: string,
-  clientBody: RequestBody,
-  leaf: Extract<RouteNode, { kind: 'leaf' }>,
-  denied: NonNullable<GuardrailRun['denied']>,
-): GatewayError | undefined {
-  // The client's own body is denied too: an ordinary denial, handled like any other target's.
-  if (runGuardrails(guardrails, endpoint, clientBody).denied) return undefined;
-  const { violation } = denied;
-  const topKey = violation.param?.split(/[.[]/)[0];
-  const fromOverride = topKey !== undefined && Object.hasOwn(leaf.settings.overrideParams, topKey);
-  const param = fromOverride ? `${leaf.path}.override_params.${violation.param}` : violation.param;
-  return guardrailViolationError(denied.guardrail, { ...violation, param, message: `${violation.message} (in the override_params of ${leaf.path})` });
 }
 
 function leavesOf(node: RouteNode): Array<Extract<RouteNode, { kind: 'leaf' }>> {

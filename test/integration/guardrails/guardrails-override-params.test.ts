@@ -93,6 +93,24 @@ describe('override_params are judged by the guardrails', () => {
     });
   }
 
+  it('the `user` gw fills in from x-gw-metadata._user is judged too, and a passing one still reaches the provider', async () => {
+    const before = upstream.requests.length;
+    const config = JSON.stringify(mockTarget(upstream));
+    // The allowedKeys rule of the workspace names no `user`: the key the provider would receive is refused.
+    const denied = await chat({ 'x-gw-config': config, 'x-gw-metadata': JSON.stringify({ _user: 'alice' }) });
+    expectDenied(denied, 'guardrail_param_not_allowed', guardrails.allowedKeys, 'user');
+    expect(upstream.requests.length).toBe(before);
+
+    // In a workspace without those defaults, a transforming guardrail keeps the metadata user on the way out.
+    const { organisationId } = gateway.bootstrap;
+    const otherWorkspace = await createWorkspace(organisationId, 'guardrails-metadata-user');
+    const key = await createKey({ organisationId, workspaceId: otherWorkspace, scopes: ['completions:write'] });
+    const own = await createGuardrail(gateway, { name: 'prefix', type: 'add_prefix', config: { prefix: '[u] ' } }, (await createKey({ organisationId, workspaceId: otherWorkspace, kind: 'admin' })).raw);
+    const passed = await send(gateway, '/v1/chat/completions', CHAT, { 'x-gw-config': JSON.stringify(mockTarget(upstream, { input_guardrails: [own.id] })), 'x-gw-metadata': JSON.stringify({ _user: 'alice' }) }, key.raw);
+    expect(passed.status, JSON.stringify(passed.body)).toBe(200);
+    expect(upstream.requests.at(-1)!.json).toMatchObject({ user: 'alice', messages: [{ role: 'user', content: '[u] Hello' }] });
+  });
+
   it('a transforming guardrail changes the request as sent: a prefix reaches messages supplied by override_params', async () => {
     const prefix = await createGuardrail(gateway, { name: 'prefix', type: 'add_prefix', config: { prefix: '[p] ' } }, admin.raw);
     const messages = [{ role: 'user', content: 'from the config' }];
