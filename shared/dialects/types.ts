@@ -21,6 +21,13 @@ export interface NativeStreamTranslator extends StreamTranslator {
   canonicalUsage(): Record<string, unknown> | undefined;
 }
 
+/** Folds a native stream's events (each one parsed) into the answer a JSON call would have had, for the cache. */
+export interface NativeAnswerCollector {
+  add(event: Record<string, unknown>): void;
+  /** The whole answer once the stream completed; undefined for an incomplete one. */
+  result(): Record<string, unknown> | undefined;
+}
+
 /** Turns a stream of canonical chat chunks into a dialect's SSE events, one call per canonical event. */
 export interface DialectStreamEncoder {
   chunk(chunk: Record<string, unknown>): Uint8Array[];
@@ -47,6 +54,12 @@ export interface DialectCodec {
   createStreamEncoder(body: OpenAIBody): DialectStreamEncoder;
   buildNativeCall(input: NativeCallInput): UpstreamCall | Promise<UpstreamCall>;
   createNativeStreamTranslator(input: NativeCallInput): NativeStreamTranslator;
+  /** Collects a native stream into its whole answer, so a streamed native call can be cached. */
+  createNativeAnswerCollector(): NativeAnswerCollector;
+  /** Whether a native JSON answer may be cached (default: every valid answer). */
+  cacheableNativeAnswer?(answer: Record<string, unknown>): boolean;
+  /** A cached native answer replayed as the dialect's stream (data-only events; the edge names them by `type`). */
+  replayNativeAnswer(stored: Record<string, unknown>): Iterable<Uint8Array>;
   /** The canonical usage of a native (dialect-shaped) response body. */
   nativeUsage(response: Record<string, unknown>): Record<string, unknown> | undefined;
   /** Restores what gw changed on the way to a native target (e.g. `store`, `previous_response_id`) in its answer. */

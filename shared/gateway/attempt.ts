@@ -89,12 +89,16 @@ export async function attemptLeaf(
     const dialect = context.dialect;
     const clientWantsUsage = dialect !== undefined || (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
     const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
-    if (dialect?.speaksNatively(adapter.slug, target, body)) {
-      const { attemptNatively } = await import('../dialects/native-attempt.js');
-      return await attemptNatively({ context, codec: dialect, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage });
-    }
+    const native = dialect?.speaksNatively(adapter.slug, target, body) === true;
     // The cache key uses the body before gw filled `user` from metadata (metadata is part of the key anyway).
-    const cache = await withSpan(context, 'cache_lookup', () => (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested));
+    // A native answer is kept in its dialect's shape, under a key of its own.
+    const cache = await withSpan(context, 'cache_lookup', () =>
+      (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested, native ? 'native' : undefined),
+    );
+    if (native) {
+      const { attemptNatively } = await import('../dialects/native-attempt.js');
+      return await attemptNatively({ context, codec: dialect!, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage, cache });
+    }
     if (cache.hit) {
       record.status = 200;
       record.cache_status = cache.status;

@@ -1,13 +1,15 @@
-import { type GuardrailCheck, guardrailViolationError, runGuardrails, type GuardrailRun, type GuardrailSummary } from '../guardrails/run.js';
+import { type GuardrailCheck, guardrailViolationError, type GuardrailRun, type GuardrailSummary } from '../guardrails/run.js';
 import type { RequestBody } from '../guardrails/request-shapes.js';
 import type { Guardrail } from '../guardrails/schemas.js';
 import { GatewayError } from '../http/errors.js';
 import { startSpan, type OpenSpan } from '../observability/spans.js';
 import { settings } from '../settings.js';
+import { canonicalJson } from './cache/cache-key.js';
 import { configError } from './config/errors.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { guardrailResolver } from './guardrail-resolver.js';
+import { configViolation, judgeSentRequest, sentRequest } from './guardrail-request.js';
 import { pruneDeniedTargets, type LeafRun } from './guardrail-targets.js';
 
 /**
@@ -38,19 +40,22 @@ export async function applyGuardrails(context: GatewayContext): Promise<void> {
     const runs = new Map<string, GuardrailRun>();
     const leafRuns = new Map<string, LeafRun>();
     for (const leaf of leaves) {
-      const references = [...new Set([...defaults, ...(leaf.settings.inputGuardrails ?? [])])];
-      const key = references.join('\u0000');
+      const guardrails = [...new Set([...defaults, ...(leaf.settings.inputGuardrails ?? [])])].map((reference) => known.get(reference)!);
+      // Each target is judged on the request it would send: the client's body with its override_params merged.
+      const sent = sentRequest(clientBody, leaf.settings.overrideParams, context.options.metadata);
+      const key = runKey(guardrails, leaf.settings.overrideParams);
       let run = runs.get(key);
       if (!run) {
-        run = runGuardrails(
-          references.map((reference) => known.get(reference)!),
-          context.endpoint,
-          clientBody,
-          (guardrail) => checkSpan(context, stage, guardrail, leaves.length > 1 ? leaf.path : undefined),
-        );
+        run = judgeSentRequest(guardrails, context.endpoint, sent, (guardrail) => checkSpan(context, stage, guardrail, leaves.length > 1 ? leaf.path : undefined));
         runs.set(key, run);
+        const refusal = run.denied && sent.overridden ? configViolation(guardrails, context.endpoint, clientBody, context.options.metadata, leaf, run.denied) : undefined;
+        if (refusal) {
+          context.guardrails = summarise([run], run.denied);
+          stage.end({ verdict: 'denied', denied_by: run.denied!.guardrail.id, code: run.denied!.violation.code, target_path: leaf.path }, refusal);
+          throw refusal;
+        }
       }
-      leafRuns.set(leaf.path, { key, run });
+      leafRuns.set(leaf.path, { key, run, overridden: sent.overridden });
     }
     const { route, denied } = pruneDeniedTargets(context.routeTree, leafRuns, clientBody, context.options.metadata);
     const allRuns = [...runs.values()];
@@ -75,6 +80,12 @@ export async function applyGuardrails(context: GatewayContext): Promise<void> {
     if (!guardrail) throw missing();
     return guardrail;
   }
+}
+
+/** Targets share a run when they run the same guardrails on the same override_params. */
+function runKey(guardrails: readonly Guardrail[], overrideParams: Record<string, unknown>): string {
+  const list = guardrails.map((guardrail) => `${guardrail.id}@${guardrail.version}`).join('\u0000');
+  return Object.keys(overrideParams).length === 0 ? list : `${list}\u0001${canonicalJson(overrideParams)}`;
 }
 
 function leavesOf(node: RouteNode): Array<Extract<RouteNode, { kind: 'leaf' }>> {

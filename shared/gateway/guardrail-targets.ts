@@ -7,6 +7,8 @@ import { matchesQuery } from './routing/conditions.js';
 export interface LeafRun {
   key: string;
   run: GuardrailRun;
+  /** The run judged the client's body with the leaf's override_params merged (its body carries them). */
+  overridden: boolean;
 }
 
 type Denial = NonNullable<GuardrailRun['denied']>;
@@ -26,7 +28,8 @@ export interface PrunedRoute {
  * - `conditional` is decided now, on the client's body and metadata, when one of its targets was denied: the
  *   chosen target stays; a denied choice denies the request (it would have been the one called).
  * When nothing remains, `denied` is the first denial in target order. Targets whose guardrails transformed the
- * body, while others differ, carry the changed top-level fields as override params.
+ * body, while others differ (or whose override_params were judged with the body), carry the changed top-level
+ * fields as override params.
  */
 export function pruneDeniedTargets(tree: RouteNode, runs: ReadonlyMap<string, LeafRun>, clientBody: RequestBody, metadata: Record<string, string>): { route?: PrunedRoute; denied?: Denial } {
   let removed = 0;
@@ -67,17 +70,23 @@ export function pruneDeniedTargets(tree: RouteNode, runs: ReadonlyMap<string, Le
 
   const result = prune(tree);
   if (!result.node) return { denied: result.denied };
-  const sharedBody = kept.size === 1 ? [...runs.values()].find((leafRun) => kept.has(leafRun.key))!.run.body : undefined;
+  // A run over override_params carries them in its body: that body is the leaf's own, never the request's.
+  const keptRun = kept.size === 1 ? [...runs.values()].find((leafRun) => kept.has(leafRun.key))! : undefined;
+  const sharedBody = keptRun && !keptRun.overridden ? keptRun.run.body : undefined;
   const pruned = sharedBody ? result.node : withLeafBodies(result.node, runs, clientBody);
   return { route: { tree: pruned, sharedBody, removed } };
 }
 
-/** Each leaf whose guardrails changed the body gets the changed top-level fields as override params. */
+/**
+ * Each leaf whose guardrails ran on a body other than the client's gets that body's differing top-level fields
+ * as its override params: a transform of the merged request (a prefix added to messages an override supplied)
+ * wins over the override it transformed.
+ */
 function withLeafBodies(node: RouteNode, runs: ReadonlyMap<string, LeafRun>, clientBody: RequestBody): RouteNode {
   if (node.kind === 'strategy') return { ...node, children: node.children.map((child) => withLeafBodies(child, runs, clientBody)) };
   const body = runs.get(node.path)!.run.body;
   if (body === clientBody) return node;
   const changed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (clientBody[key] !== value) changed[key] = value;
-  return { ...node, settings: { ...node.settings, overrideParams: { ...changed, ...node.settings.overrideParams } } };
+  return { ...node, settings: { ...node.settings, overrideParams: { ...node.settings.overrideParams, ...changed } } };
 }

@@ -18,6 +18,7 @@ import { buildRouteTree } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { admitRequest, type Admission } from './enforcement/admission.js';
 import { applyGuardrails } from './guardrail-stage.js';
+import { checkAllowedModels } from './allowed-models.js';
 import { releaseAdmission, rememberReservations, settleUsage } from './enforcement/settlement.js';
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
 import { loadDialectCodec } from '../dialects/registry.js';
@@ -25,7 +26,7 @@ import { readRequestOptions } from './request-options.js';
 import { prefetchWorkspaceState } from './workspace-prefetch.js';
 import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
-import { applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
+import { admitWorkspaceProvider, applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
 import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
 import { routeRequest, RouteFailure } from './routing/route.js';
@@ -79,12 +80,14 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const parsedBody = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
   const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
-  await applyWorkspaceProvider(request, options, body, principal);
+  await applyWorkspaceProvider(request, options, principal);
   const resolved = await resolveRequestConfig(options, principal, deps.configs);
   const config = resolved?.config;
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);
   const routeTree = buildRouteTree(config, leafFromHeaders(options), resolved?.source);
+  checkAllowedModels(routeTree, body);
+  await admitWorkspaceProvider(request);
   const now = Date.now();
   return {
     request,

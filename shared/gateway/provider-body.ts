@@ -31,6 +31,34 @@ export function parseProviderBody(raw: Buffer, endpoint: Endpoint, openAIFormat:
   return body;
 }
 
+/** What a native answer of an inbound dialect must be: its object marker and its list. */
+const NATIVE_ANSWER: Partial<Record<Endpoint, { marker: string; value: string; list: string; name: string }>> = {
+  responses: { marker: 'object', value: 'response', list: 'output', name: 'Response' },
+  messages: { marker: 'type', value: 'message', list: 'content', name: 'Message' },
+};
+
+/**
+ * Parses a native (dialect pass-through) 2xx body: a Responses answer must be a Response (`object: "response"`
+ * with an `output` list), a Messages answer a Message (`type: "message"` with a `content` list). Anything else
+ * (`{}`, an HTML page, a chat completion) is the same upstream failure as a translated body gw cannot read:
+ * retried, fallen back on, else a 502; never relayed or stored as a success. So is a Response whose `status`
+ * is `failed`.
+ */
+export function parseNativeBody(raw: Buffer, endpoint: Endpoint): Record<string, unknown> {
+  const body = parseProviderBody(raw, endpoint, false);
+  const expected = NATIVE_ANSWER[endpoint];
+  if (expected && (body[expected.marker] !== expected.value || !Array.isArray(body[expected.list]))) {
+    throw invalidBody('invalid_provider_response', `The provider answered 2xx with a body that is not a ${expected.name} (\`${expected.marker}: "${expected.value}"\` with a \`${expected.list}\` list)`);
+  }
+  // A Response that failed is a failure, as its stream's `response.failed` event is (responses/native.ts).
+  if (endpoint === 'responses' && body.status === 'failed') {
+    const error = typeof body.error === 'object' && body.error !== null ? (body.error as { message?: unknown }) : {};
+    const reason = typeof error.message === 'string' ? error.message : 'no reason given';
+    throw new GatewayError(502, 'upstream_response_failed', `The provider answered with a failed Response: ${reason}`, { type: 'upstream_error', upstream: true, providerError: body.error });
+  }
+  return body;
+}
+
 /** Runs a provider adapter's response translation; a body it cannot read is the provider's failure, not gw's. */
 export function translateProviderBody<T>(translate: () => T): T {
   try {

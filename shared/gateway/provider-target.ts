@@ -48,30 +48,26 @@ const cache = new RefreshingCache<string, ProviderLookup>({
   lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : {}),
 });
 const charges = new WeakMap<NeutralRequest, ProviderCharge>();
+const pendingAdmissions = new WeakMap<NeutralRequest, ProviderRecord>();
 let counters: CounterRepository | undefined;
 
 /**
  * `x-gw-provider: @<slug>`: the request goes through a workspace provider. Its integration supplies the provider
  * kind, the credential (injected as if sent in `Authorization`, which it replaces, but marked as stored: it goes only
- * to the integration's own host or allow-listed ones) and the custom host; its model
- * allowlist, rate limits and budget are checked here, before anything is forwarded. The options are rewritten in
+ * to the integration's own host or allow-listed ones), the custom host and its model allowlist (checked per target
+ * after override_params: allowed-models.ts); its rate limits and budget are checked by admitWorkspaceProvider,
+ * after the allow list and before anything is forwarded. The options are rewritten in
  * place, so routing sees an ordinary provider request.
  */
-export async function applyWorkspaceProvider(request: NeutralRequest, options: RequestOptions, body: { model?: unknown }, principal: Principal): Promise<void> {
+export async function applyWorkspaceProvider(request: NeutralRequest, options: RequestOptions, principal: Principal): Promise<void> {
   if (!options.provider?.startsWith('@')) return;
   const slug = options.provider.slice(1);
   if (!SLUG.test(slug)) throw badRequest('invalid_header', 'x-gw-provider: @<slug> must name a provider slug of this workspace', 'x-gw-provider');
   const resolved = await resolveProvider(principal.workspaceId, slug);
   const { provider, integration } = resolved;
-  const model = typeof body.model === 'string' ? body.model : undefined;
-  if (provider.models.length > 0 && (model === undefined || !provider.models.includes(model))) {
-    throw badRequest(
-      'model_not_allowed',
-      `Model '${model ?? '(none)'}' is not allowed through provider @${slug}; allowed models: ${provider.models.join(', ')}`,
-      'model',
-    );
-  }
-  await admit(request, provider, Date.now());
+  // The allow list is checked per target once the config is known: a target's override_params may set the model.
+  if (provider.models.length > 0) options.allowedModels = { source: `provider @${slug}`, models: provider.models };
+  pendingAdmissions.set(request, provider);
   options.provider = integration.provider;
   const resource = storedResourceNames.integration(integration.id, slug);
   options.workspaceProvider = { customHost: integration.custom_host };
@@ -80,6 +76,17 @@ export async function applyWorkspaceProvider(request: NeutralRequest, options: R
     const hosts = integration.custom_host === undefined ? [] : [integration.custom_host];
     options.workspaceProvider.credential = { resource, hosts, allowedHosts: integration.allowed_custom_hosts ?? [] };
   }
+}
+
+/**
+ * Takes the request's slots in the limits of the workspace provider it goes through (and checks its budget). Called
+ * once the request's targets passed the provider's model allow list, so a refused model consumes nothing.
+ */
+export async function admitWorkspaceProvider(request: NeutralRequest): Promise<void> {
+  const provider = pendingAdmissions.get(request);
+  if (!provider) return;
+  pendingAdmissions.delete(request);
+  await admit(request, provider, Date.now());
 }
 
 /** After the response: tokens to the provider's token limits, cost to its budget. Never fails the request. */

@@ -31,6 +31,17 @@ export interface RequestOptions {
    * replacing `providerToken`) and its stored host. `customHost` stays what the caller sent.
    */
   workspaceProvider?: { credential?: StoredCredential; customHost?: string };
+  /**
+   * Never a header: the model allow list of the workspace provider `x-gw-provider: @<slug>` names, set with its
+   * credential by applyWorkspaceProvider and checked per target after override_params (allowed-models.ts).
+   */
+  allowedModels?: AllowedModels;
+}
+
+/** The models a stored credential may be used for, and whose list it is (for the error). */
+export interface AllowedModels {
+  source: string;
+  models: string[];
 }
 
 const MAX_TRACE_ID_LENGTH = 128;

@@ -39,6 +39,7 @@ export function leafFromHeaders(options: RequestOptions): LeafSettings {
     aws: options.aws,
     anthropicBeta: options.anthropicBeta,
     overrideParams: {},
+    allowedModels: options.allowedModels,
   };
 }
 

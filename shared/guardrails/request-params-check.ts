@@ -2,6 +2,7 @@ import { jsonEqual, shortJson, valueAt } from './json-values.js';
 import { deny, PASS, type GuardrailVerdict } from './outcome.js';
 import { toolsOf, type RequestBody } from './request-shapes.js';
 import type { RequestParamsCheckConfig } from './schemas.js';
+import { toolTypeListed } from './tool-types.js';
 
 /**
  * request_params_check: which tools and which parameters (and values) a request may carry. A list that is
@@ -16,15 +17,17 @@ export function checkRequestParams(config: RequestParamsCheckConfig, endpoint: s
 function checkTools(rules: RequestParamsCheckConfig['tools'], endpoint: string, body: RequestBody): GuardrailVerdict | undefined {
   if (!rules) return undefined;
   for (const tool of toolsOf(endpoint, body)) {
-    if (rules.blockedTypes?.includes(tool.type)) return deny('guardrail_tool_type_blocked', `tool type "${tool.type}" is blocked`, `${tool.path}.type`);
-    if (rules.allowedTypes && !rules.allowedTypes.includes(tool.type)) {
+    if (rules.blockedTypes && toolTypeListed(rules.blockedTypes, tool.type)) return deny('guardrail_tool_type_blocked', `tool type "${tool.type}" is blocked`, `${tool.path}.type`);
+    if (rules.allowedTypes && !toolTypeListed(rules.allowedTypes, tool.type)) {
       return deny('guardrail_tool_type_not_allowed', `tool type "${tool.type}" is not among the allowed types (${list(rules.allowedTypes)})`, `${tool.path}.type`);
     }
     // Function-name lists concern tools the client defines; built-in tools (web search, …) have no function name.
-    if (tool.functionName === undefined) continue;
-    if (rules.blockedFunctionNames?.includes(tool.functionName)) return deny('guardrail_function_name_blocked', `function "${tool.functionName}" is blocked`, tool.path);
-    if (rules.allowedFunctionNames && !rules.allowedFunctionNames.includes(tool.functionName)) {
-      return deny('guardrail_function_name_not_allowed', `function "${tool.functionName}" is not among the allowed functions (${list(rules.allowedFunctionNames)})`, tool.path);
+    // A tool carrying several names is blocked when any is blocked, and allowed only when all are allowed.
+    for (const name of tool.functionNames ?? []) {
+      if (rules.blockedFunctionNames?.includes(name)) return deny('guardrail_function_name_blocked', `function "${name}" is blocked`, tool.path);
+      if (rules.allowedFunctionNames && !rules.allowedFunctionNames.includes(name)) {
+        return deny('guardrail_function_name_not_allowed', `function "${name}" is not among the allowed functions (${list(rules.allowedFunctionNames)})`, tool.path);
+      }
     }
   }
   return undefined;

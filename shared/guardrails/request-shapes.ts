@@ -17,8 +17,13 @@ export function requestTypeName(endpoint: string): RequestTypeName | string {
 export interface RequestTool {
   /** `function` for a tool the client defines (OpenAI function/custom tools, Anthropic client tools); otherwise the dialect's own type. */
   type: string;
-  /** The function name of a client-defined tool; undefined for built-in tools (web search, file search, …). */
-  functionName?: string;
+  /**
+   * The names a client-defined tool goes by; undefined for built-in tools (web search, file search, …). A tool
+   * may be written in another dialect's shape (a Responses tool as chat's `{type: "function", function: {name}}`)
+   * or carry a name in both places: every name it carries is listed (`''` when it has none), so a rule cannot be
+   * passed by putting the name where the check does not look.
+   */
+  functionNames?: string[];
   /** JSON path of the tool in the body, for the error's `param`. */
   path: string;
 }
@@ -30,6 +35,7 @@ export interface RequestTool {
  * - messages: `tools[]`: a client tool (`{name, input_schema}`, `type` absent or "custom") is a `function`;
  *   a server tool keeps its versioned type (`web_search_20250305`, `bash_20250124`, …) and its `name` is not a function name;
  * - completions and embeddings carry no tools.
+ * In every dialect a function or custom tool's names are read from `name`, `function.name` and `custom.name`.
  */
 export function toolsOf(endpoint: string, body: RequestBody): RequestTool[] {
   const tools = Array.isArray(body.tools) ? body.tools : [];
@@ -39,8 +45,8 @@ export function toolsOf(endpoint: string, body: RequestBody): RequestTool[] {
     if (!isObject(tool)) return found.push({ type: String(tool), path });
     found.push(describeTool(endpoint, tool, path));
   });
-  if (endpoint === 'chat' && Array.isArray(body.functions)) {
-    body.functions.forEach((fn, index) => found.push({ type: 'function', functionName: stringOr(isObject(fn) ? fn.name : undefined) ?? '', path: `functions[${index}]` }));
+  if (Array.isArray(body.functions)) {
+    body.functions.forEach((fn, index) => found.push({ type: 'function', functionNames: namesOf(isObject(fn) ? fn : {}), path: `functions[${index}]` }));
   }
   return found;
 }
@@ -48,22 +54,19 @@ export function toolsOf(endpoint: string, body: RequestBody): RequestTool[] {
 function describeTool(endpoint: string, tool: RequestBody, path: string): RequestTool {
   const type = typeof tool.type === 'string' ? tool.type : undefined;
   if (endpoint === 'messages') {
-    if (type === undefined || type === 'custom') return { type: 'function', functionName: stringOr(tool.name) ?? '', path };
+    if (type === undefined || type === 'custom' || type === 'function') return { type: 'function', functionNames: namesOf(tool), path };
     return { type, path };
   }
-  if (endpoint === 'chat') {
-    if (type === 'function') return { type, functionName: stringOr(isObject(tool.function) ? tool.function.name : undefined) ?? '', path };
-    if (type === 'custom') return { type, functionName: stringOr(isObject(tool.custom) ? tool.custom.name : undefined) ?? '', path };
-    return { type: type ?? 'unknown', path };
-  }
-  if (type === 'function' || type === 'custom') return { type, functionName: stringOr(tool.name) ?? '', path };
+  if (type === 'function' || type === 'custom') return { type, functionNames: namesOf(tool), path };
   return { type: type ?? 'unknown', path };
+}
+
+/** Every name a client-defined tool carries, in any dialect's shape; `['']` when it has none. */
+function namesOf(tool: RequestBody): string[] {
+  const names = [tool.name, isObject(tool.function) ? tool.function.name : undefined, isObject(tool.custom) ? tool.custom.name : undefined].filter((name): name is string => typeof name === 'string');
+  return names.length > 0 ? [...new Set(names)] : [''];
 }
 
 export function isObject(value: unknown): value is RequestBody {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }

@@ -4,6 +4,7 @@ import { anthropicErrorBody, anthropicStreamError } from './errors.js';
 import { buildNativeMessagesCall, createNativeMessagesStream, nativeMessageUsage } from './native.js';
 import { buildVertexClaudeCall, isVertexClaude } from './vertex-native.js';
 import { buildBedrockClaudeCall, isBedrockClaude } from './bedrock-native.js';
+import { collectMessage, replayMessage } from './native-cache.js';
 import { messagesToCanonical, validateMessagesBody } from './request.js';
 import { canonicalToMessage } from './response.js';
 import { MessagesStreamEncoder } from './stream.js';
@@ -25,6 +26,8 @@ export const anthropicMessagesCodec: DialectCodec = {
   },
   createNativeStreamTranslator: createNativeMessagesStream,
   nativeUsage: nativeMessageUsage,
+  createNativeAnswerCollector: collectMessage,
+  replayNativeAnswer: replayMessage,
   nativeStreamError: (error) => namedEvent('error', anthropicStreamError(error)),
   errorBody: anthropicErrorBody,
 };

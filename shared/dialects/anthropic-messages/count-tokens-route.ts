@@ -11,7 +11,8 @@ import { readRequestOptions } from '../../gateway/request-options.js';
 import { gatewayHeaders } from '../../gateway/response-headers.js';
 import { leafFromHeaders, resolveLeafTarget } from '../../gateway/resolve-target.js';
 import { resolveRequestConfig } from '../../gateway/deployment-target.js';
-import { applyWorkspaceProvider } from '../../gateway/provider-target.js';
+import { admitWorkspaceProvider, applyWorkspaceProvider } from '../../gateway/provider-target.js';
+import { checkAllowedModels } from '../../gateway/allowed-models.js';
 import { readUpstreamBody, sendUpstream } from '../../gateway/upstream-client.js';
 import { parseJsonOrText } from '../../gateway/upstream-errors.js';
 import { countMessagesTokensLocally, validateCountTokensBody } from './count-tokens.js';
@@ -28,9 +29,12 @@ export async function countTokensHandler(request: NeutralRequest, deps: Inferenc
   const options = readRequestOptions(request.headers);
   const body = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
   // The same credential sources as every other entry point: a workspace provider, a deployment or a config.
-  await applyWorkspaceProvider(request, options, body, principal);
+  await applyWorkspaceProvider(request, options, principal);
   const resolved = await resolveRequestConfig(options, principal, deps.configs);
-  const leaf = firstLeaf(buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source));
+  const tree = buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source);
+  checkAllowedModels(tree, body);
+  await admitWorkspaceProvider(request);
+  const leaf = firstLeaf(tree);
   const counted = { ...body, ...leaf.overrideParams };
   validateCountTokensBody(counted);
   const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, options, 'chat', request, principal.workspaceId);

@@ -3,6 +3,7 @@ import { isRecord } from '../../providers/common/json-guards.js';
 import { namedEvent } from '../sse.js';
 import type { DialectCodec } from '../types.js';
 import { buildNativeResponsesCall, createNativeResponsesStream, nativeResponseUsage } from './native.js';
+import { cacheableResponse, collectResponse, replayResponse } from './native-cache.js';
 import { responsesToCanonical, validateResponsesBody } from './request.js';
 import { canonicalToResponse } from './response.js';
 import { ResponsesStreamEncoder } from './stream.js';
@@ -21,6 +22,9 @@ export const responsesCodec: DialectCodec = {
   buildNativeCall: buildNativeResponsesCall,
   createNativeStreamTranslator: createNativeResponsesStream,
   nativeUsage: nativeResponseUsage,
+  createNativeAnswerCollector: collectResponse,
+  replayNativeAnswer: replayResponse,
+  cacheableNativeAnswer: cacheableResponse,
   // gw keeps the conversation itself, so the provider saw neither `store` nor `previous_response_id`.
   patchNativeAnswer: (response, body) => ({ ...response, store: body.store !== false, previous_response_id: body.previous_response_id ?? null }),
   nativeStreamError: (body) => {

@@ -40,7 +40,8 @@ const END_EVENTS = new Set(['response.completed', 'response.incomplete']);
 
 export function createNativeResponsesStream(): NativeStreamTranslator {
   return new PassThroughStreamTranslator({
-    isContent: (type) => !HELD_EVENTS.has(type),
+    // Only Responses events commit the stream: a 200 of foreign events (a chat completion stream) ends as a 502.
+    isContent: (type) => type.startsWith('response.') && !HELD_EVENTS.has(type),
     isEnd: (type) => END_EVENTS.has(type),
     errorOf: (event) => {
       if (event.type === 'error') return { status: 502, error: { ...summariseOpenAIStyleError(502, { error: event }), type: 'upstream_error' } };

@@ -66,6 +66,11 @@ export interface CacheKeyInput {
   body: OpenAIBody;
   metadata: Record<string, string>;
   namespace?: string;
+  /**
+   * `native` for an answer stored in the inbound dialect's own shape (a Response, a Message, passed through),
+   * so it never meets a canonical chat answer stored for the same route; absent for canonical answers.
+   */
+  form?: 'native';
 }
 
 /**
@@ -77,8 +82,8 @@ export interface CacheKeyInput {
 export function exactCacheKey(input: CacheKeyInput): string {
   // v2: the target identity gained the credential and the namespaced key gained the target (issue #20).
   const material = input.namespace !== undefined
-    ? { v: 2, workspace: input.workspaceId, namespace: input.namespace, route: input.endpoint, target: input.target, body: cacheableBody(input.body) }
-    : { v: 2, workspace: input.workspaceId, route: input.endpoint, target: input.target, body: cacheableBody(input.body), metadata: input.metadata };
+    ? { v: 2, workspace: input.workspaceId, namespace: input.namespace, route: input.endpoint, form: input.form, target: input.target, body: cacheableBody(input.body) }
+    : { v: 2, workspace: input.workspaceId, route: input.endpoint, form: input.form, target: input.target, body: cacheableBody(input.body), metadata: input.metadata };
   return sha256(canonicalJson(material));
 }
 

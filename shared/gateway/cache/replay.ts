@@ -34,7 +34,7 @@ export function* replayAsSse(stored: Record<string, unknown>, includeUsage: bool
 }
 
 /** Splits text into pieces of about PIECE_CHARS, at word boundaries where there are some. */
-function pieces(text: string): string[] {
+export function pieces(text: string): string[] {
   const out: string[] = [];
   let current = '';
   for (const word of text.split(/(?<=\s)/)) {

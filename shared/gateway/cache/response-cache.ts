@@ -33,11 +33,12 @@ export class ResponseCache {
     private readonly index: VectorIndex = vectorIndexLoadedOnFirstUse(),
   ) {}
 
-  async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody): Promise<CacheDecision> {
+  /** `form: 'native'` keys answers kept in the inbound dialect's own shape apart from canonical ones (cache-key.ts). */
+  async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody, form?: 'native'): Promise<CacheDecision> {
     const cache = leaf.cache;
     if (!cache) return DISABLED;
     const workspaceId = context.principal.workspaceId;
-    const keyInput = { workspaceId, endpoint: context.endpoint, target: identity, body, metadata: context.options.metadata, namespace: context.options.cacheNamespace };
+    const keyInput = { workspaceId, endpoint: context.endpoint, target: identity, body, metadata: context.options.metadata, namespace: context.options.cacheNamespace, form };
     const key = exactCacheKey(keyInput);
     const maxAge = cache.max_age ?? DEFAULT_CACHE_MAX_AGE_SECONDS;
     const semantic = cache.mode === 'semantic' && context.endpoint === 'chat';

@@ -7,6 +7,7 @@ import type { ConfigSource, StoredCredential } from '../stored-credential-host.j
 import { queryProblem } from '../routing/conditions.js';
 import { configError } from './errors.js';
 import { MAX_TARGET_DEPTH } from './limits.js';
+import type { AllowedModels } from '../request-options.js';
 import type { CacheConfig, GatewayConfig, RetryConfig, StrategyConfig, TargetConfig } from './schema.js';
 
 /** Everything one leaf needs to make its call, after inheritance from its ancestors and the request headers. */
@@ -25,6 +26,8 @@ export interface LeafSettings {
   requestTimeoutMs?: number;
   cache?: CacheConfig;
   forwardHeaderNames?: string[];
+  /** The models the inherited stored credential may be used for (a workspace provider's allow list). */
+  allowedModels?: AllowedModels;
   /** Guardrail ids of this node and its ancestors, ancestors first (a child adds to, never removes, its parent's). */
   inputGuardrails?: string[];
   /** The stored credential this leaf sends (undefined: the caller's own, or none yet: a virtual key resolves later). */

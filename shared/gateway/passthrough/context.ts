@@ -14,7 +14,8 @@ import { buildRouteTree } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import { resolveRequestConfig } from '../deployment-target.js';
 import type { InferenceDependencies } from '../inference.js';
-import { applyWorkspaceProvider } from '../provider-target.js';
+import { checkAllowedModels } from '../allowed-models.js';
+import { admitWorkspaceProvider, applyWorkspaceProvider } from '../provider-target.js';
 import { readRequestOptions } from '../request-options.js';
 import { leafFromHeaders } from '../resolve-target.js';
 import type { PassthroughRoute } from './endpoints.js';
@@ -52,8 +53,11 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     prefetchWorkspaceState(principal.workspaceId);
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
-    await applyWorkspaceProvider(request, options, payload.fields, principal);
+    await applyWorkspaceProvider(request, options, principal);
     const resolved = await resolveRequestConfig(options, principal, deps.configs);
+    const routeTree = buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source);
+    checkAllowedModels(routeTree, payload.fields);
+    await admitWorkspaceProvider(request);
     const context: GatewayContext = {
       request,
       requestId: randomUUID(),
@@ -64,7 +68,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
       principal,
       options,
       body: payload.fields,
-      routeTree: buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source),
+      routeTree,
       configured: resolved !== undefined,
       attempts: [],
       log: requestLogger(traceId),

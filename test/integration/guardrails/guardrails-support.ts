@@ -56,7 +56,7 @@ export async function send(gateway: TestGateway, path: string, body: unknown, he
 /** Asserts a guardrail denial: 400, type guardrail_violation, the rule's code, the guardrail's id and name. */
 export function expectDenied(sent: Sent, code: string, guardrail: GuardrailBody, param?: string | null): void {
   expect(sent.status, JSON.stringify(sent.body)).toBe(400);
-  expect(sent.body.error).toMatchObject({ type: 'guardrail_violation', code });
+  expect(sent.body.error, JSON.stringify(sent.body)).toMatchObject({ type: 'guardrail_violation', code });
   expect(sent.body.error!.message).toContain(guardrail.id);
   expect(sent.body.error!.message).toContain(guardrail.name);
   expect(sent.body.status).toBe('failure');

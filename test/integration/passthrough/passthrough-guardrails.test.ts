@@ -55,6 +55,24 @@ describe('guardrails on pass-through endpoints', () => {
     expect(allowed.status).toBe(200);
   });
 
+  it('request_params_check judges the fields as sent: a blocked key or value in override_params is refused', async () => {
+    const rules = await createGuardrail(gateway, { name: 'no size, no dall-e-3', type: 'request_params_check', config: { params: { blockedKeys: ['size'], values: { model: { blockedValues: ['dall-e-3'] } } } } });
+    const withOverride = (override: Record<string, unknown>) => ({
+      'x-gw-config': JSON.stringify({ provider: 'openai', api_key: 'sk-provider-token', custom_host: media.url, input_guardrails: [rules.id], override_params: override }),
+    });
+    const before = media.requests.length;
+    const size = await gateway.post('/v1/images/generations', { model: 'gpt-image-1', prompt: 'fox' }, withOverride({ size: '1024x1024' }));
+    expect(size.status).toBe(400);
+    expect(await size.json()).toMatchObject({ error: { type: 'guardrail_violation', code: 'guardrail_param_blocked', param: 'config.override_params.size' } });
+    const form = multipartBody({ model: 'whisper-1' }, { field: 'file', filename: 'a.wav', type: 'audio/wav', bytes: BINARY_FILE });
+    const model = await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: { 'content-type': form.contentType, 'x-gw-api-key': gateway.apiKey, ...withOverride({ model: 'dall-e-3' }) }, body: form.body });
+    expect(model.status).toBe(400);
+    expect(await model.json()).toMatchObject({ error: { type: 'guardrail_violation', code: 'guardrail_param_value_blocked', param: 'config.override_params.model' } });
+    expect(media.requests.length).toBe(before);
+    // Harmless override params still go out.
+    expect((await gateway.post('/v1/images/generations', { model: 'gpt-image-1', prompt: 'fox' }, withOverride({ quality: 'low' }))).status).toBe(200);
+  });
+
   it('add_prefix does not apply: the form still goes through byte for byte', async () => {
     const prefix = await createGuardrail(gateway, { name: 'prefix', type: 'add_prefix', config: { prefix: '[safe] ' } });
     const form = multipartBody({ model: 'whisper-1', prompt: 'context' }, { field: 'file', filename: 'a.wav', type: 'audio/wav', bytes: BINARY_FILE });

@@ -17,7 +17,7 @@ function prune(config: unknown, body: Record<string, unknown>, metadata: Record<
   const visit = (node: RouteNode): void => {
     if (node.kind === 'strategy') return node.children.forEach(visit);
     const ids = node.settings.inputGuardrails ?? [];
-    runs.set(node.path, { key: ids.join(','), run: runGuardrails(ids.map((id) => guardrails[id]), 'chat', body) });
+    runs.set(node.path, { key: ids.join(','), run: runGuardrails(ids.map((id) => guardrails[id]), 'chat', body), overridden: false });
   };
   visit(tree);
   return pruneDeniedTargets(tree, runs, body, metadata);
