@@ -25,7 +25,7 @@ import { readRequestOptions } from './request-options.js';
 import { prefetchWorkspaceState } from './workspace-prefetch.js';
 import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
-import { applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
+import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
 import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
 import { routeRequest, RouteFailure } from './routing/route.js';
@@ -79,7 +79,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const parsedBody = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
   const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
-  await applyWorkspaceProvider(request, options, body, principal);
+  const workspaceProvider = await applyWorkspaceProvider(options, body, principal);
   const config = await resolveRequestConfig(options, principal, deps.configs);
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);
@@ -97,6 +97,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
     options,
     body,
     routeTree,
+    workspaceProvider,
     configured: config !== undefined,
     attempts: [],
     log: requestLogger(traceId, principal.workspaceId),
@@ -210,7 +211,6 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
     const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
     const cost = outcome.status === 200 ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log) : undefined;
-    if (outcome.status === 200) await settleWorkspaceProvider(context.request, usage, cost);
     logRequestCompleted({
       trace_id: context.traceId,
       workspace_id: context.principal.workspaceId,

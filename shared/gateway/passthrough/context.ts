@@ -52,7 +52,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     prefetchWorkspaceState(principal.workspaceId);
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
-    await applyWorkspaceProvider(request, options, payload.fields, principal);
+    const workspaceProvider = await applyWorkspaceProvider(options, payload.fields, principal);
     const config = await resolveRequestConfig(options, principal, deps.configs);
     const context: GatewayContext = {
       request,
@@ -65,6 +65,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
       options,
       body: payload.fields,
       routeTree: buildRouteTree(config, leafFromHeaders(options)),
+      workspaceProvider,
       configured: config !== undefined,
       attempts: [],
       log: requestLogger(traceId),
