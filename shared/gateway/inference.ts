@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
+import { isEventStream } from '../http/media-type.js';
 import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { logger, requestLogger } from '../observability/logger.js';
@@ -136,10 +137,10 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
       }),
       'content-type': value.contentType,
     };
-    if (value.contentType.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
+    if (isEventStream(value.contentType)) headers['cache-control'] = 'no-cache';
     const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
     // A buffered answer leaves once its reservations are replaced by its real usage: the next request sees exact counters.
-    if (admission && settled && !value.contentType.startsWith('text/event-stream')) {
+    if (admission && settled && !isEventStream(value.contentType)) {
       const answered = context.attempts.at(-1);
       await settleUsage(admission, { usage: settled.usage ?? (settled.usageSource ? readUsage(settled.usageSource) : undefined), cacheHit: settled.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
     }

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
+import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
 import { writeRequestLog, type RequestLogRecord } from '../observability/request-log.js';
@@ -13,6 +14,7 @@ import { readMcpServerSecret, upstreamAuthHeaders } from './credentials.js';
 import { filterServerMessage, inspectPost, parseErrorResponse, type InspectedPost } from './jsonrpc.js';
 import { findMcpServer } from './lookup.js';
 import { callMcpServer, type McpHttpMethod } from './outbound.js';
+import { admitMcpRequest, releaseMcpAdmission } from './metering.js';
 import { relayServerEvents } from './sse-relay.js';
 import { ToolCallSpans } from './tool-call-spans.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
@@ -58,14 +60,23 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       }
       inspected = inspectPost(body, server.tools);
       spans.begin(inspected.toolCalls);
-      // Only denied calls: gw answers them itself, the server never hears of them.
+      // Only denied calls: gw answers them itself, the server never hears of them. Denied notifications only:
+      // nothing to answer, 202 Accepted as Streamable HTTP answers a POST of notifications.
       if (inspected.forward.length === 0) {
-        const answer = inspected.isBatch ? inspected.denied : inspected.denied[0];
-        logToolCalls(principal, server, spans, { traceId, status: 200, stream: false, startedAt });
-        return jsonResponse(200, answer, { 'x-gw-trace-id': traceId });
+        const accepted = inspected.denied.length === 0;
+        logToolCalls(principal, server, spans, { traceId, status: accepted ? 202 : 200, stream: false, startedAt });
+        if (accepted) return { status: 202, headers: { 'x-gw-trace-id': traceId }, body: undefined };
+        return jsonResponse(200, inspected.isBatch ? inspected.denied : inspected.denied[0], { 'x-gw-trace-id': traceId });
       }
     }
 
+    // allowed_request_types and requests policies, before anything is forwarded (metering.ts). What gw answers
+    // itself above (a bad body, denied calls only) reaches no server and takes no slot.
+    const admission = await admitMcpRequest(request, principal, traceId).catch((error: unknown) => {
+      spans.finish(error);
+      logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 500, stream: false, startedAt });
+      throw error;
+    });
     let upstream: UpstreamResponse;
     try {
       const body = inspected ? JSON.stringify(inspected.isBatch ? inspected.forward : inspected.forward[0]) : undefined;
@@ -73,6 +84,8 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     } catch (error) {
       spans.finish(error);
       logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 502, stream: false, startedAt });
+      // The server never answered: the request's policy slots go back, as for a chat request no provider answered.
+      await releaseMcpAdmission(admission, false, traceId);
       throw error;
     }
     if (upstream.status === 401 || upstream.status === 403) {
@@ -91,12 +104,12 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       logToolCalls(principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
     };
 
-    if (contentType.startsWith('text/event-stream')) {
+    if (isEventStream(contentType)) {
       const events = relayServerEvents(upstream.body, server.tools, (responses) => spans.settle(responses), finish(true));
       return { status: upstream.status, headers, body: withLeadingEvents(denied, events, method === 'GET') };
     }
     const raw = await readUpstreamBody(upstream.body, MAX_JSON_RESPONSE_BYTES);
-    const body = contentType.startsWith('application/json') && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
+    const body = isJsonMediaType(contentType) && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
     finish(false)();
     return { status: upstream.status, headers, body };
   };
