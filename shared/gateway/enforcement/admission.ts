@@ -9,20 +9,13 @@ import { groupOf, policyMatches } from './policy-match.js';
 import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
 import { PROVIDER_KIND, requestValues, type RequestValues } from './request-values.js';
-import type { CreditCounter, Step, StepResult, TokenCounter } from './steps.js';
-import { enforcementSnapshots, type EnforcementSnapshot, type EnforcementSnapshots } from './snapshot-cache.js';
+import type { CreditCounter, EnforcementDependencies, Step, StepResult, TokenCounter } from './types.js';
+import { enforcementSnapshots, type EnforcementSnapshot } from './snapshot-cache.js';
 import { rateWindow, resetPeriod } from './windows.js';
 import { estimateCost, estimateUsage } from './estimate.js';
 import { applyDueReset, budgetExhausted, resetDue } from './workspace-budget.js';
 
-export interface EnforcementDependencies {
-  snapshots: EnforcementSnapshots;
-  counters: CounterRepository;
-  budgets: WorkspaceBudgetRepository;
-  now: () => number;
-}
-
-export type { CreditCounter, TokenCounter } from './steps.js';
+export type { CreditCounter, EnforcementDependencies, TokenCounter } from './types.js';
 
 /** What admission took, by kind; see `Admission`. */
 export interface AdmissionHoldings {

@@ -19,7 +19,7 @@ export function policyMatches(policy: PolicyRecord, values: RequestValues): bool
  * names one, else the provider kind (so `provider: openai` also covers `x-gw-provider: @team-openai`).
  */
 function valueOf(condition: PolicyRecord['conditions'][number], values: RequestValues): string | undefined {
-  if (condition.key === 'provider' && !condition.value.startsWith('@')) return values(PROVIDER_KIND);
+  if (condition.key === 'provider' && !condition.value.startsWith('@')) return values(PROVIDER_KIND) ?? values('provider');
   return values(condition.key);
 }
 

@@ -2,8 +2,7 @@ import { GatewayError } from '../../http/errors.js';
 import { settings } from '../../settings.js';
 import { counterKey, type CounterKey } from '../../store/counter-repository.js';
 import type { ProviderRecord } from '../../store/integration-repository.js';
-import type { EnforcementDependencies } from './admission.js';
-import type { StepResult } from './steps.js';
+import type { EnforcementDependencies, StepResult } from './types.js';
 import { rateWindow, resetPeriod, secondsUntil, UNIT_LABELS } from './windows.js';
 
 /** What a request is estimated to use at most (estimate.ts): what token limits and the budget reserve. */

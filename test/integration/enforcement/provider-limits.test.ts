@@ -12,6 +12,8 @@ import { createWorkspaceProvider, providerCounter, viaProvider } from './provide
 // (9 prompt, 12 completion); max_tokens 20 makes each request's estimate an upper bound of its real usage.
 const BODY = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 20 };
 const USAGE = { prompt_tokens: 9, completion_tokens: 12, total_tokens: 21 };
+/** 200 concurrent requests through the whole pipeline, on a machine shared with other test runs. */
+const CONCURRENT = { timeout: 120_000 };
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
@@ -29,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('workspace provider limits reserve under concurrency', () => {
-  it('a tokens limit: 200 concurrent requests pass it by at most one request', async () => {
+  it('a tokens limit: 200 concurrent requests pass it by at most one request', CONCURRENT, async () => {
     const limit = 21 * 10;
     const provider = await createWorkspaceProvider(gateway, upstream.url, 'tokens-limited', { rate_limits: [{ type: 'tokens', unit: 'rpd', value: limit }] });
     const answers = await concurrently(200, () => chat(gateway, viaProvider(provider.slug), BODY));
@@ -44,7 +46,7 @@ describe('workspace provider limits reserve under concurrency', () => {
     expect(used).toBeLessThan(limit + 21);
   });
 
-  it('a budget: 200 concurrent requests pass it by at most one request’s cost', async () => {
+  it('a budget: 200 concurrent requests pass it by at most one request’s cost', CONCURRENT, async () => {
     const perRequest = (await costOfUsage('openai', 'gpt-4o', USAGE))!;
     expect(perRequest).toBeGreaterThan(0);
     const limitUsd = perRequest * 10;
@@ -62,7 +64,7 @@ describe('workspace provider limits reserve under concurrency', () => {
     expect(refused.body).toMatchObject({ error: { code: 'budget_exhausted', message: expect.stringContaining('@budgeted') }, status: 'failure' });
   });
 
-  it('a request limit stays exact, and a refused request takes nothing from the provider’s other limits', async () => {
+  it('a request limit stays exact, and a refused request takes nothing from the provider’s other limits', CONCURRENT, async () => {
     const provider = await createWorkspaceProvider(gateway, upstream.url, 'requests-limited', {
       rate_limits: [
         { type: 'requests', unit: 'rpd', value: 5 },
@@ -80,7 +82,7 @@ describe('workspace provider limits reserve under concurrency', () => {
 });
 
 describe('a provider request slot when the request fails', () => {
-  it('is given back when the upstream call fails, so the limit still admits its full count', async () => {
+  it('is given back when the upstream call fails, so the limit still admits its full count', CONCURRENT, async () => {
     const provider = await createWorkspaceProvider(gateway, failing.url, 'flaky', { rate_limits: [{ type: 'requests', unit: 'rpd', value: 3 }] });
     for (let attempt = 0; attempt < 6; attempt++) {
       const answer = await chat(gateway, viaProvider(provider.slug), BODY);

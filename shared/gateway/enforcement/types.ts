@@ -1,5 +1,15 @@
 import type { GatewayError } from '../../http/errors.js';
-import type { CounterKey } from '../../store/counter-repository.js';
+import type { CounterKey, CounterRepository } from '../../store/counter-repository.js';
+import type { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
+import type { EnforcementSnapshots } from './snapshot-cache.js';
+
+/** The stores and clock admission and settlement use (injected in tests). */
+export interface EnforcementDependencies {
+  snapshots: EnforcementSnapshots;
+  counters: CounterRepository;
+  budgets: WorkspaceBudgetRepository;
+  now: () => number;
+}
 
 /** A token counter the request was admitted under, and what it reserved there (0 without reservation). */
 export interface TokenCounter {
