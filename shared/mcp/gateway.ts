@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, toGatewayError } from '../http/errors.js';
 import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
@@ -74,7 +74,8 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     // itself above (a bad body, denied calls only) reaches no server and takes no slot.
     const admission = await admitMcpRequest(request, principal, traceId).catch((error: unknown) => {
       spans.finish(error);
-      logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 500, stream: false, startedAt });
+      // A refusal is logged even without tool calls: who was stopped, by which rule.
+      logToolCalls(principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 500, stream: false, startedAt, refusal: toGatewayError(error) });
       throw error;
     });
     let upstream: UpstreamResponse;
@@ -167,12 +168,15 @@ interface LogFacts {
   status: number;
   stream: boolean;
   startedAt: number;
+  /** gw refused the request before forwarding it (a policy, a guardrail): logged with or without tool calls. */
+  refusal?: GatewayError;
 }
 
-/** A request with tool calls is logged like a gateway request, its spans (one per call) attached. */
+/** A request with tool calls, or one gw refused, is logged like a gateway request, its spans (one per call) attached. */
 function logToolCalls(principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
-  if (spans.count === 0) return;
+  if (spans.count === 0 && !facts.refusal) return;
   const failedSpan = spans.spans.find((span) => span.status === 'error');
+  const refusal = facts.refusal;
   const requestId = randomUUID();
   const failed = facts.status >= 400 || failedSpan !== undefined;
   const record: RequestLogRecord = {
@@ -187,7 +191,7 @@ function logToolCalls(principal: Principal, server: McpServerRecord, spans: Tool
     virtual_key_id: null,
     endpoint: 'mcp',
     provider: 'mcp',
-    model: spans.toolNames(),
+    model: spans.toolNames() || null,
     status: facts.status,
     latency_ms: Date.now() - facts.startedAt,
     ttft_ms: null,
@@ -197,7 +201,11 @@ function logToolCalls(principal: Principal, server: McpServerRecord, spans: Tool
     retry_count: 0,
     last_used_option: null,
     metadata: { mcp_server_id: server.id, mcp_server_slug: server.slug },
-    error: failedSpan?.error ? { type: failedSpan.error.type ?? null, code: failedSpan.error.code ?? null, message: failedSpan.error.message ?? null } : null,
+    error: refusal
+      ? { type: refusal.type, code: refusal.code, message: refusal.message }
+      : failedSpan?.error
+        ? { type: failedSpan.error.type ?? null, code: failedSpan.error.code ?? null, message: failedSpan.error.message ?? null }
+        : null,
     stream: facts.stream,
     outcome: failed ? 'error' : 'success',
     attempts: [],

@@ -35,6 +35,20 @@ function mcpServer(request: RecordedRequest): ScriptedResponse {
   return { headers: { 'content-type': 'Application/JSON; charset=UTF-8' }, chunks: [JSON.stringify(payload)] };
 }
 
+interface LogPage {
+  data: Array<{ endpoint: string; status: number; trace_id: string; error: { code: string | null } | null }>;
+}
+
+/** The request log records of a trace, once written (after the response, in the background). */
+async function logsOf(traceId: string): Promise<LogPage['data']> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const page = await api<LogPage>(gateway, 'GET', `/v1/logs?trace_id=${traceId}`);
+    if (page.status === 200 && page.body.data.length > 0) return page.body.data;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the logs of ${traceId} never showed a record`);
+}
+
 async function post(body: unknown, extra: Record<string, string> = {}): Promise<Response> {
   return fetch(`${gateway.url}/v1/mcp/${server.slug}`, {
     method: 'POST',
@@ -114,9 +128,13 @@ describe('requests policies', () => {
     for (let index = 0; index < 3; index++) statuses.push((await post({ jsonrpc: '2.0', id: 10 + index, method: 'tools/list' }, headers)).status);
     expect(statuses).toEqual([200, 200, 429]);
     expect(mcp.requests.length - before).toBe(2);
-    const refused = await post({ jsonrpc: '2.0', id: 20, method: 'tools/list' }, headers);
+    const traceId = randomUUID();
+    const refused = await post({ jsonrpc: '2.0', id: 20, method: 'tools/list' }, { ...headers, 'x-gw-trace-id': traceId });
     expect(refused.headers.get('retry-after')).not.toBeNull();
     expect(await refused.json()).toMatchObject({ error: { code: 'rate_limit_exceeded' }, status: 'failure' });
+    // A refusal is logged, tool calls or not.
+    const [record] = await logsOf(traceId);
+    expect(record).toMatchObject({ endpoint: 'mcp', status: 429, trace_id: traceId, error: { code: 'rate_limit_exceeded' } });
   });
 
   it('a tokens policy neither refuses nor is charged by the MCP gateway', async () => {
