@@ -28,6 +28,6 @@ export function dialectOperations(inference: InferenceOperation): OpenApiOperati
     stored('delete', '/v1/responses/{responseId}', 'deleteResponse', 'Delete a stored response', z.looseObject({ id: z.string(), object: z.literal('response.deleted'), deleted: z.boolean() })),
     stored('get', '/v1/responses/{responseId}/input_items', 'listResponseInputItems', 'The input items of a stored response', z.looseObject({ object: z.literal('list'), data: z.array(z.looseObject({})) }), inputItemsQuerySchema),
     { ...inference('/v1/messages', 'createMessage', 'Anthropic Messages API through gw (any provider); errors in Anthropic’s shape', messagesRequestSchema, true) },
-    inference('/v1/messages/count_tokens', 'countMessageTokens', 'Count the input tokens of a Messages request (native on Anthropic, gpt-tokenizer elsewhere)', countTokensRequestSchema, false),
+    inference('/v1/messages/count_tokens', 'countMessageTokens', 'Count the input tokens of a Messages request (native on Anthropic, gpt-tokenizer elsewhere); takes a slot of matching requests policies, obeys allowed_request_types (messages/count_tokens) and is logged', countTokensRequestSchema, false),
   ];
 }

@@ -8,6 +8,13 @@ import type { AttemptRecord } from './attempt.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { RequestOptions } from './request-options.js';
 import type { DialectCodec } from '../dialects/types.js';
+import type { IntegrationRecord, ProviderRecord } from '../store/integration-repository.js';
+
+/** The workspace provider a request goes through (`x-gw-provider: @slug`) and its integration. */
+export interface WorkspaceProviderRef {
+  provider: ProviderRecord;
+  integration: IntegrationRecord;
+}
 
 /** The one typed context a gateway request carries through the pipeline; each stage reads and extends it. */
 export interface GatewayContext {
@@ -25,6 +32,8 @@ export interface GatewayContext {
   body: OpenAIBody;
   /** The targets to route over: the config's tree, or one leaf made of the request headers. */
   routeTree: RouteNode;
+  /** `x-gw-provider: @slug`: the workspace provider whose limits admission applies and policies can name. */
+  workspaceProvider?: WorkspaceProviderRef;
   /** True when a config (inline or saved) shaped the route. */
   configured: boolean;
   /** Every upstream try, in order. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
+import { isEventStream } from '../http/media-type.js';
 import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { logger, requestLogger } from '../observability/logger.js';
@@ -26,7 +27,7 @@ import { readRequestOptions } from './request-options.js';
 import { prefetchWorkspaceState } from './workspace-prefetch.js';
 import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
-import { admitWorkspaceProvider, applyWorkspaceProvider, settleWorkspaceProvider } from './provider-target.js';
+import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
 import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
 import { routeRequest, RouteFailure } from './routing/route.js';
@@ -80,14 +81,13 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const parsedBody = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
   const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
-  await applyWorkspaceProvider(request, options, principal);
+  const workspaceProvider = await applyWorkspaceProvider(options, principal);
   const resolved = await resolveRequestConfig(options, principal, deps.configs);
   const config = resolved?.config;
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);
   const routeTree = buildRouteTree(config, leafFromHeaders(options), resolved?.source);
   checkAllowedModels(routeTree, body);
-  await admitWorkspaceProvider(request);
   const now = Date.now();
   return {
     request,
@@ -101,6 +101,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
     options,
     body,
     routeTree,
+    workspaceProvider,
     configured: config !== undefined,
     attempts: [],
     log: requestLogger(traceId, principal.workspaceId),
@@ -139,10 +140,10 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
       }),
       'content-type': value.contentType,
     };
-    if (value.contentType.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
+    if (isEventStream(value.contentType)) headers['cache-control'] = 'no-cache';
     const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
     // A buffered answer leaves once its reservations are replaced by its real usage: the next request sees exact counters.
-    if (admission && settled && !value.contentType.startsWith('text/event-stream')) {
+    if (admission && settled && !isEventStream(value.contentType)) {
       const answered = context.attempts.at(-1);
       await settleUsage(admission, { usage: settled.usage ?? (settled.usageSource ? readUsage(settled.usageSource) : undefined), cacheHit: settled.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
     }
@@ -214,7 +215,6 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
     const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
     const cost = outcome.status === 200 ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log) : undefined;
-    if (outcome.status === 200) await settleWorkspaceProvider(context.request, usage, cost);
     logRequestCompleted({
       trace_id: context.traceId,
       workspace_id: context.principal.workspaceId,

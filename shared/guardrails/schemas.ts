@@ -27,6 +27,9 @@ export const REQUEST_TYPE_NAMES = [
   'audio/translations',
   'moderations',
   'rerank',
+  // Entry points that forward no completion but still obey the rule: token counting and the MCP gateway.
+  'messages/count_tokens',
+  'mcp',
 ] as const;
 export type RequestTypeName = (typeof REQUEST_TYPE_NAMES)[number];
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, toGatewayError } from '../http/errors.js';
+import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
 import { writeRequestLog, type RequestLogRecord } from '../observability/request-log.js';
@@ -15,6 +16,7 @@ import { findMcpServer } from './lookup.js';
 import { callMcpServer, type McpHttpMethod } from './outbound.js';
 import { redact } from '../observability/redact.js';
 import { knownRequestCredentials, requestCredentials } from '../observability/request-credentials.js';
+import { admitMcpRequest, releaseMcpAdmission } from './metering.js';
 import { relayServerEvents } from './sse-relay.js';
 import { ToolCallSpans } from './tool-call-spans.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
@@ -63,14 +65,24 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       }
       inspected = inspectPost(body, server.tools);
       spans.begin(inspected.toolCalls);
-      // Only denied calls: gw answers them itself, the server never hears of them.
+      // Only denied calls: gw answers them itself, the server never hears of them. Denied notifications only:
+      // nothing to answer, 202 Accepted as Streamable HTTP answers a POST of notifications.
       if (inspected.forward.length === 0) {
-        const answer = inspected.isBatch ? inspected.denied : inspected.denied[0];
-        logToolCalls(request, principal, server, spans, { traceId, status: 200, stream: false, startedAt });
-        return jsonResponse(200, answer, { 'x-gw-trace-id': traceId });
+        const accepted = inspected.denied.length === 0;
+        logToolCalls(request, principal, server, spans, { traceId, status: accepted ? 202 : 200, stream: false, startedAt });
+        if (accepted) return { status: 202, headers: { 'x-gw-trace-id': traceId }, body: undefined };
+        return jsonResponse(200, inspected.isBatch ? inspected.denied : inspected.denied[0], { 'x-gw-trace-id': traceId });
       }
     }
 
+    // allowed_request_types and requests policies, before anything is forwarded (metering.ts). What gw answers
+    // itself above (a bad body, denied calls only) reaches no server and takes no slot.
+    const admission = await admitMcpRequest(request, principal, traceId).catch((error: unknown) => {
+      spans.finish(error);
+      // A refusal is logged even without tool calls: who was stopped, by which rule.
+      logToolCalls(request, principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 500, stream: false, startedAt, refusal: toGatewayError(error) });
+      throw error;
+    });
     let upstream: UpstreamResponse;
     try {
       const body = inspected ? JSON.stringify(inspected.isBatch ? inspected.forward : inspected.forward[0]) : undefined;
@@ -78,6 +90,8 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     } catch (error) {
       spans.finish(error);
       logToolCalls(request, principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 502, stream: false, startedAt });
+      // The server never answered: the request's policy slots go back, as for a chat request no provider answered.
+      await releaseMcpAdmission(admission, false, traceId);
       throw error;
     }
     if (upstream.status === 401 || upstream.status === 403) {
@@ -96,12 +110,12 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       logToolCalls(request, principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
     };
 
-    if (contentType.startsWith('text/event-stream')) {
+    if (isEventStream(contentType)) {
       const events = relayServerEvents(upstream.body, server.tools, (responses) => spans.settle(responses), finish(true));
       return { status: upstream.status, headers, body: withLeadingEvents(denied, events, method === 'GET') };
     }
     const raw = await readUpstreamBody(upstream.body, MAX_JSON_RESPONSE_BYTES);
-    const body = contentType.startsWith('application/json') && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
+    const body = isJsonMediaType(contentType) && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
     finish(false)();
     return { status: upstream.status, headers, body };
   };
@@ -159,12 +173,15 @@ interface LogFacts {
   status: number;
   stream: boolean;
   startedAt: number;
+  /** gw refused the request before forwarding it (a policy, a guardrail): logged with or without tool calls. */
+  refusal?: GatewayError;
 }
 
-/** A request with tool calls is logged like a gateway request, its spans (one per call) attached. */
+/** A request with tool calls, or one gw refused, is logged like a gateway request, its spans (one per call) attached. */
 function logToolCalls(request: object, principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
-  if (spans.count === 0) return;
+  if (spans.count === 0 && !facts.refusal) return;
   const failedSpan = spans.spans.find((span) => span.status === 'error');
+  const refusal = facts.refusal;
   const requestId = randomUUID();
   const failed = facts.status >= 400 || failedSpan !== undefined;
   const record: RequestLogRecord = {
@@ -179,7 +196,7 @@ function logToolCalls(request: object, principal: Principal, server: McpServerRe
     virtual_key_id: null,
     endpoint: 'mcp',
     provider: 'mcp',
-    model: spans.toolNames(),
+    model: spans.toolNames() || null,
     status: facts.status,
     latency_ms: Date.now() - facts.startedAt,
     ttft_ms: null,
@@ -189,7 +206,11 @@ function logToolCalls(request: object, principal: Principal, server: McpServerRe
     retry_count: 0,
     last_used_option: null,
     metadata: { mcp_server_id: server.id, mcp_server_slug: server.slug },
-    error: failedSpan?.error ? { type: failedSpan.error.type ?? null, code: failedSpan.error.code ?? null, message: failedSpan.error.message ?? null } : null,
+    error: refusal
+      ? { type: refusal.type, code: refusal.code, message: refusal.message }
+      : failedSpan?.error
+        ? { type: failedSpan.error.type ?? null, code: failedSpan.error.code ?? null, message: failedSpan.error.message ?? null }
+        : null,
     stream: facts.stream,
     outcome: failed ? 'error' : 'success',
     attempts: [],

@@ -14,7 +14,8 @@ export interface JsonRpcErrorResponse {
 }
 
 export interface ToolCall {
-  id: JsonRpcId;
+  /** Undefined for a notification (a `tools/call` without an id): it gets no answer, but obeys the same rules. */
+  id?: JsonRpcId;
   name: string;
 }
 
@@ -23,7 +24,7 @@ export interface InspectedPost {
   isBatch: boolean;
   /** Messages to forward (everything except denied tool calls). */
   forward: unknown[];
-  /** gw's own answers to the denied tool calls. */
+  /** gw's own answers to the denied tool calls (none for a denied notification: JSON-RPC answers no notification). */
   denied: JsonRpcErrorResponse[];
   /** Every `tools/call` request, allowed or not, in order. */
   toolCalls: Array<ToolCall & { allowed: boolean }>;
@@ -33,11 +34,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A `tools/call` request's id and tool name, or undefined for any other message. */
+/**
+ * A `tools/call` message's id and tool name, or undefined for any other message. A call without an id (a
+ * notification) is a tool call too: a server may run it, so the tool rules decide whether it is forwarded.
+ */
 function toolCallOf(message: unknown): ToolCall | undefined {
-  if (!isObject(message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+  if (!isObject(message) || message.method !== 'tools/call') return undefined;
   const name = isObject(message.params) ? message.params.name : undefined;
-  return { id: message.id as JsonRpcId, name: typeof name === 'string' ? name : '' };
+  return { id: 'id' in message ? (message.id as JsonRpcId) : undefined, name: typeof name === 'string' ? name : '' };
 }
 
 /** Splits a parsed POST body (one message or a batch) by the server's allow/deny rules. */
@@ -49,9 +53,11 @@ export function inspectPost(body: unknown, rules: McpToolRules): InspectedPost {
     const call = toolCallOf(message);
     if (call && !isToolAllowed(rules, call.name)) {
       inspected.toolCalls.push({ ...call, allowed: false });
+      // A denied notification is dropped: never forwarded, and (as JSON-RPC says) not answered.
+      if (call.id === undefined) continue;
       inspected.denied.push({
         jsonrpc: '2.0',
-        id: call.id,
+        id: call.id ?? null,
         error: { code: TOOL_DENIED_CODE, message: `Tool '${call.name}' is not available through this gateway`, data: { reason: 'tool_denied' } },
       });
       continue;

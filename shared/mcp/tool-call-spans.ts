@@ -21,7 +21,9 @@ export class ToolCallSpans {
   begin(calls: ReadonlyArray<ToolCall & { allowed: boolean }>): void {
     for (const call of calls) {
       const span = startSpan(this, 'mcp.tools/call', { 'mcp.server.id': this.server.id, 'mcp.server.slug': this.server.slug, 'mcp.tool.name': call.name, 'mcp.tool.allowed': call.allowed }, { kind: 'tool' });
-      if (call.allowed) this.open.set(JSON.stringify(call.id), span);
+      // A notification gets no answer to wait for: its span ends once it was handed to the server.
+      if (call.allowed && call.id === undefined) span.end({ 'mcp.tool.notification': true });
+      else if (call.allowed) this.open.set(JSON.stringify(call.id), span);
       else span.end(undefined, { code: 'tool_denied', message: `Tool '${call.name}' is denied by the server's tool rules` });
     }
   }

@@ -105,16 +105,16 @@ export const openApiOperations: OpenApiOperation[] = [
     operationId: 'mcpGatewayPost',
     summary: 'MCP gateway: send JSON-RPC messages (Streamable HTTP)',
     description:
-      'Forwarded to the registered server with its stored credential. The gw key comes as x-gw-api-key or Authorization: Bearer. A tools/call of a denied tool is answered by gw with JSON-RPC error -32602; denied tools are removed from every tools/list result. Each tools/call is recorded as a span of the request’s trace.',
+      'Forwarded to the registered server with its stored credential. The gw key comes as x-gw-api-key or Authorization: Bearer. A tools/call of a denied tool is answered by gw with JSON-RPC error -32602 (a denied tools/call notification, without an id, is dropped unanswered); denied tools are removed from every tools/list result. Before forwarding, the guardrail allowed_request_types (request type `mcp`) and the workspace’s requests policies apply: 400 guardrail_violation, 429 rate_limit_exceeded. Each tools/call is recorded as a span of the request’s trace.',
     tags: ['MCP gateway'],
     scopes: ['mcp:invoke'],
     pathParameters: mcpGatewayPathSchema,
     body: jsonRpcMessageSchema,
     responses: {
       '200': { description: 'The server’s answer, as JSON or as an SSE stream.', schema: jsonRpcMessageSchema, alternatives: [{ contentType: 'text/event-stream', schema: jsonRpcMessageSchema }], headers: SESSION_HEADERS },
-      '202': { description: 'Notifications and responses only: accepted.' },
+      '202': { description: 'Notifications and responses only (or denied tools/call notifications only): accepted.' },
     },
-    errors: [400, 401, 403, 404, 502, 504],
+    errors: [400, 401, 403, 404, 429, 502, 504],
   },
   {
     method: 'get',
@@ -125,7 +125,7 @@ export const openApiOperations: OpenApiOperation[] = [
     scopes: ['mcp:invoke'],
     pathParameters: mcpGatewayPathSchema,
     responses: { '200': { description: 'Server-sent events, relayed event by event.', contentType: 'text/event-stream', schema: jsonRpcMessageSchema } },
-    errors: [401, 403, 404, 405, 502],
+    errors: [400, 401, 403, 404, 405, 429, 502],
   },
   {
     method: 'delete',
@@ -136,6 +136,6 @@ export const openApiOperations: OpenApiOperation[] = [
     scopes: ['mcp:invoke'],
     pathParameters: mcpGatewayPathSchema,
     responses: { '200': { description: 'The server ended the session.' } },
-    errors: [401, 403, 404, 405, 502],
+    errors: [400, 401, 403, 404, 405, 429, 502],
   },
 ];

@@ -7,6 +7,7 @@ import type { PolicyScope } from './policy-scope.js';
 import { findWorkspaceId } from './policy-scope.js';
 import { MATCH_ANY } from './schemas.js';
 import { VirtualKeyRepository } from '../../store/virtual-key-repository.js';
+import { integrationRepository, integrationSharedWith, providerRepository, type IntegrationRecord } from '../../store/integration-repository.js';
 
 export interface ReferenceStores {
   apiKeys: ApiKeyRepository;
@@ -14,9 +15,9 @@ export interface ReferenceStores {
 }
 
 /**
- * Checks the condition values that name something gw knows (API keys, workspaces, providers) and stores them in
- * the form enforcement compares against: the API key id, the workspace id (a slug is resolved), the canonical
- * provider slug. A value the caller may not see is refused with the same message as one that does not exist.
+ * Checks the condition values that name something gw knows (API keys, workspaces, providers, integrations) and
+ * stores them in the form enforcement compares against: the API key id, the workspace id (a slug is resolved), the
+ * canonical provider slug or a workspace provider's `@slug`, the integration's slug. A value the caller may not see is refused with the same message as one that does not exist.
  */
 export async function normaliseConditions(conditions: PolicyCondition[], scope: PolicyScope, stores: ReferenceStores): Promise<PolicyCondition[]> {
   const normalised: PolicyCondition[] = [];
@@ -51,13 +52,35 @@ async function normaliseValue(condition: PolicyCondition, param: string, scope: 
       return value;
     }
     case 'provider': {
+      // `@slug`: a workspace provider (x-gw-provider: @slug) of the policy's own workspace.
+      if (value.startsWith('@')) {
+        const slug = value.slice(1);
+        if (!/^[a-z0-9][a-z0-9_-]{0,254}$/.test(slug) || !(await providerRepository().getBySlug(scope.workspaceId, slug))) {
+          throw invalidValue(param, `no provider '${value.slice(0, 128)}' in workspace ${scope.workspaceId}; use @<slug> of one of its providers, a provider kind, or *`);
+        }
+        return value;
+      }
       const provider = findProvider(value);
       if (!provider) throw invalidValue(param, `unknown provider '${value}'; known providers: ${PROVIDER_SLUGS.join(', ')}`);
       return provider.slug;
     }
+    case 'integration': {
+      // An integration of the organisation shared with the policy's workspace, by slug or id; stored as its slug
+      // (what enforcement compares: the slug of the integration behind the request's provider).
+      const integration = await findSharedIntegration(scope, value);
+      if (!integration) throw invalidValue(param, `no integration '${value.slice(0, 128)}' shared with workspace ${scope.workspaceId}; use the slug or id of one, or *`);
+      return integration.slug;
+    }
     default:
       return value;
   }
+}
+
+async function findSharedIntegration(scope: PolicyScope, value: string): Promise<IntegrationRecord | undefined> {
+  if (value.length > 255) return undefined;
+  const integrations = integrationRepository();
+  const found = (await integrations.getBySlug(scope.organisationId, value)) ?? (await integrations.get(scope.organisationId, value));
+  return found && integrationSharedWith(found, scope.workspaceId) ? found : undefined;
 }
 
 function invalidValue(param: string, message: string) {

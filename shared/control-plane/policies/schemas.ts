@@ -10,9 +10,9 @@ import {
 } from '../../store/policy-repository.js';
 
 /** The keys a condition or group_by entry may name; `metadata.<key>` stands for any request metadata key. */
-export const POLICY_KEYS = ['api_key', 'workspace_id', 'virtual_key', 'provider', 'model', 'metadata.<key>'] as const;
+export const POLICY_KEYS = ['api_key', 'workspace_id', 'virtual_key', 'provider', 'integration', 'model', 'metadata.<key>'] as const;
 const ALLOWED_KEYS_TEXT = POLICY_KEYS.join(', ');
-const POLICY_KEY_PATTERN = /^(?:api_key|workspace_id|virtual_key|provider|model|metadata\.\S{1,128})$/;
+const POLICY_KEY_PATTERN = /^(?:api_key|workspace_id|virtual_key|provider|integration|model|metadata\.\S{1,128})$/;
 /** A condition value of `*` matches any value of its key. */
 export const MATCH_ANY = '*';
 export const MAX_POLICY_NAME_LENGTH = 255;
@@ -39,7 +39,10 @@ export const policyConditionSchema = z
         .string({ error: missingOr('is required (a string; * matches any value)', 'must be a string') })
         .min(1, 'must not be empty (use * to match any value)')
         .max(MAX_CONDITION_VALUE_LENGTH, `must be at most ${MAX_CONDITION_VALUE_LENGTH} characters`)
-        .meta({ description: 'The value to match, or * for any value. api_key takes an API key id; workspace_id a workspace id or slug; provider a provider slug.' }),
+        .meta({
+          description:
+            'The value to match, or * for any value. api_key takes an API key id; workspace_id a workspace id or slug; provider a provider kind (openai) or a workspace provider as @<slug> (@team-openai); integration an integration slug or id.',
+        }),
     },
     { error: unexpectedFieldsOr('must be an object {key, value}', undefined, ['key', 'value']) },
   )

@@ -6,31 +6,32 @@ import type { PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
+import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
-import { requestValues, type RequestValues } from './request-values.js';
-import { enforcementSnapshots, type EnforcementSnapshot, type EnforcementSnapshots } from './snapshot-cache.js';
+import { PROVIDER_KIND, requestValues, type RequestValues } from './request-values.js';
+import type { CreditCounter, EnforcementDependencies, Step, StepResult, TokenCounter } from './types.js';
+import { enforcementSnapshots, type EnforcementSnapshot } from './snapshot-cache.js';
 import { rateWindow, resetPeriod } from './windows.js';
 import { estimateCost, estimateUsage } from './estimate.js';
 import { applyDueReset, budgetExhausted, resetDue } from './workspace-budget.js';
 
-export interface EnforcementDependencies {
-  snapshots: EnforcementSnapshots;
-  counters: CounterRepository;
-  budgets: WorkspaceBudgetRepository;
-  now: () => number;
-}
+export type { CreditCounter, EnforcementDependencies, TokenCounter } from './types.js';
 
-/** A token counter the request was admitted under, and what it reserved there (0 without reservation). */
-export interface TokenCounter {
-  key: CounterKey;
-  reserved: number;
-}
-
-/** A usage-limit counter the request's cost or tokens are charged to, and what admission reserved there. */
-export interface CreditCounter {
-  key: CounterKey;
-  policy: PolicyRecord;
-  reserved: number;
+/** What admission took, by kind; see `Admission`. */
+export interface AdmissionHoldings {
+  workspaceId: string;
+  /** Request slots of workspace policies: given back only when no provider answered. */
+  requestSlots: readonly CounterKey[];
+  /** Request slots of a workspace provider's limits: given back whenever the request fails. */
+  providerSlots?: readonly CounterKey[];
+  tokenCounters: readonly TokenCounter[];
+  creditCounters: readonly CreditCounter[];
+  /** The workspace has a budget record its cost is charged to (USAGE_LIMITS_ENABLED). */
+  chargesWorkspace: boolean;
+  /** USD reserved on the workspace budget at admission (0: none). */
+  budgetReserved?: number;
+  /** The request's id: names its reservation record (reservation-journal.ts). */
+  requestId?: string;
 }
 
 /**
@@ -39,19 +40,25 @@ export interface CreditCounter {
  */
 export class Admission {
   private finished = false;
+  readonly workspaceId: string;
+  readonly requestSlots: readonly CounterKey[];
+  readonly providerSlots: readonly CounterKey[];
+  readonly tokenCounters: readonly TokenCounter[];
+  readonly creditCounters: readonly CreditCounter[];
+  readonly chargesWorkspace: boolean;
+  readonly budgetReserved: number;
+  readonly requestId: string;
 
-  constructor(
-    readonly workspaceId: string,
-    readonly requestSlots: readonly CounterKey[],
-    readonly tokenCounters: readonly TokenCounter[],
-    readonly creditCounters: readonly CreditCounter[],
-    /** The workspace has a budget record its cost is charged to (USAGE_LIMITS_ENABLED). */
-    readonly chargesWorkspace: boolean,
-    /** USD reserved on the workspace budget at admission (0: none). */
-    readonly budgetReserved = 0,
-    /** The request's id: names its reservation record (reservation-journal.ts). */
-    readonly requestId = '',
-  ) {}
+  constructor(holdings: AdmissionHoldings) {
+    this.workspaceId = holdings.workspaceId;
+    this.requestSlots = holdings.requestSlots;
+    this.providerSlots = holdings.providerSlots ?? [];
+    this.tokenCounters = holdings.tokenCounters;
+    this.creditCounters = holdings.creditCounters;
+    this.chargesWorkspace = holdings.chargesWorkspace;
+    this.budgetReserved = holdings.budgetReserved ?? 0;
+    this.requestId = holdings.requestId ?? '';
+  }
 
   /** Settlement's result, kept so the response path and the log path share one settlement. */
   settlement?: Promise<number | null>;
@@ -71,13 +78,12 @@ export class Admission {
   }
 }
 
-type Step =
-  | { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'token' }
-  | { kind: 'token'; counter: TokenCounter }
-  | { kind: 'credit'; counter: CreditCounter }
-  | { kind: 'budget'; reserved: number };
-type Refusal = { kind: 'rate'; rejection: RateRejection } | { kind: 'credit'; error: GatewayError };
-type StepResult = Step | Refusal;
+/**
+ * What a request is metered for. `usage` (inference): every matching rule, credit limit and budget. `requests`:
+ * only request counts (rate rules of type `requests`), for entry points that use no tokens (token counting,
+ * the MCP gateway): they take a request slot and reserve or charge nothing else.
+ */
+export type Metering = 'usage' | 'requests';
 
 let defaults: EnforcementDependencies | undefined;
 
@@ -87,23 +93,28 @@ export function defaultEnforcementDependencies(): EnforcementDependencies {
 }
 
 /**
- * Admission: the workspace budget and the matching policies of the request, before anything is forwarded.
- * `requests` policies take their slot with one atomic conditional increment each; token policies check their
- * window (or reserve max_tokens); usage limits check their period's usage. All run at once, each a single-item
- * conditional write (or read), so an admitted request is one store round trip deep however many policies match
- * (why not one TransactWriteItems: docs/policies-enforcement.md, "Round trips"); if any refuses, what the others
- * took is given back before the refusal is answered, so a refused request consumes nothing.
+ * Admission: the workspace budget, the matching policies of the request and the limits of its workspace
+ * provider (`x-gw-provider: @slug`), before anything is forwarded. Request counts take their slot with one
+ * atomic conditional increment each; tokens limits, credit limits and budgets reserve the request's estimate the
+ * same way (a soft policy only checks its window or period). All run at once, each a single-item conditional
+ * write (or read), so an admitted request is one store round trip deep however many limits match (why not one
+ * TransactWriteItems: docs/policies-enforcement.md, "Round trips"); if any refuses, what the others took is
+ * given back before the refusal is answered, so a refused request consumes nothing.
  * A credit refusal (412) made from memory is re-checked against the store first.
  */
-export async function admitRequest(context: GatewayContext, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<Admission | undefined> {
+export async function admitRequest(context: GatewayContext, deps: EnforcementDependencies = defaultEnforcementDependencies(), metering: Metering = 'usage'): Promise<Admission | undefined> {
   const { POLICY_ENABLED, USAGE_LIMITS_ENABLED } = settings();
-  if (!POLICY_ENABLED && !USAGE_LIMITS_ENABLED) return undefined;
+  const provider = context.workspaceProvider?.provider;
+  const providerLimited = provider !== undefined && (provider.rate_limits.length > 0 || provider.budget !== undefined);
+  if (!POLICY_ENABLED && !USAGE_LIMITS_ENABLED && !providerLimited) return undefined;
   const workspaceId = context.principal.workspaceId;
-  let snapshot = await deps.snapshots.get(workspaceId);
+  // A workspace provider's limits are its own settings: they hold whatever the policy flags say.
+  const noPolicies: EnforcementSnapshot = { policies: [], fresh: true };
+  let snapshot = POLICY_ENABLED || USAGE_LIMITS_ENABLED ? await deps.snapshots.get(workspaceId) : noPolicies;
   for (;;) {
     const now = deps.now();
     const values = await requestValues(context, snapshot.policies);
-    const outcome = await admitOnce(context, snapshot, values, now, deps);
+    const outcome = await admitOnce(context, snapshot, values, now, deps, metering);
     if (outcome instanceof Admission) return outcome;
     if (outcome.status === 412 && !snapshot.fresh) {
       snapshot = await deps.snapshots.refresh(workspaceId);
@@ -113,44 +124,53 @@ export async function admitRequest(context: GatewayContext, deps: EnforcementDep
   }
 }
 
-async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot, values: RequestValues, now: number, deps: EnforcementDependencies): Promise<Admission | GatewayError> {
-  const budget: WorkspaceBudget | undefined = snapshot.budget;
-  if (budgetExhausted(snapshot.budget, now)) return budgetExhaustedError(snapshot.budget);
-  const matched = snapshot.policies.filter((policy) => policyMatches(policy, values));
-  const estimate = await reservationEstimate(context, matched, snapshot.budget, values);
+async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot, values: RequestValues, now: number, deps: EnforcementDependencies, metering: Metering): Promise<Admission | GatewayError> {
+  const usage = metering === 'usage';
+  // Entry points metered by request count use nothing a budget pays for: an exhausted budget does not stop them.
+  if (usage && budgetExhausted(snapshot.budget, now)) return budgetExhaustedError(snapshot.budget);
+  const budget: WorkspaceBudget | undefined = usage ? snapshot.budget : undefined;
+  const matched = snapshot.policies.filter((policy) => policyMatches(policy, values) && (usage || policy.type === 'requests'));
+  const provider = context.workspaceProvider?.provider;
+  const estimate = usage ? await reservationEstimate(context, matched, budget, values) : undefined;
   const pending: Array<Promise<StepResult>> = [];
   for (const policy of matched) {
     const group = groupOf(policy, values);
     const window = rateWindow(policy.unit, now);
     const key: CounterKey = { pk: counterKey(policy.id, 'rate', group.hash, window.id), windowEnd: window.end };
     pending.push(rateStep(policy, key, window, reserves(policy) ? (estimate?.tokens ?? 0) : 0, now, deps));
-    if (policy.kind === 'usage_limit' && policy.credit_limit) {
+    if (usage && policy.kind === 'usage_limit' && policy.credit_limit) {
       const period = resetPeriod(policy.periodic_reset ?? 'none', now);
       const creditKey: CounterKey = { pk: counterKey(policy.id, 'credit', group.hash, period.id), windowEnd: period.end };
       const amount = reserves(policy) ? (policy.credit_limit.type === 'tokens' ? estimate?.tokens : estimate?.cost) : undefined;
       pending.push(creditStep(policy, creditKey, period, amount ?? 0, now, deps));
     }
   }
+  if (provider) {
+    const limits = usage ? provider : { ...provider, rate_limits: provider.rate_limits.filter((limit) => limit.type === 'requests'), budget: undefined };
+    pending.push(...providerSteps(limits, estimate, now, deps));
+  }
   if (budget && budget.creditLimit !== null && estimate?.cost) pending.push(budgetStep(budget, estimate.cost, now, deps));
   const settled = await Promise.allSettled(pending);
   const results = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  const refusal = pickRefusal(results, now);
+  const refusal = pickRefusal(results);
   if (failed || refusal) await giveBack(results, context.principal.workspaceId, deps);
   if (failed) {
     logger.error('policy check failed', { trace_id: context.traceId, error: failed.reason as Error });
     return new GatewayError(503, 'policy_check_unavailable', 'gw could not check this request against the workspace policies just now; try again', { type: 'api_error' });
   }
   if (refusal) return refusal;
-  return new Admission(
-    context.principal.workspaceId,
-    results.flatMap((step) => (step.kind === 'taken' && step.slot === 'request' ? [step.key] : [])),
-    results.flatMap((step) => (step.kind === 'token' ? [step.counter] : step.kind === 'taken' && step.slot === 'token' ? [{ key: step.key, reserved: step.amount }] : [])),
-    results.flatMap((step) => (step.kind === 'credit' && 'counter' in step ? [step.counter] : [])),
-    snapshot.budget !== undefined,
-    results.reduce((sum, step) => sum + (step.kind === 'budget' ? step.reserved : 0), 0),
-    context.requestId,
-  );
+  const steps = results as Step[];
+  return new Admission({
+    workspaceId: context.principal.workspaceId,
+    requestSlots: steps.flatMap((step) => (step.kind === 'taken' && step.slot === 'request' ? [step.key] : [])),
+    providerSlots: steps.flatMap((step) => (step.kind === 'taken' && step.slot === 'provider-request' ? [step.key] : [])),
+    tokenCounters: steps.flatMap((step) => (step.kind === 'token' ? [step.counter] : step.kind === 'taken' && step.slot === 'token' ? [{ key: step.key, reserved: step.amount }] : [])),
+    creditCounters: steps.flatMap((step) => (step.kind === 'credit' ? [step.counter] : [])),
+    chargesWorkspace: budget !== undefined,
+    budgetReserved: steps.reduce((sum, step) => sum + (step.kind === 'budget' ? step.reserved : 0), 0),
+    requestId: context.requestId,
+  });
 }
 
 /** A policy whose tokens or credit limit reserves the estimate (the default), rather than a soft check. */
@@ -168,12 +188,13 @@ async function reservationEstimate(
   budget: EnforcementSnapshot['budget'],
   values: RequestValues,
 ): Promise<{ tokens: number; cost: number | null } | undefined> {
-  const needsTokens = matched.some((policy) => reserves(policy) && (policy.type === 'tokens' || policy.credit_limit !== undefined));
-  const needsCost = (budget?.creditLimit ?? null) !== null || matched.some((policy) => reserves(policy) && policy.credit_limit?.type === 'cost');
+  const provider = providerNeedsEstimate(context.workspaceProvider?.provider);
+  const needsTokens = provider.tokens || matched.some((policy) => reserves(policy) && (policy.type === 'tokens' || policy.credit_limit !== undefined));
+  const needsCost = provider.cost || (budget?.creditLimit ?? null) !== null || matched.some((policy) => reserves(policy) && policy.credit_limit?.type === 'cost');
   if (!needsTokens && !needsCost) return undefined;
   const estimate = await estimateUsage(context.endpoint, context.body);
   const model = values('model') ?? (typeof context.body.model === 'string' ? context.body.model : undefined);
-  const cost = needsCost ? await estimateCost(values('provider') ?? context.options.provider, model, estimate).catch(() => null) : null;
+  const cost = needsCost ? await estimateCost(values(PROVIDER_KIND) ?? context.options.provider, model, estimate).catch(() => null) : null;
   return { tokens: estimate.totalTokens, cost };
 }
 
@@ -183,13 +204,12 @@ async function reservationEstimate(
  */
 function creditStep(policy: PolicyRecord, key: CounterKey, period: RateRejection['window'], amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const limit = policy.credit_limit!.value;
-  const refused = (used: number): StepResult => ({ kind: 'credit', error: usageLimitExhaustedError(policy, used, period) });
+  const refused = (used: number): StepResult => ({ kind: 'credit-refused', error: usageLimitExhaustedError(policy, used, period) });
+  const counter = (reserved: number): StepResult => ({ kind: 'credit', counter: { key, measure: policy.credit_limit!.type, owner: policy.id, reserved } });
   if (amount > 0) {
-    return deps.counters.incrementBelow(key, amount, limit).then(async (result) =>
-      result.admitted ? { kind: 'credit', counter: { key, policy, reserved: amount } } : refused(await deps.counters.read(key, now)),
-    );
+    return deps.counters.incrementBelow(key, amount, limit).then(async (result) => (result.admitted ? counter(amount) : refused(await deps.counters.read(key, now))));
   }
-  return deps.counters.read(key, now).then((used): StepResult => (used >= limit ? refused(used) : { kind: 'credit', counter: { key, policy, reserved: 0 } }));
+  return deps.counters.read(key, now).then((used): StepResult => (used >= limit ? refused(used) : counter(0)));
 }
 
 /**
@@ -207,11 +227,11 @@ async function budgetStep(budget: WorkspaceBudget, amount: number, now: number, 
   if (reserved) return { kind: 'budget', reserved: amount };
   const current = await deps.budgets.read(budget.workspaceId);
   if (current) deps.snapshots.updateBudget(current);
-  return { kind: 'credit', error: budgetExhaustedError(current ?? budget) };
+  return { kind: 'credit-refused', error: budgetExhaustedError(current ?? budget) };
 }
 
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
-  const refused = (used?: number): StepResult => ({ kind: 'rate', rejection: { policy, window, used } });
+  const refused = (used?: number): StepResult => ({ kind: 'rate-refused', windowEnd: window.end, error: rateLimitedError({ policy, window, used }, now) });
   if (policy.type === 'requests') {
     return deps.counters.incrementBelow(key, 1, policy.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
@@ -228,19 +248,18 @@ function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['
  * The refusal to answer: a credit refusal (412) first, since waiting does not help; else the rate refusal
  * whose window ends last, so retrying after its `retry-after` can succeed.
  */
-function pickRefusal(results: StepResult[], now: number): GatewayError | undefined {
-  for (const result of results) if (result.kind === 'credit' && 'error' in result) return result.error;
-  const rates = results.flatMap((result) => (result.kind === 'rate' ? [result.rejection] : []));
+function pickRefusal(results: StepResult[]): GatewayError | undefined {
+  for (const result of results) if (result.kind === 'credit-refused') return result.error;
+  const rates = results.flatMap((result) => (result.kind === 'rate-refused' ? [result] : []));
   if (rates.length === 0) return undefined;
-  const latest = rates.reduce((chosen, next) => (next.window.end > chosen.window.end ? next : chosen));
-  return rateLimitedError(latest, now);
+  return rates.reduce((chosen, next) => (next.windowEnd > chosen.windowEnd ? next : chosen)).error;
 }
 
 async function giveBack(results: StepResult[], workspaceId: string, deps: EnforcementDependencies): Promise<void> {
   const releases = await Promise.allSettled(
     results.flatMap((step): Array<Promise<unknown>> => {
       if (step.kind === 'taken') return [deps.counters.release(step.key, step.amount)];
-      if (step.kind === 'credit' && 'counter' in step && step.counter.reserved > 0) return [deps.counters.release(step.counter.key, step.counter.reserved)];
+      if (step.kind === 'credit' && step.counter.reserved > 0) return [deps.counters.release(step.counter.key, step.counter.reserved)];
       if (step.kind === 'budget') return [deps.budgets.charge(workspaceId, -step.reserved, new Date(deps.now()))];
       return [];
     }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PolicyRecord } from '../../store/policy-repository.js';
-import type { RequestValues } from './request-values.js';
+import { PROVIDER_KIND, type RequestValues } from './request-values.js';
 
 /** A condition value that matches every request, whatever its value of the key (or none). */
 export const MATCH_ANY = '*';
@@ -11,7 +11,16 @@ export const MATCH_ANY = '*';
  * `metadata._user: *` covers anonymous requests too (they share one group, see `groupOf`).
  */
 export function policyMatches(policy: PolicyRecord, values: RequestValues): boolean {
-  return policy.conditions.every((condition) => condition.value === MATCH_ANY || values(condition.key) === condition.value);
+  return policy.conditions.every((condition) => condition.value === MATCH_ANY || valueOf(condition, values) === condition.value);
+}
+
+/**
+ * The request's value a condition compares: for `provider`, a workspace provider's `@slug` when the condition
+ * names one, else the provider kind (so `provider: openai` also covers `x-gw-provider: @team-openai`).
+ */
+function valueOf(condition: PolicyRecord['conditions'][number], values: RequestValues): string | undefined {
+  if (condition.key === 'provider' && !condition.value.startsWith('@')) return values(PROVIDER_KIND) ?? values('provider');
+  return values(condition.key);
 }
 
 /** The request's group under a policy: its values of the group_by keys, in the policy's order. */

@@ -9,16 +9,24 @@ type LeafNode = Extract<RouteNode, { kind: 'leaf' }>;
 
 /**
  * A request's value for each key a policy can name (`api_key`, `workspace_id`, `virtual_key`, `provider`,
- * `model`, `metadata.<key>`); undefined when the request has none.
+ * `integration`, `model`, `metadata.<key>`); undefined when the request has none.
  */
 export type RequestValues = (key: string) => string | undefined;
+
+/**
+ * The canonical provider kind (`openai`…) of a request, also when `provider` is a workspace provider
+ * (`@team-openai`): a condition `provider: openai` matches both (policy-match.ts). Not a key a policy can
+ * name (the policy schema's key pattern refuses it).
+ */
+export const PROVIDER_KIND = 'provider#kind';
 
 /**
  * The request's policy values, known before routing. `provider`, `model` and `virtual_key` are those of the
  * target routing tries first: the header settings without a config; under a config, the first target of a
  * `single` or `fallback`, the matching branch of a `conditional`, and for a `loadbalance` a value only when
  * every target it may pick agrees on it. A virtual key's provider is looked up (cached) only when a policy
- * names `provider`.
+ * names `provider`. A request through a workspace provider (`x-gw-provider: @slug`) has `provider` `@slug`
+ * (its kind under PROVIDER_KIND) and `integration` the slug of the provider's integration.
  */
 export async function requestValues(context: GatewayContext, policies: readonly PolicyRecord[]): Promise<RequestValues> {
   const leaves = firstChoiceLeaves(context.routeTree, { metadata: context.options.metadata, params: context.body });
@@ -28,11 +36,15 @@ export async function requestValues(context: GatewayContext, policies: readonly 
   if (provider === undefined && virtualKey !== undefined && namesKey(policies, 'provider')) {
     provider = await virtualKeyProvider(context.principal.workspaceId, virtualKey);
   }
+  // x-gw-provider: @slug: the request names a workspace provider, and through it an integration.
+  const workspaceProvider = context.workspaceProvider;
   const fixed: Record<string, string | undefined> = {
     api_key: context.principal.keyId,
     workspace_id: context.principal.workspaceId,
     virtual_key: virtualKey,
-    provider,
+    provider: workspaceProvider ? `@${workspaceProvider.provider.slug}` : provider,
+    [PROVIDER_KIND]: provider,
+    integration: workspaceProvider?.integration.slug,
     model,
   };
   return (key) => (key.startsWith('metadata.') ? context.options.metadata[key.slice('metadata.'.length)] : fixed[key]);

@@ -55,9 +55,9 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
     // With a reservation, only the difference between the real tokens and the reserved ones is added.
     charges.push({ kind: 'counter', key: counter.key, amount: tokens - counter.reserved });
   }
-  for (const { key, policy, reserved } of admission.creditCounters) {
-    const amount = policy.credit_limit?.type === 'tokens' ? tokens : cost;
-    if (amount === null) log.warn('unpriced model: its cost is not charged to a cost usage limit', { policy_id: policy.id, provider: settled.provider, model: settled.model });
+  for (const { key, measure, owner, reserved } of admission.creditCounters) {
+    const amount = measure === 'tokens' ? tokens : cost;
+    if (amount === null) log.warn('unpriced model: its cost is not charged to a cost usage limit', { limit: owner, provider: settled.provider, model: settled.model });
     charges.push({ kind: 'counter', key, amount: (amount ?? 0) - reserved });
   }
   if (admission.chargesWorkspace) {
@@ -69,12 +69,14 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
 }
 
 /**
- * A request that ended without a response: every reservation is given back; request slots too when no
- * provider answered (gw refused it itself: bad input, unknown virtual key, a config without a match).
+ * A request that ended without a response: every reservation is given back; a workspace provider's request
+ * slots too (its limits count the calls it served); policies' request slots when no provider answered (gw
+ * refused it itself: bad input, unknown virtual key, a config without a match).
  */
 export async function releaseAdmission(admission: Admission | undefined, reachedProvider: boolean, log: RequestLogger, deps: EnforcementDependencies = defaultEnforcementDependencies()): Promise<void> {
   if (!admission?.claim()) return;
   const charges = giveBackCharges(admission);
+  for (const key of admission.providerSlots) charges.push({ kind: 'counter', key, amount: -1 });
   if (!reachedProvider) for (const key of admission.requestSlots) charges.push({ kind: 'counter', key, amount: -1 });
   await finish(admission, charges, log, deps);
 }

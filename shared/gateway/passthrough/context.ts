@@ -15,7 +15,7 @@ import type { GatewayContext } from '../context.js';
 import { resolveRequestConfig } from '../deployment-target.js';
 import type { InferenceDependencies } from '../inference.js';
 import { checkAllowedModels } from '../allowed-models.js';
-import { admitWorkspaceProvider, applyWorkspaceProvider } from '../provider-target.js';
+import { applyWorkspaceProvider } from '../provider-target.js';
 import { readRequestOptions } from '../request-options.js';
 import { leafFromHeaders } from '../resolve-target.js';
 import type { PassthroughRoute } from './endpoints.js';
@@ -53,11 +53,10 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     prefetchWorkspaceState(principal.workspaceId);
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
-    await applyWorkspaceProvider(request, options, principal);
+    const workspaceProvider = await applyWorkspaceProvider(options, principal);
     const resolved = await resolveRequestConfig(options, principal, deps.configs);
     const routeTree = buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source);
     checkAllowedModels(routeTree, payload.fields);
-    await admitWorkspaceProvider(request);
     const context: GatewayContext = {
       request,
       requestId: randomUUID(),
@@ -69,6 +68,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
       options,
       body: payload.fields,
       routeTree,
+      workspaceProvider,
       configured: resolved !== undefined,
       attempts: [],
       log: requestLogger(traceId),

@@ -1,4 +1,5 @@
 import { badRequest, GatewayError } from '../../http/errors.js';
+import { isJsonMediaType } from '../../http/media-type.js';
 import { parseInferenceBody } from '../request-body.js';
 import type { PassthroughRoute } from './endpoints.js';
 
@@ -42,7 +43,7 @@ export async function readPassthroughPayload(route: PassthroughRoute, raw: Buffe
 export async function payloadForTarget(payload: PassthroughPayload, overrides: Record<string, unknown>): Promise<{ bytes: Uint8Array; contentType: string; fields: Record<string, unknown> }> {
   if (Object.keys(overrides).length === 0) return payload;
   const fields = { ...payload.fields, ...overrides };
-  if (payload.contentType === 'application/json') {
+  if (isJsonMediaType(payload.contentType)) {
     return { bytes: Buffer.from(JSON.stringify(fields)), contentType: 'application/json', fields };
   }
   const form = await parseForm(payload.bytes, payload.contentType);

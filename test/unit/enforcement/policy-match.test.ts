@@ -28,6 +28,16 @@ describe('policy conditions', () => {
     expect(policyMatches(policy([['provider', 'openai'], ['model', 'gpt-4o'], ['metadata._user', 'alice']]), values())).toBe(true);
   });
 
+  it('provider: a workspace provider (@slug) matches by its slug, and by its kind', () => {
+    const throughProvider = values({ provider: '@team-openai', 'provider#kind': 'openai', integration: 'openai-prod' });
+    expect(policyMatches(policy([['provider', '@team-openai']]), throughProvider)).toBe(true);
+    expect(policyMatches(policy([['provider', 'openai']]), throughProvider)).toBe(true);
+    expect(policyMatches(policy([['provider', '@other']]), throughProvider)).toBe(false);
+    expect(policyMatches(policy([['provider', '@team-openai']]), values())).toBe(false);
+    expect(policyMatches(policy([['integration', 'openai-prod']]), throughProvider)).toBe(true);
+    expect(policyMatches(policy([['integration', 'openai-prod']]), values())).toBe(false);
+  });
+
   it('do not match when one condition fails', () => {
     expect(policyMatches(policy([['provider', 'openai'], ['model', 'gpt-4o-mini']]), values())).toBe(false);
     expect(policyMatches(policy([['metadata._user', 'bob']]), values())).toBe(false);

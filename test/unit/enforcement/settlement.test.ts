@@ -4,7 +4,6 @@ import { EnforcementSnapshots } from '../../../shared/gateway/enforcement/snapsh
 import { releaseAdmission, settleUsage } from '../../../shared/gateway/enforcement/settlement.js';
 import type { RequestLogger } from '../../../shared/observability/logger.js';
 import type { CounterKey, CounterRepository } from '../../../shared/store/counter-repository.js';
-import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
 import type { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
 
 /** Counters that record what would be written, so the arithmetic of settling is checked on its own. */
@@ -26,14 +25,19 @@ function recordingDependencies() {
 const warnings: string[] = [];
 const log: RequestLogger = { info: () => undefined, warn: (message) => warnings.push(message), error: () => undefined };
 const key = (name: string): CounterKey => ({ pk: name, windowEnd: Number.POSITIVE_INFINITY });
-const creditPolicy = (type: 'cost' | 'tokens') => ({ id: `credit-${type}`, credit_limit: { type, value: 100 } }) as PolicyRecord;
 const usage = { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, total_tokens: 2_000_000 };
 
 function admission(): Admission {
-  return new Admission('ws', [key('requests')], [key('tokens-reserved'), key('tokens-plain')].map((counterKey, index) => ({ key: counterKey, reserved: index === 0 ? 300 : 0 })), [
-    { key: key('credit-cost'), policy: creditPolicy('cost'), reserved: 0 },
-    { key: key('credit-tokens'), policy: creditPolicy('tokens'), reserved: 0 },
-  ], false);
+  return new Admission({
+    workspaceId: 'ws',
+    requestSlots: [key('requests')],
+    tokenCounters: [key('tokens-reserved'), key('tokens-plain')].map((counterKey, index) => ({ key: counterKey, reserved: index === 0 ? 300 : 0 })),
+    creditCounters: [
+      { key: key('credit-cost'), measure: 'cost', owner: 'credit-cost', reserved: 0 },
+      { key: key('credit-tokens'), measure: 'tokens', owner: 'credit-tokens', reserved: 0 },
+    ],
+    chargesWorkspace: false,
+  });
 }
 
 describe('settling a response', () => {
@@ -89,5 +93,12 @@ describe('releasing a request that got no response', () => {
     const { writes, deps } = recordingDependencies();
     await releaseAdmission(admission(), true, log, deps);
     expect(writes).toEqual([{ op: 'add', pk: 'tokens-reserved', amount: -300 }]);
+  });
+
+  it('gives a workspace provider its request slot back even when the provider answered (with a failure)', async () => {
+    const { writes, deps } = recordingDependencies();
+    const held = new Admission({ workspaceId: 'ws', requestSlots: [key('requests')], providerSlots: [key('provider-requests')], tokenCounters: [], creditCounters: [], chargesWorkspace: false });
+    await releaseAdmission(held, true, log, deps);
+    expect(writes).toEqual([{ op: 'add', pk: 'provider-requests', amount: -1 }]);
   });
 });
