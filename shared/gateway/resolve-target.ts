@@ -31,7 +31,8 @@ export function leafFromHeaders(options: RequestOptions): LeafSettings {
     provider: options.provider,
     apiKey: options.providerToken,
     virtualKey: options.virtualKey,
-    customHost: headerHost ?? integration?.customHost,
+    // An integration's stored host is checked again like a virtual key's: this deployment's host rules may be stricter.
+    customHost: headerHost ?? (integration?.customHost === undefined ? undefined : checkedHeaderCustomHost(integration.customHost)),
     customHostSetBy: headerHost === undefined && integration?.customHost !== undefined ? integration.credential?.resource : undefined,
     storedCredential: integration?.credential,
     azure: options.azure,

@@ -137,6 +137,25 @@ describe('a credential the provider quotes back', () => {
   });
 });
 
+describe('a credential quoted back on the other entry points', () => {
+  it('is masked in the client’s error on Responses (with its log) and count_tokens', async () => {
+    const secret = 'resp-28170615243342516a7b';
+    const responses = await send({ 'x-gw-provider': 'openai', 'x-gw-custom-host': echoing.url, authorization: `Bearer ${secret}` }, '/v1/responses', { model: 'gpt-4o-mini', input: 'Hi' });
+    expect(responses.status, responses.text).toBe(401);
+    expect(presentedKey(echoing.requests.at(-1)!)).toBe(secret);
+    expect(responses.text).not.toContain(secret);
+    for (const text of (await readPaths(responses.traceId)).texts) expect(text).not.toContain(secret);
+    const counted = await send(
+      { 'x-gw-provider': 'anthropic', 'x-gw-custom-host': echoing.url, 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
+      '/v1/messages/count_tokens',
+      { model: 'claude-3-5-haiku', messages: [{ role: 'user', content: 'Hi' }] },
+    );
+    expect(counted.status, counted.text).toBe(401);
+    expect(presentedKey(echoing.requests.at(-1)!)).toBe(secret);
+    expect(counted.text).not.toContain(secret);
+  });
+});
+
 describe('the MCP registry’s stored sync error', () => {
   it('masks a token the MCP server quotes back', async () => {
     const token = 'mcp-tok-2817061524334251607';
