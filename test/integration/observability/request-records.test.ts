@@ -127,7 +127,12 @@ describe('one log record per gateway request, after the response', () => {
 
   it('records the other dialects through the same after-path: /v1/responses and /v1/messages', async () => {
     const responsesTrace = trace();
+    // OpenAI serves /v1/responses natively: the mock answers that route with a Response, the rest as chat.
+    const usage = { input_tokens: 9, output_tokens: 12, total_tokens: 21 };
+    const response = { id: 'resp_log', object: 'response', status: 'completed', model: 'gpt-4o-mini', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello', annotations: [] }] }], usage };
+    upstream.setHandler((request) => (request.path.endsWith('/responses') ? { json: response } : openAIMockHandler()(request)));
     const responses = await gateway.post('/v1/responses', { model: 'gpt-4o-mini', input: 'Hi' }, { ...viaMock(upstream.url), 'x-gw-trace-id': responsesTrace });
+    upstream.setHandler(openAIMockHandler());
     expect(responses.status).toBe(200);
     expect(await logOfTrace(gateway, responsesTrace)).toMatchObject({ endpoint: 'responses', status: 200, provider: 'openai', usage: { total_tokens: 21 } });
     const messagesTrace = trace();
