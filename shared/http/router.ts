@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { decodePathSegments } from './request-path.js';
 import type { Handler } from './types.js';
 
 interface Route {
@@ -24,8 +25,9 @@ export class Router {
     return this;
   }
 
+  /** `path` as it came (percent-encoded): segments are decoded here, a malformed one is a 400 (request-path.ts). */
   match(method: string, path: string): RouteMatch {
-    const segments = splitPath(path);
+    const segments = decodePathSegments(path);
     const allowed = new Set<string>();
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
@@ -53,7 +55,7 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i];
     if (expected.startsWith('{') && expected.endsWith('}')) {
-      params[expected.slice(1, -1)] = decodeURIComponent(actual[i]);
+      params[expected.slice(1, -1)] = actual[i];
     } else if (expected !== actual[i]) {
       return undefined;
     }

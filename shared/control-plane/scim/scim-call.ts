@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Principal } from '../../auth/principal.js';
 import type { NeutralRequest } from '../../http/types.js';
 import { ScimRepository, type ScimGroupRecord } from '../../store/scim-repository.js';
+import { jsonNestingDepth, MAX_JSON_NESTING } from '../../http/json-nesting.js';
 import { ScimError } from './protocol.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -21,9 +22,12 @@ export function scimCall(principal: Principal, request: NeutralRequest, reposito
     request,
     body(schema) {
       if (request.body.length > MAX_BODY_BYTES) throw new ScimError(413, 'tooMany', `The request body must be at most ${MAX_BODY_BYTES} bytes`, 'body_too_large');
+      const text = request.body.toString('utf8');
+      // Like every JSON parser of gw (shared/http/json-nesting.ts), in SCIM's error schema.
+      if (jsonNestingDepth(text) > MAX_JSON_NESTING) throw new ScimError(400, 'invalidSyntax', `The request body nests JSON deeper than ${MAX_JSON_NESTING} levels`, 'json_too_deep');
       let raw: unknown;
       try {
-        raw = JSON.parse(request.body.toString('utf8'));
+        raw = JSON.parse(text);
       } catch {
         throw new ScimError(400, 'invalidSyntax', 'The request body is not valid JSON', 'invalid_json');
       }
