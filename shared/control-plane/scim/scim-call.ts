@@ -11,15 +11,23 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export interface ScimCall {
   principal: Principal;
   request: NeutralRequest;
+  /**
+   * The one workspace a workspace API key with the `scim` scope acts on; undefined for an organisation admin key.
+   * Such a key sees and changes only its own workspace's group and the users of that workspace (or that it
+   * provisioned), and never creates or adopts another workspace.
+   */
+  confinedTo: string | undefined;
   body<Schema extends z.ZodType>(schema?: Schema): Schema extends z.ZodType ? z.output<Schema> : unknown;
   groups(): Promise<Map<string, ScimGroupRecord>>;
 }
 
 export function scimCall(principal: Principal, request: NeutralRequest, repository = new ScimRepository()): ScimCall {
   let groups: Promise<Map<string, ScimGroupRecord>> | undefined;
+  const confinedTo = principal.kind === 'admin' ? undefined : principal.workspaceId;
   return {
     principal,
     request,
+    confinedTo,
     body(schema) {
       if (request.body.length > MAX_BODY_BYTES) throw new ScimError(413, 'tooMany', `The request body must be at most ${MAX_BODY_BYTES} bytes`, 'body_too_large');
       const text = request.body.toString('utf8');
@@ -40,7 +48,9 @@ export function scimCall(principal: Principal, request: NeutralRequest, reposito
       return parsed.data as never;
     },
     groups() {
-      groups ??= repository.listGroups(principal.organisationId).then((records) => new Map(records.map((record) => [record.workspace_id, record])));
+      groups ??= repository
+        .listGroups(principal.organisationId)
+        .then((records) => new Map(records.filter((record) => confinedTo === undefined || record.workspace_id === confinedTo).map((record) => [record.workspace_id, record])));
       return groups;
     },
   };
