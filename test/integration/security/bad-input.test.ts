@@ -3,7 +3,7 @@ import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
-import { api, expectError, newKey, type Reply } from '../control-plane/identities-support.js';
+import { expectError, newKey, type Reply } from '../control-plane/identities-support.js';
 
 /**
  * Bad input is a 400 in the one error shape, never a 500 (issue #30): malformed percent-encoding in any path,
@@ -170,6 +170,12 @@ describe('JSON nested deeper than gw accepts', () => {
       expectError(await raw('POST', path, { body: deepObject(5_000) }), 400, 'json_too_deep');
       expectError(await raw('POST', path, { body: nested(5_000) }), 400, 'json_too_deep');
     }
+  });
+
+  it('without a key, a deep body is the usual 401: authentication still comes first for bodies', async () => {
+    expectError(await raw('POST', '/v1/configs', { key: null, body: deepObject(5_000) }), 401, 'api_key_missing');
+    expect((await raw('POST', '/v1/mcp/anything', { key: null, body: nested(5_000) })).status).toBe(401);
+    expect((await raw('POST', '/v1/chat/completions', { key: null, body: nested(5_000) })).status).toBe(401);
   });
 
   it('a SCIM body nested 5,000 deep is a 400 in SCIM’s error schema', async () => {
