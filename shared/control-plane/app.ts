@@ -43,13 +43,13 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
   );
 
   return async (request) => {
-    // The web console's static files are public: its pages call this API with the user's own key.
-    if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
     const traceId = request.headers['x-gw-trace-id'] || randomUUID();
     request.headers['x-gw-trace-id'] = traceId;
     try {
       // The path first: a malformed one is the same 400 with or without a key, for paths that exist or not.
       decodePathSegments(request.path);
+      // The web console's static files are public: its pages call this API with the user's own key.
+      if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
       let principal: Principal;
       try {
         principal = await authenticateControlPlaneCaller(request, authenticator, jwtAuthenticator);
