@@ -119,6 +119,16 @@ describe('membersViewAnalytics=false', () => {
     expect(hasUsage(filtered)).toBe(false);
   });
 
+  it('managersViewAnalytics=false hides them from a manager the same way', async () => {
+    const managerKey = (await newKey(gateway, { workspace_id: workspace.id, type: 'user', user_id: await invite(`manager-${traceId}@example.com`, 'manager'), scopes: ['logs:read'] })).key;
+    expect((await everyRead(managerKey)).log.usage?.total_tokens).toBeGreaterThan(0);
+    await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { managersViewAnalytics: false } } });
+    const seen = await everyRead(managerKey);
+    expect(seen.log).toMatchObject({ usage: null, cost: null });
+    expect(hasUsage(seen.text)).toBe(false);
+    await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { managersViewAnalytics: true } } });
+  });
+
   it('shows them to the member again once the workspace allows it', async () => {
     await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { membersViewAnalytics: true } } });
     const seen = await everyRead(memberKey);
