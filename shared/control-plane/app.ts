@@ -4,6 +4,7 @@ import { authenticateControlPlaneCaller } from '../auth/caller.js';
 import { JwtAuthenticator } from '../auth/jwt.js';
 import { isJwtPrincipal, type Principal } from '../auth/principal.js';
 import { errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
+import { decodePathSegments } from '../http/request-path.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
@@ -42,11 +43,13 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
   );
 
   return async (request) => {
-    // The web console's static files are public: its pages call this API with the user's own key.
-    if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
     const traceId = request.headers['x-gw-trace-id'] || randomUUID();
     request.headers['x-gw-trace-id'] = traceId;
     try {
+      // The path first: a malformed one is the same 400 with or without a key, for paths that exist or not.
+      decodePathSegments(request.path);
+      // The web console's static files are public: its pages call this API with the user's own key.
+      if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
       let principal: Principal;
       try {
         principal = await authenticateControlPlaneCaller(request, authenticator, jwtAuthenticator);

@@ -31,6 +31,8 @@ export function readPageRequest(request: NeutralRequest): PageRequest {
   try {
     const startKey = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (typeof startKey !== 'object' || startKey === null || Array.isArray(startKey)) throw new Error('not an object');
+    // A page key gw wrote is flat (strings and numbers); anything else is made up, and would reach the store.
+    if (Object.values(startKey).some((value) => typeof value !== 'string' && typeof value !== 'number')) throw new Error('not a page key');
     return { limit, startKey: startKey as Record<string, unknown> };
   } catch {
     throw badRequest('invalid_cursor', 'cursor is not a value returned as next_cursor by a previous page', 'cursor');

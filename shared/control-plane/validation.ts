@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { badRequest } from '../http/errors.js';
+import { assertJsonNesting } from '../http/json-nesting.js';
 import type { NeutralRequest } from '../http/types.js';
 
 const MAX_CONTROL_PLANE_BODY_BYTES = 1024 * 1024;
@@ -9,9 +10,11 @@ export function parseJsonBody<Schema extends z.ZodType>(request: NeutralRequest,
   if (request.body.length > MAX_CONTROL_PLANE_BODY_BYTES) {
     throw badRequest('body_too_large', `The request body must be at most ${MAX_CONTROL_PLANE_BODY_BYTES} bytes`);
   }
+  const text = request.body.toString('utf8');
+  assertJsonNesting(text, 'The request body');
   let raw: unknown;
   try {
-    raw = request.body.length === 0 ? {} : JSON.parse(request.body.toString('utf8'));
+    raw = request.body.length === 0 ? {} : JSON.parse(text);
   } catch (error) {
     throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
   }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { badRequest } from '../http/errors.js';
+import { MAX_ID_CHARS } from '../http/ids.js';
 
 /**
  * The request bodies of the inbound dialects, as far as gw reads them. Fields gw does not read pass through (to a
@@ -38,7 +39,7 @@ export const responsesRequestSchema = z
     model: z.string().min(1).optional().meta({ description: 'Required unless a config target supplies it through override_params.' }),
     input: z.union([z.string(), z.array(responsesInputItem)]).optional().meta({ description: 'Required unless previous_response_id continues a conversation.' }),
     instructions: z.string().nullable().optional(),
-    previous_response_id: z.string().nullable().optional(),
+    previous_response_id: z.string().max(MAX_ID_CHARS).nullable().optional(),
     store: z.boolean().optional().meta({ description: 'Keep the response (default true), for GET and previous_response_id.' }),
     stream: z.boolean().optional(),
     tools: z.array(z.looseObject({ type: z.string() })).optional(),
@@ -55,7 +56,7 @@ export const responsesRequestSchema = z
   .refine((body) => body.input !== undefined || typeof body.previous_response_id === 'string', { message: '`input` is required', path: ['input'] })
   .meta({ description: 'An OpenAI Responses API request.' });
 
-export const responseIdParametersSchema = z.object({ responseId: z.string().meta({ description: 'A response id gw returned.' }) });
+export const responseIdParametersSchema = z.object({ responseId: z.string().max(MAX_ID_CHARS).meta({ description: 'A response id gw returned.' }) });
 export const inputItemsQuerySchema = z.object({
   limit: z.string().regex(/^\d+$/).optional().meta({ description: '1 to 100, default 20.' }),
   order: z.enum(['asc', 'desc']).optional(),

@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors.js';
+import { assertJsonNesting } from '../http/json-nesting.js';
 
 // Headers a caller may never pass through x-gw-forward-headers: connection-level ones, ones gw computes
 // itself, and credentials gw converts per provider.
@@ -54,6 +55,7 @@ export function parseForwardHeaders(value: string | undefined, headers: Record<s
 
 function readNames(value: string): string[] {
   if (!value.startsWith('[')) return value.split(',').filter((name) => name.trim() !== '');
+  assertJsonNesting(value, 'x-gw-forward-headers', 'x-gw-forward-headers');
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);

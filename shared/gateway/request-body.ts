@@ -1,8 +1,6 @@
 import { GatewayError, badRequest } from '../http/errors.js';
+import { assertJsonNesting } from '../http/json-nesting.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
-
-/** Deepest JSON nesting (objects and arrays) a request body may have. */
-export const MAX_JSON_NESTING = 64;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -13,12 +11,7 @@ export function parseInferenceBody(raw: Buffer, maxBytes: number): OpenAIBody {
   }
   if (raw.length === 0) throw badRequest('invalid_body', 'The request body is empty; send a JSON object');
   const text = decodeUtf8Strictly(raw);
-  // Checked before parsing: JSON.parse and every walker after it recurse, so a body nested thousands deep
-  // would overflow the stack (a 500) instead of being refused.
-  const depth = jsonNestingDepth(text);
-  if (depth > MAX_JSON_NESTING) {
-    throw badRequest('json_too_deep', `The request body nests JSON ${depth > 10_000 ? 'more than 10000' : depth} levels deep; the limit is ${MAX_JSON_NESTING}`);
-  }
+  assertJsonNesting(text, 'The request body');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -76,30 +69,4 @@ function decodeUtf8Strictly(raw: Buffer): string {
   } catch {
     throw badRequest('invalid_utf8', 'The request body is not valid UTF-8');
   }
-}
-
-/**
- * How deep objects and arrays nest in a JSON text, counted without parsing (brackets inside strings are
- * skipped). Stops counting once past the limit by a wide margin: the answer is a refusal either way.
- */
-export function jsonNestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c) index++; // backslash: skip the escaped character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
-    } else if (code === 0x7b || code === 0x5b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-      if (deepest > 10_001) return deepest;
-    } else if (code === 0x7d || code === 0x5d) {
-      depth--;
-    }
-  }
-  return deepest;
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../http/errors.js';
 import type { TargetSettings } from '../providers/types.js';
+import { MAX_ID_CHARS } from '../http/ids.js';
+import { assertJsonNesting } from '../http/json-nesting.js';
 import { assertPrintableCredential } from './config/credential-fields.js';
 import { parseForwardHeaders } from './forward-headers.js';
 import type { StoredCredential } from './stored-credential-host.js';
@@ -79,7 +81,7 @@ export function readRequestOptions(headers: Record<string, string>): RequestOpti
     traceId: readTraceId(headers['x-gw-trace-id']),
     provider: nonEmpty(headers['x-gw-provider'])?.toLowerCase(),
     providerToken: readBearer(headers.authorization),
-    virtualKey: nonEmpty(headers['x-gw-virtual-key']),
+    virtualKey: readId(headers['x-gw-virtual-key'], 'x-gw-virtual-key'),
     config: nonEmpty(headers['x-gw-config']),
     deployment: readDeploymentSlug(headers['x-gw-deployment']),
     customHost: nonEmpty(headers['x-gw-custom-host']),
@@ -113,6 +115,13 @@ function readDeploymentSlug(value: string | undefined): string | undefined {
   return slug;
 }
 
+/** A header naming a stored resource by id: at most MAX_ID_CHARS (shared/http/ids.ts), like ids in paths and bodies. */
+function readId(value: string | undefined, header: string): string | undefined {
+  const id = nonEmpty(value);
+  if (id !== undefined && id.length > MAX_ID_CHARS) throw badRequest('invalid_header', `${header} must be an id of at most ${MAX_ID_CHARS} characters`, header);
+  return id;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
@@ -133,6 +142,7 @@ function readMetadata(value: string | undefined): Record<string, string> {
   if (Buffer.byteLength(value) > MAX_METADATA_BYTES) {
     throw badRequest('invalid_metadata', `x-gw-metadata must be at most ${MAX_METADATA_BYTES} bytes`, 'x-gw-metadata');
   }
+  assertJsonNesting(value, 'x-gw-metadata', 'x-gw-metadata');
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);

@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { decodePathSegments } from './request-path.js';
 import type { Handler } from './types.js';
 
 interface Route {
@@ -24,11 +25,14 @@ export class Router {
     return this;
   }
 
+  /** `path` as it came (percent-encoded): a malformed or over-long segment is a 400 (request-path.ts). */
   match(method: string, path: string): RouteMatch {
+    // Literal segments match the path as sent (as API Gateway routes it); parameters are decoded.
     const segments = splitPath(path);
+    const decoded = decodePathSegments(path);
     const allowed = new Set<string>();
     for (const route of this.routes) {
-      const params = matchSegments(route.segments, segments);
+      const params = matchSegments(route.segments, segments, decoded);
       if (!params) continue;
       if (route.method === method.toUpperCase()) return { handler: route.handler, params };
       allowed.add(route.method);
@@ -47,13 +51,13 @@ function splitPath(path: string): string[] {
   return path.split('/').filter((segment) => segment.length > 0);
 }
 
-function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+function matchSegments(pattern: string[], actual: string[], decoded: string[]): Record<string, string> | undefined {
   if (pattern.length !== actual.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i];
     if (expected.startsWith('{') && expected.endsWith('}')) {
-      params[expected.slice(1, -1)] = decodeURIComponent(actual[i]);
+      params[expected.slice(1, -1)] = decoded[i];
     } else if (expected !== actual[i]) {
       return undefined;
     }

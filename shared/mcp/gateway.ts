@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError, toGatewayError } from '../http/errors.js';
+import { assertJsonNesting } from '../http/json-nesting.js';
 import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
@@ -43,6 +44,8 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     const startedAt = Date.now();
     const principal = await authenticator.authenticate(gwApiKey(request));
     if (!hasScope(principal, 'mcp:invoke')) throw new GatewayError(403, 'missing_scope', 'This API key lacks the mcp:invoke scope');
+    // Before the server lookup: a body too deep to inspect is refused the same way for every server id.
+    if (request.method.toUpperCase() === 'POST') assertJsonNesting(request.body.toString('utf8'), 'The request body');
     const server = await findMcpServer(principal.workspaceId, params.server);
     if (!server) throw new GatewayError(404, 'not_found', `No MCP server with id or slug '${params.server.slice(0, 128)}' in this workspace`);
     const traceId = request.headers['x-gw-trace-id'];

@@ -20,6 +20,8 @@ export interface ExportRecord {
   row_count?: number;
   blob_key?: string;
   error?: string;
+  /** True when its creator may not see tokens and cost (membersViewAnalytics): the file is written without them. */
+  usage_hidden?: boolean;
 }
 
 const DAY_SECONDS = 86_400;

@@ -43,6 +43,8 @@ export interface ProviderRecord {
   rate_limits: Array<{ type: 'requests' | 'tokens'; unit: 'rpm' | 'rph' | 'rpd'; value: number }>;
   enabled: boolean;
   tags: Tags;
+  /** `organisation` when an organisation admin key set its limits: a workspace key may then only tighten them. */
+  set_by?: 'organisation' | 'workspace';
   created_at: string;
   updated_at: string;
 }

@@ -68,6 +68,8 @@ export interface PolicyRecord {
   created_at: string;
   updated_at: string;
   archived_at?: string;
+  /** `organisation` when an organisation admin key created it: a workspace key may only lower its value then. */
+  set_by?: 'organisation' | 'workspace';
   /** Starts at 1; every change adds 1 and is written only if nobody changed the policy in between. */
   version: number;
 }

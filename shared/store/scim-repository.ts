@@ -20,6 +20,14 @@ export interface ScimUserRecord {
   active: boolean;
   /** Other attributes the identity provider sent (enterprise extension …), kept and returned as they were. */
   extra: Record<string, unknown>;
+  /**
+   * `scim`: SCIM created the user, so SCIM manages it (may deactivate it). `adopted`: gw had the user first (users
+   * API, bootstrap, JWT) and SCIM linked it; SCIM may update it but never deactivate it. Records written before
+   * this field existed count as adopted: the safe reading.
+   */
+  origin?: 'scim' | 'adopted';
+  /** The workspace of the SCIM key that created the user (a workspace key's SCIM sees the users it provisioned). */
+  provisioned_in?: string;
   created_at: string;
   updated_at: string;
 }

@@ -2,20 +2,31 @@ import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { workspaceObservabilitySettings } from '../../observability/workspace-settings.js';
 import { UserRepository } from '../../store/user-repository.js';
+import type { UsageViewer } from '../logs/hide-usage.js';
 
 /**
- * Whether the caller may read a workspace's analytics. Organisation admins (keys and admin tokens) and
- * service keys always may; a user's own key or token follows the workspace settings for its role there:
- * `membersViewAnalytics` for members, `managersViewAnalytics` for managers (workspace admins always may).
+ * Whether the caller may see a workspace's usage and cost: analytics, and tokens and cost in logs, traces and
+ * exports. Organisation admins (keys and admin tokens) and service keys always may; a user's own key or token
+ * follows the workspace settings for its role there: `membersViewAnalytics` for members,
+ * `managersViewAnalytics` for managers (workspace admins always may). Undefined when visible, else the refusal.
  */
-export async function requireAnalyticsVisibility(principal: Principal, workspaceId: string): Promise<void> {
-  if (principal.kind === 'admin' || principal.userId === undefined) return;
+async function usageRefusal(principal: Principal, workspaceId: string): Promise<GatewayError | undefined> {
+  if (principal.kind === 'admin' || principal.userId === undefined) return undefined;
   const [visibility, membership] = await Promise.all([workspaceObservabilitySettings(workspaceId, true), new UserRepository().getMembership(workspaceId, principal.userId)]);
   const role = membership?.role ?? 'member';
-  if (role === 'admin') return;
+  if (role === 'admin') return undefined;
   const allowed = role === 'manager' ? visibility.managersViewAnalytics : visibility.membersViewAnalytics;
-  if (!allowed) {
-    const setting = role === 'manager' ? 'managersViewAnalytics' : 'membersViewAnalytics';
-    throw new GatewayError(403, 'analytics_not_visible', `This workspace does not let ${role}s read analytics (workspace setting ${setting})`);
-  }
+  if (allowed) return undefined;
+  const setting = role === 'manager' ? 'managersViewAnalytics' : 'membersViewAnalytics';
+  return new GatewayError(403, 'analytics_not_visible', `This workspace does not let ${role}s read analytics (workspace setting ${setting})`);
+}
+
+export async function requireAnalyticsVisibility(principal: Principal, workspaceId: string): Promise<void> {
+  const refusal = await usageRefusal(principal, workspaceId);
+  if (refusal) throw refusal;
+}
+
+/** For the log, trace and export read paths: whether rows keep their tokens and cost (logs/hide-usage.ts). */
+export async function usageViewerFor(principal: Principal, workspaceId: string): Promise<UsageViewer> {
+  return { seesUsage: (await usageRefusal(principal, workspaceId)) === undefined };
 }

@@ -8,7 +8,9 @@ import type { ControlPlaneRequest } from '../app.js';
 import { actorOf } from '../audit.js';
 import { notFound, requireScope } from '../authorization.js';
 import { gatedBy } from '../feature-flags.js';
+import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
+import { hideUsageForMembers } from '../logs/hide-usage.js';
 import type { RouteRegistrar } from '../routes.js';
 import { parseJsonBody } from '../validation.js';
 import { validate } from '../validation.js';
@@ -28,7 +30,8 @@ export function registerExportRoutes(register: RouteRegistrar): void {
       const { job } = await findExport(call);
       const bytes = job.status === 'completed' && job.blob_key ? await blobStore().get(job.blob_key) : undefined;
       if (!bytes) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
-      return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="gw-logs-${job.id}.jsonl"` }, body: bytes };
+      const body = (await needsHiding(call, job)) ? hideUsageInLines(bytes) : bytes;
+      return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="gw-logs-${job.id}.jsonl"` }, body };
     }),
   );
 }
@@ -51,6 +54,7 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
     filters: { ...rest, ...(metadata ? { metadata } : {}) },
     created_at: new Date().toISOString(),
   };
+  if (!(await usageViewerFor(call.principal, workspace)).seesUsage) job.usage_hidden = true;
   await new ExportRepository().create(job);
   runInBackground('data export', () => runExport(job, filter));
   return presentExport(job, null);
@@ -58,7 +62,7 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
 
 export async function getExport(call: ControlPlaneRequest): Promise<DataExport> {
   const { job } = await findExport(call);
-  return presentExport(job, job.status === 'completed' && job.blob_key ? await downloadUrl(call.request, job) : null);
+  return presentExport(job, job.status === 'completed' && job.blob_key ? await downloadUrl(call.request, job, await needsHiding(call, job)) : null);
 }
 
 async function findExport(call: ControlPlaneRequest): Promise<{ job: ExportRecord }> {
@@ -70,10 +74,27 @@ async function findExport(call: ControlPlaneRequest): Promise<{ job: ExportRecor
   return { job };
 }
 
-/** S3: a presigned URL. The local folder store: this control plane's download route, behind the caller's key. */
-async function downloadUrl(request: NeutralRequest, job: ExportRecord): Promise<string> {
+/**
+ * True when the caller may not see tokens and cost but the file holds them (someone who may made the export):
+ * the caller gets the file only through the download route, which hides them line by line.
+ */
+async function needsHiding(call: ControlPlaneRequest, job: ExportRecord): Promise<boolean> {
+  return job.usage_hidden !== true && !(await usageViewerFor(call.principal, job.workspace_id)).seesUsage;
+}
+
+function hideUsageInLines(bytes: Uint8Array): string {
+  const lines = Buffer.from(bytes).toString('utf8').split('\n').filter((line) => line !== '');
+  const hidden = lines.map((line) => JSON.stringify(hideUsageForMembers(JSON.parse(line) as unknown, { seesUsage: false })));
+  return hidden.length > 0 ? `${hidden.join('\n')}\n` : '';
+}
+
+/**
+ * S3: a presigned URL, unless the file must be filtered for the caller. The local folder store, and filtered
+ * files: this control plane's download route, behind the caller's key.
+ */
+async function downloadUrl(request: NeutralRequest, job: ExportRecord, filtered: boolean): Promise<string> {
   const store = blobStore();
-  if (store.presignedUrl && job.blob_key) return store.presignedUrl(job.blob_key, DOWNLOAD_URL_TTL_SECONDS);
+  if (store.presignedUrl && job.blob_key && !filtered) return store.presignedUrl(job.blob_key, DOWNLOAD_URL_TTL_SECONDS);
   const host = request.headers.host ?? '127.0.0.1';
   const scheme = request.headers['x-forwarded-proto'] ?? 'http';
   const query = job.workspace_id ? `?workspace_id=${encodeURIComponent(job.workspace_id)}` : '';

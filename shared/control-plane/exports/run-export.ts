@@ -1,3 +1,4 @@
+import { hideUsageForMembers } from '../logs/hide-usage.js';
 import { presentLog } from '../logs/present.js';
 import { loadBody } from '../../observability/log-bodies.js';
 import { logger } from '../../observability/logger.js';
@@ -29,7 +30,8 @@ export async function runExport(job: ExportRecord, filter: LogFilter): Promise<v
       for (const record of page.items) {
         const requestBody = record.request_body_ref ? await loadBody(record.request_body_ref) : record.request_body;
         const responseBody = record.response_body_ref ? await loadBody(record.response_body_ref) : record.response_body;
-        lines.push(JSON.stringify(presentLog({ ...record, request_body: requestBody, response_body: responseBody })));
+        const row = presentLog({ ...record, request_body: requestBody, response_body: responseBody });
+        lines.push(JSON.stringify(hideUsageForMembers(row, { seesUsage: job.usage_hidden !== true })));
       }
       startKey = page.nextKey;
     } while (startKey && lines.length < MAX_EXPORT_ROWS);

@@ -6,7 +6,9 @@ import { notFound, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import type { RouteRegistrar } from '../routes.js';
 import { validate } from '../validation.js';
+import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from './filters.js';
+import { hideUsageForMembers } from './hide-usage.js';
 import { presentLog } from './present.js';
 import { logIdPathSchema, type RequestLog } from './schemas.js';
 
@@ -21,8 +23,8 @@ export async function listLogs(call: ControlPlaneRequest): Promise<Page<RequestL
   const { filter, workspaceId } = readLogFilter(call.request.query, ['limit', 'cursor']);
   const page = readPageRequest(call.request);
   const workspace = await logWorkspace(call.principal, workspaceId);
-  const result = await new LogRepository().list(workspace, filter, page.limit, page.startKey);
-  return toPage(result.items.map(presentLog), result.nextKey);
+  const [result, viewer] = await Promise.all([new LogRepository().list(workspace, filter, page.limit, page.startKey), usageViewerFor(call.principal, workspace)]);
+  return toPage(result.items.map((record) => hideUsageForMembers(presentLog(record), viewer)), result.nextKey);
 }
 
 /** One record with its bodies, those kept in the blob store read back. */
@@ -36,5 +38,5 @@ export async function getLog(call: ControlPlaneRequest): Promise<RequestLog> {
     record.request_body_ref ? loadBody(record.request_body_ref) : record.request_body,
     record.response_body_ref ? loadBody(record.response_body_ref) : record.response_body,
   ]);
-  return presentLog({ ...record, request_body: requestBody, response_body: responseBody });
+  return hideUsageForMembers(presentLog({ ...record, request_body: requestBody, response_body: responseBody }), await usageViewerFor(call.principal, workspace));
 }

@@ -20,6 +20,7 @@ export function toPolicyResponse(record: PolicyRecord): PolicyResponse {
     credit_limit: record.credit_limit ? { type: record.credit_limit.type, value: record.credit_limit.value } : null,
     periodic_reset: record.periodic_reset ?? null,
     status: record.status,
+    set_by: record.set_by ?? 'workspace',
     workspace_id: record.workspace_id,
     organisation_id: record.organisation_id,
     created_at: record.created_at,

@@ -11,6 +11,7 @@ import {
 } from '../../store/policy-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
 import type { PageRequest } from '../pagination.js';
+import { bindsCaller, limitsSetBy, organisationLimitRefusal, policyLoosening } from '../organisation-limits.js';
 import { looksLikeUuid, newPolicyId } from './policy-id.js';
 import { POLICY_KIND_LABELS } from './policy-presenter.js';
 import { normaliseConditions, type ReferenceStores } from './policy-references.js';
@@ -61,6 +62,7 @@ export class PolicyService {
       value: input.value,
       ...(input.enforcement ? { enforcement: input.enforcement } : {}),
       status: 'active',
+      set_by: limitsSetBy(principal),
       workspace_id: scope.workspaceId,
       organisation_id: scope.organisationId,
       created_at: at,
@@ -117,6 +119,10 @@ export class PolicyService {
     if (current.status === 'archived') {
       throw new GatewayError(409, 'policy_archived', `The ${POLICY_KIND_LABELS[kind].label} '${policyId}' is archived; archived policies cannot be changed`);
     }
+    if (bindsCaller(principal, current)) {
+      const loosened = policyLoosening(current, input as Record<string, unknown>);
+      if (loosened) throw organisationLimitRefusal(loosened.message, loosened.field);
+    }
     const scope = { organisationId: current.organisation_id, workspaceId: current.workspace_id };
     const next: PolicyRecord = { ...current };
     if (input.name !== undefined) next.name = input.name;
@@ -135,6 +141,7 @@ export class PolicyService {
   async archive(principal: Principal, kind: PolicyKind, policyId: string): Promise<PolicyChange> {
     const current = await this.get(principal, kind, policyId);
     if (current.status === 'archived') return { policy: current, changed: false, fields: [] };
+    if (bindsCaller(principal, current)) throw organisationLimitRefusal(`The policy '${current.id}' cannot be archived`);
     const at = this.now().toISOString();
     return { policy: await this.save(current, { ...current, status: 'archived', archived_at: at }), changed: true, fields: ['status'] };
   }

@@ -178,6 +178,7 @@ export const policySchema = z
     credit_limit: z.object({ type: z.enum(CREDIT_LIMIT_TYPES), value: z.number() }).nullable(),
     periodic_reset: z.enum(PERIODIC_RESETS).nullable(),
     status: z.enum(POLICY_STATUSES),
+    set_by: z.enum(['organisation', 'workspace']).meta({ description: 'organisation: created with an organisation admin key; a workspace key may lower its value, never change, raise or archive it otherwise.' }),
     workspace_id: z.string(),
     organisation_id: z.string(),
     created_at: z.iso.datetime(),

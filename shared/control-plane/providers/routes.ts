@@ -43,7 +43,7 @@ export function registerProviderRoutes(register: RouteRegistrar): void {
       requireScope(call.principal, 'providers:write');
       const workspaceId = await workspaceOf(call);
       const body = parseJsonBody(call.request, providerUpdateSchema);
-      const view = await providers().update(workspaceId, call.params.providerId, body);
+      const view = await providers().update(call.principal, workspaceId, call.params.providerId, body);
       return { value: jsonResponse(200, view), resource_id: view.id, workspace_id: workspaceId, details: { changed: Object.keys(body).sort() } };
     }),
   );
@@ -52,7 +52,7 @@ export function registerProviderRoutes(register: RouteRegistrar): void {
     audited(call, { action: 'provider.delete', resource_type: 'provider', resource_id: call.params.providerId }, async () => {
       requireScope(call.principal, 'providers:write');
       const workspaceId = await workspaceOf(call);
-      const deleted = await providers().delete(workspaceId, call.params.providerId);
+      const deleted = await providers().delete(call.principal, workspaceId, call.params.providerId);
       return { value: jsonResponse(200, { object: 'provider', id: deleted.id, deleted: true }), resource_id: deleted.id, workspace_id: workspaceId, details: { slug: deleted.slug } };
     }),
   );

@@ -77,6 +77,7 @@ export const providerSchema = z
     rate_limits: z.array(providerRateLimitSchema),
     enabled: z.boolean(),
     tags: z.record(z.string(), z.string()),
+    set_by: z.enum(['organisation', 'workspace']).meta({ description: 'organisation: an organisation admin key set its limits (budget, rate_limits, models, enabled); a workspace key may tighten them, never loosen them.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

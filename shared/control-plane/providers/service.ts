@@ -4,6 +4,7 @@ import { GatewayError } from '../../http/errors.js';
 import { forgetResolvedProviders } from '../../gateway/provider-target.js';
 import { integrationRepository, integrationSharedWith, providerRepository, type IntegrationRecord, type ProviderRecord } from '../../store/integration-repository.js';
 import { findIntegration, withSlugConflict } from '../integrations/service.js';
+import { bindsCaller, limitsSetBy, organisationLimitRefusal, providerLoosening } from '../organisation-limits.js';
 import { hasTags, readTagFilter } from '../integrations/tags.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
@@ -20,6 +21,7 @@ export class ProviderService {
     if (!integration || !integrationSharedWith(integration, workspaceId)) {
       throw new GatewayError(404, 'not_found', `integration_id: no integration '${body.integration_id.slice(0, 255)}' is shared with this workspace`, { param: 'integration_id' });
     }
+    await this.refuseSecondEnablement(principal, workspaceId, integration.id);
     const now = new Date().toISOString();
     const record: ProviderRecord = {
       id: randomUUID(),
@@ -32,6 +34,7 @@ export class ProviderService {
       rate_limits: body.rate_limits ?? [],
       enabled: body.enabled ?? true,
       tags: body.tags ?? {},
+      set_by: limitsSetBy(principal) === 'organisation' && LIMIT_FIELDS.some((field) => body[field] !== undefined) ? 'organisation' : 'workspace',
       created_at: now,
       updated_at: now,
     };
@@ -54,7 +57,7 @@ export class ProviderService {
     return toPage(views, result.nextKey);
   }
 
-  async update(workspaceId: string, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
+  async update(principal: Principal, workspaceId: string, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
     const current = await this.existing(workspaceId, idOrSlug);
     const next: ProviderRecord = {
       ...current,
@@ -70,17 +73,34 @@ export class ProviderService {
     else if (body.budget !== undefined) next.budget = body.budget;
     if (body.description === null) delete next.description;
     else if (body.description !== undefined) next.description = body.description;
+    if (bindsCaller(principal, current)) {
+      const loosened = providerLoosening(current, next);
+      if (loosened) throw organisationLimitRefusal(loosened.message, loosened.field);
+    } else if (limitsSetBy(principal) === 'organisation' && LIMIT_FIELDS.some((field) => body[field] !== undefined)) {
+      next.set_by = 'organisation';
+    }
     if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw providerNotFound(idOrSlug);
     forgetResolvedProviders();
     return presentProvider(next, await this.integrations.get(next.organisation_id, next.integration_id));
   }
 
-  async delete(workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
+  async delete(principal: Principal, workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
     const current = await this.existing(workspaceId, idOrSlug);
+    if (bindsCaller(principal, current)) throw organisationLimitRefusal(`The provider '${current.slug}' cannot be deleted`);
     const deleted = await this.repository.delete(workspaceId, current.id);
     forgetResolvedProviders();
     if (!deleted) throw providerNotFound(idOrSlug);
     return deleted;
+  }
+
+  /**
+   * A workspace key may not enable an integration a second time beside a provider whose limits the organisation
+   * set: the second provider would reach the same credential without them.
+   */
+  private async refuseSecondEnablement(principal: Principal, workspaceId: string, integrationId: string): Promise<void> {
+    if (limitsSetBy(principal) === 'organisation') return;
+    const limited = (await this.repository.all(workspaceId)).find((record) => record.integration_id === integrationId && record.set_by === 'organisation');
+    if (limited) throw organisationLimitRefusal(`integration_id: the integration is already enabled as '@${limited.slug}' with limits; a second provider would bypass them`, 'integration_id');
   }
 
   private async existing(workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
@@ -89,6 +109,9 @@ export class ProviderService {
     return record;
   }
 }
+
+/** The fields that hold a provider's limits: writing one with an admin key makes them the organisation's. */
+const LIMIT_FIELDS = ['budget', 'rate_limits', 'models', 'enabled'] as const;
 
 export async function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
   if (idOrSlug.length > 255) return undefined;
@@ -112,6 +135,7 @@ export function presentProvider(record: ProviderRecord, integration: Integration
     rate_limits: record.rate_limits,
     enabled: record.enabled,
     tags: record.tags,
+    set_by: record.set_by ?? 'workspace',
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

@@ -20,7 +20,8 @@ const groupInputSchema = z.looseObject({
 
 /**
  * SCIM Groups ↔ workspaces. Creating a group links the workspace whose slug matches its displayName, or creates
- * one; members are workspace memberships (role member). Leaving a group revokes the user's keys in that workspace.
+ * one (organisation admin keys); a workspace key with the `scim` scope links only its own workspace and sees no
+ * other group (ScimCall.confinedTo). Members are workspace memberships (role member). Leaving a group revokes the user's keys in that workspace.
  * Deleting a group removes its memberships and the link; the workspace itself (and its data) stays.
  */
 export class ScimGroups {
@@ -38,7 +39,8 @@ export class ScimGroups {
       throw new ScimError(409, 'uniqueness', `A group named '${input.displayName}' already exists`);
     }
     const now = new Date().toISOString();
-    const workspaceId = await this.workspaceFor(organisationId, input.displayName, now);
+    // A workspace key's group is its own workspace, whatever the name: it never links or creates another one.
+    const workspaceId = call.confinedTo ?? (await this.workspaceFor(organisationId, input.displayName, now));
     if (existing.some((group) => group.workspace_id === workspaceId)) throw new ScimError(409, 'uniqueness', `The workspace of '${input.displayName}' is already a group`);
     const record: ScimGroupRecord = { workspace_id: workspaceId, organisation_id: organisationId, display_name: input.displayName, created_at: now, updated_at: now };
     if (input.externalId) record.external_id = input.externalId;

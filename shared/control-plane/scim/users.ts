@@ -12,6 +12,12 @@ import { displayNameOf, primaryEmailOf, userFieldsOf, userResource, type ScimUse
  * SCIM Users ↔ organisation users. A SCIM record beside the user keeps what the identity provider manages
  * (userName, externalId, names, e-mails, active). Deactivating (active: false, or DELETE) revokes the user's API
  * keys in every workspace; the user and its memberships stay, so a re-activation restores access to them.
+ *
+ * SCIM deactivates only users it manages: those SCIM created (`origin: scim`). A user gw had first (invited
+ * through the users API, the bootstrap admin, a JWT user) may be linked by an organisation admin key and updated,
+ * never deactivated through SCIM (403 `user_not_scim_managed`): a `scim` key could otherwise revoke an admin's
+ * keys by claiming its e-mail. A workspace key with the `scim` scope sees and changes only the users of its
+ * workspace and those it provisioned, changes only users SCIM created, and never adopts an existing user.
  */
 export class ScimUsers {
   constructor(
@@ -35,7 +41,7 @@ export class ScimUsers {
     };
     const name = displayNameOf(fields);
     if (name) user.name = name;
-    const adopted = await this.adoptable(organisationId, user.email);
+    const adopted = call.confinedTo === undefined ? await this.adoptable(organisationId, user.email) : undefined;
     if (adopted) return this.adopt(call, adopted, fields);
     await this.claim(organisationId, fields.userName, user.id);
     try {
@@ -45,7 +51,7 @@ export class ScimUsers {
       if (error instanceof EmailTakenError) throw new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation');
       throw error;
     }
-    const record = scimRecord(user, fields, now, now);
+    const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim', provisioned_in: call.principal.workspaceId };
     await this.scim.putUser(record);
     return scimResponse(201, userResource(user, record, []), { location: `/v1/scim/v2/Users/${user.id}` });
   }
@@ -61,6 +67,7 @@ export class ScimUsers {
   }
 
   private async adopt(call: ScimCall, user: UserRecord, fields: ScimUserFields): Promise<NeutralResponse> {
+    if (!fields.active) throw notScimManaged();
     await this.claim(user.organisation_id, fields.userName, user.id);
     const saved = await this.save(call, { user }, fields);
     return { ...saved, status: 201, headers: { ...saved.headers, location: `/v1/scim/v2/Users/${user.id}` } };
@@ -79,7 +86,9 @@ export class ScimUsers {
     let startKey: Record<string, unknown> | undefined;
     do {
       const result = await this.users.list(organisationId, {}, 100, startKey);
-      for (const user of result.items) resources.push(userResource(user, records.get(user.id), await this.groupsOf(call, user)));
+      for (const user of result.items) {
+        if (visibleTo(call, user, records.get(user.id))) resources.push(userResource(user, records.get(user.id), await this.groupsOf(call, user)));
+      }
       startKey = result.nextKey;
     } while (startKey);
     resources.sort((a, b) => String((a.meta as { created: string }).created).localeCompare(String((b.meta as { created: string }).created)));
@@ -87,13 +96,13 @@ export class ScimUsers {
   }
 
   async replace(call: ScimCall, userId: string): Promise<NeutralResponse> {
-    const current = await this.existing(call, userId);
+    const current = await this.changeable(call, userId);
     return this.save(call, current, userFieldsOf(call.body(), current.record?.active ?? true));
   }
 
   /** PATCH as Okta and Entra ID send it: applied to the current resource, then validated and saved like a PUT. */
   async patch(call: ScimCall, userId: string): Promise<NeutralResponse> {
-    const current = await this.existing(call, userId);
+    const current = await this.changeable(call, userId);
     const request = call.body(patchRequestSchema);
     const patched = applyPatch(userResource(current.user, current.record, []), request.Operations);
     return this.save(call, current, userFieldsOf(patched));
@@ -101,7 +110,7 @@ export class ScimUsers {
 
   /** DELETE deactivates: the identity provider's "deprovision" must not destroy the user's history in gw. */
   async delete(call: ScimCall, userId: string): Promise<NeutralResponse> {
-    const current = await this.existing(call, userId);
+    const current = await this.changeable(call, userId);
     const fields = userFieldsOf(userResource(current.user, current.record, []));
     await this.save(call, current, { ...fields, active: false });
     return scimResponse(204, undefined);
@@ -110,6 +119,9 @@ export class ScimUsers {
   private async save(call: ScimCall, current: { user: UserRecord; record?: ScimUserRecord }, fields: ScimUserFields): Promise<NeutralResponse> {
     const { user, record } = current;
     const organisationId = call.principal.organisationId;
+    const wasActive = record?.active ?? true;
+    // Checked before anything is written: a refused deactivation leaves the user exactly as it was.
+    if (wasActive && !fields.active && record?.origin !== 'scim') throw notScimManaged();
     const previousUserName = record?.user_name ?? user.email;
     if (previousUserName.toLowerCase() !== fields.userName.toLowerCase()) {
       await this.claim(organisationId, fields.userName, user.id);
@@ -118,9 +130,9 @@ export class ScimUsers {
     const now = new Date().toISOString();
     const name = displayNameOf(fields);
     const updated = name && name !== user.name ? ((await this.users.update(user, { name }, now)) ?? user) : user;
-    const next = scimRecord(updated, fields, record?.created_at ?? user.created_at, now);
+    const next: ScimUserRecord = { ...scimRecord(updated, fields, record?.created_at ?? user.created_at, now), origin: record?.origin ?? 'adopted' };
+    if (record?.provisioned_in) next.provisioned_in = record.provisioned_in;
     await this.scim.putUser(next);
-    const wasActive = record?.active ?? true;
     if (wasActive && !next.active) {
       for (const membership of user.workspaces) await revokeWorkspaceKeys(membership.workspace_id, (key) => key.user_id === user.id);
     }
@@ -139,8 +151,16 @@ export class ScimUsers {
   private async existing(call: ScimCall, userId: string): Promise<{ user: UserRecord; record?: ScimUserRecord }> {
     const organisationId = call.principal.organisationId;
     const user = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await this.users.get(organisationId, userId) : undefined;
-    if (!user) throw new ScimError(404, undefined, `No User with id '${userId.slice(0, 64)}'`, 'not_found');
-    return { user, record: await this.scim.getUser(organisationId, userId) };
+    const record = user ? await this.scim.getUser(organisationId, userId) : undefined;
+    if (!user || !visibleTo(call, user, record)) throw new ScimError(404, undefined, `No User with id '${userId.slice(0, 64)}'`, 'not_found');
+    return { user, record };
+  }
+
+  /** A user the caller may change: any it sees for an organisation admin key; only users SCIM created for a workspace key. */
+  private async changeable(call: ScimCall, userId: string): Promise<{ user: UserRecord; record?: ScimUserRecord }> {
+    const current = await this.existing(call, userId);
+    if (call.confinedTo !== undefined && current.record?.origin !== 'scim') throw notScimManaged();
+    return current;
   }
 
   /** The user's groups: its memberships of workspaces linked as SCIM groups. */
@@ -151,6 +171,17 @@ export class ScimUsers {
       return group ? [{ value: group.workspace_id, display: group.display_name }] : [];
     });
   }
+}
+
+/** What a workspace key's SCIM sees: users of its workspace and users it provisioned; an admin key sees all. */
+function visibleTo(call: ScimCall, user: UserRecord, record: ScimUserRecord | undefined): boolean {
+  const workspace = call.confinedTo;
+  if (workspace === undefined) return true;
+  return record?.provisioned_in === workspace || user.workspaces.some((membership) => membership.workspace_id === workspace);
+}
+
+function notScimManaged(): ScimError {
+  return new ScimError(403, undefined, 'SCIM manages only the users it created: deactivate or change this user through /v1/admin/users with an organisation admin key', 'user_not_scim_managed');
 }
 
 function scimRecord(user: UserRecord, fields: ScimUserFields, createdAt: string, updatedAt: string): ScimUserRecord {

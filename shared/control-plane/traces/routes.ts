@@ -3,7 +3,9 @@ import type { RequestLogRecord } from '../../observability/log-record.js';
 import { LogRepository } from '../../store/log-repository.js';
 import type { ControlPlaneRequest } from '../app.js';
 import { notFound, requireScope } from '../authorization.js';
+import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
+import { hideUsageForMembers } from '../logs/hide-usage.js';
 import { presentLog } from '../logs/present.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import type { RouteRegistrar } from '../routes.js';
@@ -41,7 +43,8 @@ export async function listTraces(call: ControlPlaneRequest): Promise<Page<TraceS
     if (after && newest && `${newest.created_at}#${newest.id}` > after) continue;
     summaries.push(summarise(record.trace_id, requests.length > 0 ? requests : [record]));
   }
-  return toPage(summaries, result.nextKey);
+  const viewer = await usageViewerFor(call.principal, workspace);
+  return toPage(summaries.map((summary) => hideUsageForMembers(summary, viewer)), result.nextKey);
 }
 
 export async function getTrace(call: ControlPlaneRequest): Promise<Trace> {
@@ -50,14 +53,16 @@ export async function getTrace(call: ControlPlaneRequest): Promise<Trace> {
   const workspace = await logWorkspace(call.principal, call.request.query.workspace_id);
   const requests = await new LogRepository().trace(workspace, traceId);
   if (requests.length === 0) throw notFound('trace', traceId);
-  return { object: 'trace', trace_id: traceId, requests: requests.map(presentLog), spans: spansOf(requests) };
+  const trace: Trace = { object: 'trace', trace_id: traceId, requests: requests.map(presentLog), spans: spansOf(requests) };
+  return hideUsageForMembers(trace, await usageViewerFor(call.principal, workspace));
 }
 
 export async function listSpans(call: ControlPlaneRequest): Promise<Page<Trace['spans'][number]>> {
   requireScope(call.principal, 'logs:read');
   const query = validate(spanListQuerySchema, call.request.query);
   const workspace = await logWorkspace(call.principal, query.workspace_id);
-  return toPage(spansOf(await new LogRepository().trace(workspace, query.trace_id)), undefined);
+  const viewer = await usageViewerFor(call.principal, workspace);
+  return toPage(spansOf(await new LogRepository().trace(workspace, query.trace_id)).map((span) => hideUsageForMembers(span, viewer)), undefined);
 }
 
 /** Every span of the trace's requests, in start order, each naming its request and trace. */

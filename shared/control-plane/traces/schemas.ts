@@ -11,8 +11,8 @@ export const traceSummarySchema = z
     ended_at: z.string(),
     requests: z.number(),
     errors: z.number(),
-    cost: z.number().meta({ description: 'USD summed over the requests that have a price.' }),
-    total_tokens: z.number(),
+    cost: z.number().nullable().meta({ description: 'USD summed over the requests that have a price; null when the workspace hides usage from the caller (membersViewAnalytics).' }),
+    total_tokens: z.number().nullable(),
     models: z.array(z.string()),
   })
   .meta({ id: 'TraceSummary' });

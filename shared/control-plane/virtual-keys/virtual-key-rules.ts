@@ -2,6 +2,7 @@ import { badRequest, GatewayError } from '../../http/errors.js';
 import { validateCustomHost } from '../../gateway/custom-host.js';
 import { findProvider, PROVIDER_SLUGS } from '../../providers/registry.js';
 import { settings } from '../../settings.js';
+import { assertJsonNesting } from '../../http/json-nesting.js';
 import type { VirtualKeyRecord, VirtualKeySecret, VirtualKeySecretField } from '../../store/virtual-key-repository.js';
 import type { StoredSecretName } from './schemas.js';
 
@@ -34,6 +35,7 @@ export function canonicalProvider(slug: string): string {
 export function serviceAccountText(value: string | Record<string, unknown>): string {
   let parsed: unknown = value;
   if (typeof value === 'string') {
+    assertJsonNesting(value, 'vertex.service_account_json', 'vertex.service_account_json');
     try {
       parsed = JSON.parse(value);
     } catch {

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
-import { GatewayError } from '../../http/errors.js';
+import { badRequest, GatewayError } from '../../http/errors.js';
+import { MAX_ID_CHARS } from '../../http/ids.js';
 import { WorkspaceRepository, type WorkspaceRecord } from '../../store/workspace-repository.js';
 
 /**
@@ -7,6 +8,8 @@ import { WorkspaceRepository, type WorkspaceRecord } from '../../store/workspace
  * admin token), only its own for a workspace key. Everything else is the same 404, whether it exists or not.
  */
 export async function findVisibleWorkspace(principal: Principal, idOrSlug: string, repository = new WorkspaceRepository()): Promise<WorkspaceRecord> {
+  // Every `workspace_id=` of every resource comes here: a longer one cannot exist and would fail the store lookup.
+  if (idOrSlug.length > MAX_ID_CHARS) throw badRequest('invalid_request', `workspace_id: must be at most ${MAX_ID_CHARS} characters`, 'workspace_id');
   let record = await repository.getWorkspace(idOrSlug);
   if (!record || record.organisation_id !== principal.organisationId) {
     const idOfSlug = await repository.findWorkspaceIdBySlug(principal.organisationId, idOrSlug);

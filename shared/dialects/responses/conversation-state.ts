@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/errors.js';
+import { MAX_ID_CHARS } from '../../http/ids.js';
 import type { RequestLogger } from '../../observability/logger.js';
 import type { OpenAIBody } from '../../providers/types.js';
 import { inputItems } from './request.js';
@@ -54,6 +55,9 @@ export async function storeResponse(body: OpenAIBody, workspaceId: string, respo
 async function resolveItemReferences(items: Json[], workspaceId: string): Promise<Json[]> {
   const ids = items.filter((item) => item.type === 'item_reference').map((item) => String(item.id));
   if (ids.length === 0) return items;
+  // Ids gw hands out are short; a longer one cannot exist and, used as a store key, would fail as a 500.
+  const tooLong = items.findIndex((item) => item.type === 'item_reference' && String(item.id).length > MAX_ID_CHARS);
+  if (tooLong >= 0) throw badRequest('invalid_request', `input.${tooLong}.id: an item id is at most ${MAX_ID_CHARS} characters`, `input.${tooLong}.id`);
   const found = await responseRepository().getItems(workspaceId, ids);
   return items.map((item, index) => {
     if (item.type !== 'item_reference') return item;

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../http/errors.js';
 import { assertPrintableConfigCredentials } from './credential-fields.js';
+import { assertJsonNesting } from '../../http/json-nesting.js';
 import { configError, configErrorFromZod } from './errors.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
@@ -10,6 +11,7 @@ import { configSchema, type GatewayConfig } from './schema.js';
 
 /** An inline config (JSON text): the parsed config, or the AB01 error that refuses it. */
 export function parseInlineConfig(text: string): GatewayConfig {
+  assertJsonNesting(text, 'x-gw-config', 'x-gw-config');
   let raw: unknown;
   try {
     raw = JSON.parse(text);

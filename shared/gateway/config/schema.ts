@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from './allowed-custom-hosts.js';
 import { guardrailReferenceListSchema } from '../../guardrails/schemas.js';
+import { MAX_ID_CHARS } from '../../http/ids.js';
 import { MAX_CACHE_MAX_AGE_SECONDS, MAX_RETRY_ATTEMPTS, MAX_REQUEST_TIMEOUT_MS, MAX_TARGETS_PER_LEVEL } from './limits.js';
 
 /**
@@ -23,7 +24,7 @@ export const cacheEmbeddingsSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   api_key: z.string().min(1).optional(),
-  virtual_key: z.string().min(1).optional(),
+  virtual_key: z.string().min(1).max(MAX_ID_CHARS).optional(),
   custom_host: z.string().min(1).optional(),
 });
 
@@ -55,7 +56,7 @@ const targetSettingsShape = {
   name: z.string().min(1).max(255).optional(),
   provider: z.string().min(1).optional(),
   api_key: z.string().min(1).optional(),
-  virtual_key: z.string().min(1).optional(),
+  virtual_key: z.string().min(1).max(MAX_ID_CHARS).optional(),
   custom_host: z.string().min(1).optional(),
   weight: z.number().min(0).optional(),
   override_params: z.record(z.string(), z.unknown()).optional(),

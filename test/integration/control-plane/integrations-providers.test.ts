@@ -172,7 +172,9 @@ describe('/v1/providers and x-gw-provider: @slug', () => {
     expectError(await call('POST', '/v1/providers', { key: readOnlyProviders, body: { integration_id: 'openai-prod' } }), 403, 'missing_scope');
     expectError(await call('GET', '/v1/providers', { key: noScope }), 403, 'missing_scope');
     expectError(await call('DELETE', '/v1/providers/team-openai', { bearer: await readOnlyJwt(gateway) }), 403, 'jwt_read_only');
-    expect((await call('DELETE', '/v1/providers/team-openai', { key: workspaceProviderWriter })).status).toBe(200);
+    // An organisation admin key set `enabled` on it above: its limits are the organisation's now (issue #30).
+    expectError(await call('DELETE', '/v1/providers/team-openai', { key: workspaceProviderWriter }), 403, 'organisation_admin_setting');
+    expect((await call('DELETE', '/v1/providers/team-openai')).status).toBe(200);
   });
 
   it('a provider stops working when its integration is unshared or deleted (400 integration_unavailable)', async () => {

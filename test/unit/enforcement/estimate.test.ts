@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countPromptTokens, defaultMaxOutputTokens, estimateUsage, maxOutputTokensOf, promptParts } from '../../../shared/gateway/enforcement/estimate.js';
-import { jsonNestingDepth } from '../../../shared/gateway/request-body.js';
+import { jsonNestingDepth } from '../../../shared/http/json-nesting.js';
 import { attemptsHeader, gatewayHeaders } from '../../../shared/gateway/response-headers.js';
 
 describe('usage estimates for reservations', () => {

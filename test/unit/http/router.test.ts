@@ -13,6 +13,18 @@ describe('Router', () => {
     expect(match.params).toEqual({ promptId: 'p 1' });
   });
 
+  it('refuses malformed percent-encoding and over-long segments with 400 invalid_path, on any path', () => {
+    for (const path of ['/v1/prompts/%ff', '/v1/prompts/%E0%A4%A', '/v1/prompts/%', '/v1/nothing/%ff', `/v1/prompts/${'p'.repeat(257)}`]) {
+      const error = catchError(() => router.match('GET', path));
+      expect({ status: error.status, code: error.code }).toEqual({ status: 400, code: 'invalid_path' });
+    }
+    expect(router.match('GET', `/v1/prompts/${'p'.repeat(256)}`).params.promptId).toHaveLength(256);
+  });
+
+  it('matches literal segments as sent: an escaped literal is not the route', () => {
+    expect(catchError(() => router.match('GET', '/v1/%70rompts/abc')).status).toBe(404);
+  });
+
   it('answers 405 with the allowed methods when only the method is wrong', () => {
     const error = catchError(() => router.match('PUT', '/v1/prompts/abc'));
     expect(error.status).toBe(405);
