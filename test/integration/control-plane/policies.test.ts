@@ -48,7 +48,7 @@ const KINDS = [
   { kind: 'usage_limit', path: '/v1/policies/usage-limits', payload: usageLimitPayload },
 ] as const;
 
-const ALLOWED_KEYS = 'allowed keys: api_key, workspace_id, virtual_key, provider, model, metadata.<key>';
+const ALLOWED_KEYS = 'allowed keys: api_key, workspace_id, virtual_key, provider, integration, model, metadata.<key>';
 
 /** Every rule of the spec's payload table (and gw's own rules on the same fields): field changes → param, message. */
 const PAYLOAD_RULES: Array<{ rule: string; change: Record<string, unknown>; param: string | null; message: string }> = [
