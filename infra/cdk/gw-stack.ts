@@ -179,7 +179,7 @@ export class GwStack extends Stack {
     if (spec.blobs) {
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.blobs.bucket.node.defaultChild as CfnElement)}.Arn>/*]`,
-        reason: 'Blob keys (log bodies, exports, stored conversations) are created at run time; the grant is object actions (Get/Put/Delete) on this stack\'s own bucket only, no bucket-level action.',
+        reason: 'Blob keys (log bodies, exports, stored conversations) are created at run time; the grant is object actions (Get/Put/Delete) on this stack\'s own bucket only; the one bucket-level action, ListBucket, is on the bucket ARN (no wildcard) so a missing key is 404, not 403.',
       });
     }
   }

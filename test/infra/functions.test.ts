@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BLOB_ACTIONS, SECRET_ACTIONS } from '../../infra/cdk/constructs/access-grants.js';
+import { BLOB_ACTIONS, BLOB_BUCKET_ACTIONS, SECRET_ACTIONS } from '../../infra/cdk/constructs/access-grants.js';
 import { effectiveTableGrants, FUNCTION_TABLE } from '../../infra/cdk/function-table.js';
 import type { GwStack } from '../../infra/cdk/gw-stack.js';
 import { FIXTURES, synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
@@ -98,6 +98,8 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
         expected.push(...(spec.secrets === 'manage' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt']).map((action) => `${action} secrets-key${KMS_VIA_SECRETS_MANAGER}`));
       }
       if (spec.blobs) expected.push(...BLOB_ACTIONS[spec.blobs].map((action) => `${action} ${BLOBS}`));
+      // ListBucket on the bucket itself: a missing key is then 404 NoSuchKey, not 403 AccessDenied.
+      if (spec.blobs) expected.push(...BLOB_BUCKET_ACTIONS[spec.blobs].map((action) => `${action} blob-bucket`));
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
       expect(grants.filter((grant) => grant.split(' ')[1] === '*').every((grant) => grant.startsWith('xray:')), spec.name).toBe(true);
