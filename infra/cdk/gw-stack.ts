@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, Tags, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -51,6 +51,8 @@ export class GwStack extends Stack {
     const { config } = props;
     const production = config.environment === 'production';
     const logRetention = config.logRetentionDays as RetentionDays;
+    // Every taggable resource carries the configured tags (cost allocation, ownership), whatever construct made it.
+    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
 
     this.tables = new DataTables(this, 'Tables', { production });
     this.secretsKey = this.secretsKmsKey(config, production);
@@ -78,6 +80,7 @@ export class GwStack extends Stack {
         reservedConcurrency: config.reservedConcurrency[spec.name],
         logRetention,
         production,
+        sourceMaps: config.sourceMaps ?? !production,
       });
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket });
       this.acknowledgeFunctionNagRules(fn, spec);
@@ -120,6 +123,13 @@ export class GwStack extends Stack {
       alarmEmail: config.alarmEmail,
       production,
     });
+    if (!config.alarmEmail && !config.alarmTopicArn) {
+      // (productionChecks turns this into a synth error, config.ts.)
+      Annotations.of(this.operations).addWarningV2(
+        'gw:alarms-notify-no-one',
+        `The ${this.operations.alarms.length} alarms notify an SNS topic with no subscriber: set alarmEmail or alarmTopicArn (cdk.json context or -c) so someone hears of them.`,
+      );
+    }
 
     this.addOutputs(config);
   }

@@ -50,7 +50,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
     expect(sizes).toEqual({ gateway: [1024, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
   });
 
-  it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and source maps', () => {
+  it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and no source maps in production', () => {
     for (const { name } of FUNCTION_TABLE) {
       const variables = (functionProperties(template, name).Environment as { Variables: Record<string, unknown> }).Variables;
       const refs = Object.fromEntries(['GW_TABLE_MAIN', 'GW_TABLE_CACHE', 'GW_TABLE_LOGS'].map((key) => [key, aliases[(variables[key] as { Ref: string }).Ref]]));
@@ -62,10 +62,11 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
         POWERTOOLS_METRICS_NAMESPACE: 'gw',
         GW_SECRET_STORE: 'secrets-manager',
         GW_SECRET_NAME_PREFIX: 'gw',
-        NODE_OPTIONS: '--enable-source-maps',
         // Under API Gateway's 5-minute idle cut-off for streams.
         GW_STREAM_IDLE_TIMEOUT_MS: '280000',
       });
+      // A production cold start reads no .map file (test/infra/operability.test.ts, bundles.test.ts).
+      expect(variables.NODE_OPTIONS).toBeUndefined();
       expect(aliases[(variables.GW_SECRETS_KMS_KEY_ID as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]).toBe('secrets-key');
     }
   });
