@@ -1,0 +1,73 @@
+// A Lambda-like runtime for one function's BUILT bundle, in a process of its own (as a Lambda sandbox is): it is
+// started with the function's environment from the synthesised template, imports `<bundle dir>/index.mjs` once
+// (the cold start), then runs invocations sent by the parent over IPC, one at a time, as the Node.js runtime does:
+// - a handler marked by `awslambda.streamifyResponse` gets a response stream; every write (the HTTP prelude, its
+//   eight NUL bytes, then the body) is sent back as it happens, so the parent sees streaming as API Gateway would;
+// - any other handler's resolved value is sent back as the invocation's result.
+// Plain JavaScript on purpose: nothing of the repository's TypeScript toolchain is loaded beside the bundle.
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
+import { Writable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+
+const STREAMING = Symbol.for('gw.awsShaped.streaming');
+const awslambda = (globalThis.awslambda ??= {});
+awslambda.streamifyResponse = (handler) => Object.assign(handler, { [STREAMING]: true });
+awslambda.HttpResponseStream = {
+  from(stream, prelude) {
+    stream.write(JSON.stringify(prelude));
+    stream.write(new Uint8Array(8));
+    return stream;
+  },
+};
+
+const bundleDir = process.argv[2];
+const send = (message) => new Promise((resolve) => process.send(message, resolve));
+const { handler } = await import(pathToFileURL(join(bundleDir, 'index.mjs')).href);
+
+function context(functionName, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:123456789012:function:${functionName}`,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'aws-shaped',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+}
+
+let queue = Promise.resolve();
+process.on('message', (message) => {
+  queue = queue.then(() => invoke(message));
+});
+
+async function invoke({ id, event }) {
+  const ctx = context(process.env.AWS_LAMBDA_FUNCTION_NAME, Number(process.env.GW_HARNESS_TIMEOUT_MS ?? 30_000));
+  try {
+    if (handler[STREAMING]) {
+      let pending = Promise.resolve();
+      const stream = new Writable({
+        write(chunk, _encoding, callback) {
+          pending = send({ id, chunk: Buffer.from(chunk).toString('base64') });
+          pending.then(() => callback(), callback);
+        },
+      });
+      await handler(event, stream, ctx);
+      if (!stream.writableEnded) stream.end();
+      await pending;
+      await send({ id, done: true });
+    } else {
+      const result = await handler(event, ctx);
+      await send({ id, done: true, result: result ?? null });
+    }
+  } catch (error) {
+    await send({ id, done: true, error: String(error?.stack ?? error) });
+  }
+}
+await send({ ready: true });
