@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,14 @@ describe('the gateway function (response streaming)', () => {
     const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-virtual-key': json<{ id: string }>(created).id }, body: chat });
     expect(response.status, response.body).toBe(200);
     expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-aws-shaped-stored-credential');
+  });
+
+  it('answers /health at the API root, with the version compiled into the bundle', async () => {
+    const response = await stack.request('GET', '/prod/health');
+    expect(response.status, response.body).toBe(200);
+    expect(response.route).toMatchObject({ target: 'gateway', mode: 'STREAM' });
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(json(response)).toEqual({ status: 'ok', version });
   });
 
   it('is not reached without the stage prefix, as on the default API URL', async () => {

@@ -59,7 +59,10 @@ async function invoke({ id, event }) {
         },
       });
       await handler(event, stream, ctx);
+      // The invocation is over when the stream has ended and every write has gone out (writes queue behind the one
+      // in flight, so the handler may return before they are sent).
       if (!stream.writableEnded) stream.end();
+      if (!stream.writableFinished) await new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
       await pending;
       await send({ id, done: true });
     } else {
