@@ -119,6 +119,12 @@ const contextSchema = z
      * nor alarmTopicArn) does not synthesise.
      */
     productionChecks: flag(false),
+    /**
+     * Bedrock models the gateway's role may invoke (bedrock:InvokeModel, InvokeModelWithResponseStream) when a call
+     * carries no credentials of its own (GW_BEDROCK_FUNCTION_ROLE). Default: every foundation model in the stack's
+     * region. Add inference-profile ARNs for cross-region profiles; `[]` grants nothing.
+     */
+    bedrockModelArns: z.preprocess(jsonFromString, z.array(arn('bedrock')).optional()),
   })
   .superRefine((config, ctx) => {
     if (config.domainName && !config.certificateArn) {

@@ -7,6 +7,7 @@ import { validateCustomHost } from './custom-host.js';
 import { parseForwardHeaders } from './forward-headers.js';
 import type { RequestOptions } from './request-options.js';
 import { resolveVirtualKey } from './virtual-key-target.js';
+import { functionRoleFor } from './function-role.js';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -66,6 +67,7 @@ export async function resolveLeafTarget(
       azure: leaf.azure,
       vertex: leaf.vertex,
       aws: leaf.aws,
+      awsFunctionRole: functionRoleFor(adapter.slug),
       anthropicBeta: leaf.anthropicBeta,
       anthropicVersion: leaf.anthropicVersion,
     },

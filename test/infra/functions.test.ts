@@ -21,6 +21,7 @@ function aliasesOf(stack: GwStack): Record<string, string> {
 
 const SECRETS = 'arn:${Partition}:secretsmanager:${Region}:${AccountId}:secret:gw/*';
 const BLOBS = 'blob-bucket/*';
+const FOUNDATION_MODELS = 'arn:${Partition}:bedrock:${Region}::foundation-model/*';
 const ALWAYS = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
 
@@ -101,6 +102,8 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
       if (spec.blobs) expected.push(...BLOB_ACTIONS[spec.blobs].map((action) => `${action} ${BLOBS}`));
       // ListBucket on the bucket itself: a missing key is then 404 NoSuchKey, not 403 AccessDenied.
       if (spec.blobs) expected.push(...BLOB_BUCKET_ACTIONS[spec.blobs].map((action) => `${action} blob-bucket`));
+      // Bedrock calls without credentials are signed with the gateway's role: any foundation model of the region.
+      if (spec.name === 'gateway') expected.push(...['InvokeModel', 'InvokeModelWithResponseStream'].map((action) => `bedrock:${action} ${FOUNDATION_MODELS}`));
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
       expect(grants.filter((grant) => grant.split(' ')[1] === '*').every((grant) => grant.startsWith('xray:')), spec.name).toBe(true);
@@ -187,6 +190,17 @@ describe('per-function overrides from context', () => {
     expect(logsGrants).toContain('dynamodb:GetItem logs');
     const { stack: plain, template: plainTemplate } = synthGwStack();
     expect(grantsOf(plainTemplate, 'gateway', aliasesOf(plain)).filter((grant) => grant.endsWith(' logs'))).not.toContain('dynamodb:GetItem logs');
+  });
+
+  it('lets the gateway invoke the Bedrock models of bedrockModelArns, or none when GW_BEDROCK_FUNCTION_ROLE is OFF', () => {
+    const bedrockGrants = (context: Record<string, unknown>) => {
+      const synthesised = synthGwStack({ functions: tableWithScheduledFixtures(), context });
+      return grantsOf(synthesised.template, 'gateway', aliasesOf(synthesised.stack)).filter((grant) => grant.startsWith('bedrock:'));
+    };
+    const profile = 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-20240620-v1:0';
+    expect(bedrockGrants({ bedrockModelArns: [profile] })).toEqual([`bedrock:InvokeModel ${profile}`, `bedrock:InvokeModelWithResponseStream ${profile}`]);
+    expect(bedrockGrants({ settings: { GW_BEDROCK_FUNCTION_ROLE: 'OFF' } })).toEqual([]);
+    expect(bedrockGrants({ bedrockModelArns: [] })).toEqual([]);
   });
 
   it('grants KMS on an existing key given by ARN instead of creating one', () => {
