@@ -48,7 +48,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
 
   it('sizes each function as the table says, the gateway long enough for a 15-minute stream', () => {
     const sizes = Object.fromEntries(FUNCTION_TABLE.map(({ name }) => [name, [functionProperties(template, name).MemorySize, functionProperties(template, name).Timeout]]));
-    expect(sizes).toEqual({ gateway: [1024, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
+    expect(sizes).toEqual({ gateway: [512, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
   });
 
   it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and no source maps in production', () => {
@@ -167,7 +167,7 @@ describe('functions whose handler does not exist yet', () => {
 describe('per-function overrides from context', () => {
   it('applies reserved concurrency and memory overrides to the named functions only', () => {
     const { template } = synthGwStack({ context: { reservedConcurrency: '{"gateway": 50}', memoryMb: { 'control-plane': 1024 } } });
-    expect(functionProperties(template, 'gateway')).toMatchObject({ ReservedConcurrentExecutions: 50, MemorySize: 1024 });
+    expect(functionProperties(template, 'gateway')).toMatchObject({ ReservedConcurrentExecutions: 50, MemorySize: 512 });
     expect(functionProperties(template, 'control-plane')).toMatchObject({ MemorySize: 1024 });
     expect(functionProperties(template, 'control-plane').ReservedConcurrentExecutions).toBeUndefined();
   });

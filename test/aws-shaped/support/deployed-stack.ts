@@ -30,12 +30,24 @@ export interface ApiResponse {
   bodyWrites: string[];
   /** Which function answered, and how. */
   route?: RouteView;
+  /** Inside the sandbox: the invocation's duration, CPU time and the process's peak RSS. */
+  sandbox?: { durationMs?: number; cpuMs?: number; maxRssKiB?: number };
 }
 
 interface Invocation {
   chunks: Buffer[];
   result?: unknown;
   error?: string;
+  /** What the invocation cost inside the sandbox (bench/memory-choice.ts). */
+  durationMs?: number;
+  cpuMs?: number;
+  maxRssKiB?: number;
+}
+
+/** The cold start of a function's sandbox: importing its bundle. */
+export interface ColdStart {
+  importMs: number;
+  importCpuMs: number;
 }
 
 class LambdaProcess {
@@ -43,15 +55,22 @@ class LambdaProcess {
   readonly stderr: string[] = [];
   private constructor(readonly name: string, private readonly child: ChildProcess) {
     child.stderr?.on('data', (data: Buffer) => this.stderr.push(data.toString('utf8')));
-    child.on('message', (message: { id?: string; chunk?: string; done?: boolean; result?: unknown; error?: string }) => {
+    child.on('message', (message: { id?: string; chunk?: string; done?: boolean; result?: unknown; error?: string; durationMs?: number; cpuMs?: number; maxRssKiB?: number }) => {
       const entry = message.id ? this.pending.get(message.id) : undefined;
       if (!entry) return;
       if (message.chunk) entry.invocation.chunks.push(Buffer.from(message.chunk, 'base64'));
       if (message.done) {
         this.pending.delete(message.id!);
-        entry.resolve({ ...entry.invocation, result: message.result, error: message.error });
+        const { result, error, durationMs, cpuMs, maxRssKiB } = message;
+        entry.resolve({ ...entry.invocation, result, error, durationMs, cpuMs, maxRssKiB });
       }
     });
+  }
+
+  coldStart: ColdStart = { importMs: 0, importCpuMs: 0 };
+
+  get pid(): number {
+    return this.child.pid!;
   }
 
   static async start(name: string, bundleDir: string, env: Record<string, string>): Promise<LambdaProcess> {
@@ -59,7 +78,11 @@ class LambdaProcess {
     const lambda = new LambdaProcess(name, child);
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`the ${name} bundle exited (${code}) before it was ready: ${lambda.stderr.join('')}`)));
-      child.on('message', (message: { ready?: boolean }) => message.ready && resolve());
+      child.on('message', (message: { ready?: boolean } & ColdStart) => {
+        if (!message.ready) return;
+        lambda.coldStart = { importMs: message.importMs, importCpuMs: message.importCpuMs };
+        resolve();
+      });
     });
     child.removeAllListeners('exit');
     return lambda;
@@ -92,6 +115,10 @@ export interface DeployedStack {
   /** What this process (the operator: bootstrap CLI, test set-up) uses, set in its environment: the store without IAM. */
   operatorEnv: Record<string, string>;
   request(method: string, url: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiResponse>;
+  /** Each function's cold start (its bundle's import). */
+  coldStarts: Record<string, ColdStart>;
+  /** Each function's sandbox process (bench/memory-choice.ts moves the gateway's into CPU-limited cgroups). */
+  pids: Record<string, number>;
   /** Invokes a scheduled function as its EventBridge rule does. */
   runSchedule(name: 'expire-api-keys' | 'restore-budgets'): Promise<unknown>;
   close(): Promise<void>;
@@ -198,11 +225,13 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
         offset += chunk.length;
         if (offset > delimiter + 8) bodyWrites.push(chunk.subarray(Math.max(0, delimiter + 8 - start)).toString('utf8'));
       }
-      return { status: prelude.statusCode, headers: prelude.headers, body: all.subarray(delimiter + 8).toString('utf8'), bodyWrites, route };
+      const sandbox = { durationMs: invocation.durationMs, cpuMs: invocation.cpuMs, maxRssKiB: invocation.maxRssKiB };
+      return { status: prelude.statusCode, headers: prelude.headers, body: all.subarray(delimiter + 8).toString('utf8'), bodyWrites, route, sandbox };
     }
     const result = invocation.result as { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
     const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
-    return { status: result.statusCode, headers: result.headers ?? {}, body, bodyWrites: [body], route };
+    const sandbox = { durationMs: invocation.durationMs, cpuMs: invocation.cpuMs, maxRssKiB: invocation.maxRssKiB };
+    return { status: result.statusCode, headers: result.headers ?? {}, body, bodyWrites: [body], route, sandbox };
   }
 
   async function runSchedule(name: 'expire-api-keys' | 'restore-budgets'): Promise<unknown> {
@@ -233,6 +262,8 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     denied: authorize.denied,
     checked: authorize.checked,
     operatorEnv,
+    coldStarts: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.coldStart])),
+    pids: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.pid])),
     request,
     runSchedule,
     async close() {

@@ -10,6 +10,7 @@ import process from 'node:process';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 
 const STREAMING = Symbol.for('gw.awsShaped.streaming');
@@ -25,7 +26,15 @@ awslambda.HttpResponseStream = {
 
 const bundleDir = process.argv[2];
 const send = (message) => new Promise((resolve) => process.send(message, resolve));
+const importStarted = performance.now();
+const importCpu = process.cpuUsage();
 const { handler } = await import(pathToFileURL(join(bundleDir, 'index.mjs')).href);
+// The cold start's import, for measurements (bench/memory-choice.ts).
+const coldStart = { importMs: performance.now() - importStarted, importCpuMs: cpuMs(process.cpuUsage(importCpu)) };
+
+function cpuMs(usage) {
+  return (usage.user + usage.system) / 1000;
+}
 
 function context(functionName, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -48,6 +57,9 @@ process.on('message', (message) => {
 });
 
 async function invoke({ id, event }) {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const report = () => ({ durationMs: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), maxRssKiB: process.resourceUsage().maxRSS });
   const ctx = context(process.env.AWS_LAMBDA_FUNCTION_NAME, Number(process.env.GW_HARNESS_TIMEOUT_MS ?? 30_000));
   try {
     if (handler[STREAMING]) {
@@ -64,13 +76,13 @@ async function invoke({ id, event }) {
       if (!stream.writableEnded) stream.end();
       if (!stream.writableFinished) await new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
       await pending;
-      await send({ id, done: true });
+      await send({ id, done: true, ...report() });
     } else {
       const result = await handler(event, ctx);
-      await send({ id, done: true, result: result ?? null });
+      await send({ id, done: true, result: result ?? null, ...report() });
     }
   } catch (error) {
     await send({ id, done: true, error: String(error?.stack ?? error) });
   }
 }
-await send({ ready: true });
+await send({ ready: true, ...coldStart });
