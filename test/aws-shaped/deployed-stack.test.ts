@@ -6,7 +6,9 @@ import { buildFunctions } from '../../scripts/build.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
-import { deployStack, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
+import { verifySigV4 } from '../fixtures/bedrock/sigv4-verifier.js';
+import { isAllowed } from '../support/iam-policy.js';
+import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
 
 /**
  * The AWS-shaped end-to-end suite (issue #33): the stack as `cdk synth` builds it, each function its BUILT bundle
@@ -90,6 +92,23 @@ describe('the gateway function (response streaming)', () => {
     const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-virtual-key': json<{ id: string }>(created).id }, body: chat });
     expect(response.status, response.body).toBe(200);
     expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-aws-shaped-stored-credential');
+  });
+
+  it('signs a Bedrock call without credentials with its own role, which the template lets it invoke the model with', async () => {
+    const model = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+    const converse = JSON.parse(readFileSync(new URL('../fixtures/bedrock/converse-response-reasoning.json', import.meta.url), 'utf8')) as unknown;
+    const bedrock = await startMockUpstream(() => ({ json: converse }));
+    try {
+      const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'bedrock', 'x-gw-custom-host': bedrock.url }, body: { ...chat, model } });
+      expect(response.status, response.body).toBe(200);
+      const seen = bedrock.requests[0];
+      expect(verifySigV4({ method: seen.method, rawPath: seen.path, query: seen.query, headers: seen.headers, body: seen.body }, FUNCTION_SECRET_ACCESS_KEY)).toMatchObject({ valid: true, accessKeyId: stack.accessKeyOf('gateway') });
+      // What Bedrock's IAM check would ask of that role (Converse is authorised as InvokeModel).
+      expect(isAllowed(stack.statements.get('gateway')!, 'bedrock:InvokeModel', `arn:aws:bedrock:us-east-1::foundation-model/${model}`)).toBe(true);
+      expect(isAllowed(stack.statements.get('control-plane')!, 'bedrock:InvokeModel', `arn:aws:bedrock:us-east-1::foundation-model/${model}`)).toBe(false);
+    } finally {
+      await bedrock.close();
+    }
   });
 
   it('answers /health at the API root, with the version compiled into the bundle', async () => {

@@ -7,7 +7,7 @@ import { parseSettings } from '../../../shared/settings.js';
 import { TABLES } from '../../../shared/store/table-definitions.js';
 import { matchResource, routes, type RouteView } from '../../infra/support/api-routes.js';
 import { synthGwStack } from '../../infra/support/synth.js';
-import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Template } from '../../support/iam-policy.js';
+import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Statement, type Template } from '../../support/iam-policy.js';
 import { startAwsStandIns, type AwsStandIns } from './aws-stand-ins.js';
 
 /**
@@ -20,6 +20,8 @@ import { startAwsStandIns, type AwsStandIns } from './aws-stand-ins.js';
  */
 export const REGION = 'us-east-1';
 export const ACCOUNT = '123456789012';
+/** The secret half of every function's credentials (the access key ids differ: they name the function). */
+export const FUNCTION_SECRET_ACCESS_KEY = 'aws-shaped-secret-access-key';
 const RUNTIME = join(import.meta.dirname, 'lambda-runtime.mjs');
 
 export interface ApiResponse {
@@ -112,6 +114,9 @@ export interface DeployedStack {
   denied: string[];
   /** Every AWS call checked, as `<function> <action> <resource>`. */
   checked: string[];
+  /** Each function's IAM statements from the template, resolved; and the access key id each function signs with. */
+  statements: Map<string, Statement[]>;
+  accessKeyOf(name: string): string;
   /** What this process (the operator: bootstrap CLI, test set-up) uses, set in its environment: the store without IAM. */
   operatorEnv: Record<string, string>;
   request(method: string, url: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiResponse>;
@@ -140,7 +145,8 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
 
   const accessKeyOf = (name: string) => `AKIDGW${name.toUpperCase().replace(/-/g, '')}`;
   const functionByKey = new Map([...functionIds.keys()].map((name) => [accessKeyOf(name), name]));
-  const authorize = templateAuthorizer(functionStatements(json, place), (key) => (key ? functionByKey.get(key) : undefined));
+  const statements = functionStatements(json, place);
+  const authorize = templateAuthorizer(statements, (key) => (key ? functionByKey.get(key) : undefined));
   const standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], authorize });
   // This process is the operator: its own store access (bootstrap, set-up, assertions) goes to the store directly,
   // without IAM in front; set before anything here reads the process's settings (they are parsed once).
@@ -163,7 +169,7 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(properties.MemorySize),
         LAMBDA_TASK_ROOT: bundleDir,
         AWS_ACCESS_KEY_ID: accessKeyOf(name),
-        AWS_SECRET_ACCESS_KEY: 'aws-shaped-secret',
+        AWS_SECRET_ACCESS_KEY: FUNCTION_SECRET_ACCESS_KEY,
         AWS_SESSION_TOKEN: 'aws-shaped-session',
         // The /var/task of this sandbox.
         ...(environment.GW_CONSOLE_DIR ? { GW_CONSOLE_DIR: environment.GW_CONSOLE_DIR.replace('/var/task', bundleDir) } : {}),
@@ -261,6 +267,8 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     standIns,
     denied: authorize.denied,
     checked: authorize.checked,
+    statements,
+    accessKeyOf,
     operatorEnv,
     coldStarts: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.coldStart])),
     pids: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.pid])),
