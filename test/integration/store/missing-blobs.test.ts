@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
 import type { RequestLog } from '../../../shared/control-plane/logs/schemas.js';
@@ -89,6 +90,19 @@ describe('a blob that is gone', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body.request_body).toBeNull();
     expect(reply.body.response_body).not.toBeNull();
+  });
+
+  it('makes a stored conversation whose body is gone a 404, like one never stored', async () => {
+    const { ResponseRepository } = await import('../../../shared/dialects/responses/response-repository.js');
+    const id = `resp_missing_${Date.now()}`;
+    // Incompressible text, so the gzipped conversation passes the inline limit and goes to the bucket.
+    const stored = { response: { id, object: 'response', status: 'completed', output: [] }, inputItems: [], conversation: [{ type: 'message', role: 'user', content: randomBytes(450_000).toString('base64') }] };
+    await new ResponseRepository().save(gateway.bootstrap.workspaceId, stored);
+    const key = [...objects.objects.keys()].find((name) => name.startsWith('responses/') && name.includes(id));
+    expect(key, 'the conversation went to the bucket').toBeDefined();
+    expect((await api(gateway, 'GET', `/v1/responses/${id}`)).status).toBe(200);
+    objects.objects.delete(key!);
+    expectError(await api(gateway, 'GET', `/v1/responses/${id}`), 404, 'response_not_found');
   });
 
   it('costs an export only that body: missing or unreadable bodies are null, the export completes; a gone file is 404', async () => {
