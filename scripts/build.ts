@@ -1,7 +1,7 @@
 import { copyFileSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
-import { bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
+import { buildTimeDefines, bundleBudgetKiB, LAMBDA_BUNDLE } from '../infra/cdk/bundle-options.js';
 import { weighBundle, type BundleWeight, type PackageBytes } from './bundle-analysis.js';
 import { lambdaBundlePlugins, PRICES_FILE, writePricesAsset } from './bundle-plugins.js';
 
@@ -41,6 +41,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
     legalComments: LAMBDA_BUNDLE.legalComments,
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: { js: LAMBDA_BUNDLE.banner },
+    define: buildTimeDefines(),
     external: [...LAMBDA_BUNDLE.external],
     plugins: lambdaBundlePlugins(),
     metafile: true,

@@ -41,6 +41,9 @@ const SETTING_READERS = {
   GW_IMAGE_FETCH_TIMEOUT_MS: positiveInteger(10_000),
   GW_IMAGE_FETCH_MAX_REDIRECTS: integer(3, { min: 0, max: 10 }),
   GW_IMAGE_FETCH_CONCURRENCY: positiveInteger(4),
+  // Bedrock calls that carry no credentials are signed with this process's own AWS credentials (the default chain:
+  // on Lambda, the function's role), in its region unless x-gw-aws-region says otherwise. The stack turns it on.
+  GW_BEDROCK_FUNCTION_ROLE: offUnlessOn,
 
   // The admin key the local runtime (or `npm run cli -- bootstrap`) makes sure exists; empty means generate one.
   GW_BOOTSTRAP_API_KEY: optionalText(0, {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * How every Lambda is bundled, in one place: `npm run build` (scripts/build.ts, esbuild's API, with the plugins of
  * scripts/bundle-plugins.ts) derives its options from `LAMBDA_BUNDLE`, and the CDK app deploys what that build
@@ -23,6 +25,15 @@ export const LAMBDA_EXTERNALS: readonly string[] = [
   '@smithy/credential-provider-imds',
 ];
 
+/**
+ * Constants replaced at build time (esbuild `define`): gw's version as a literal, so shared/version.ts neither
+ * inlines package.json (all of it: every dependency's name and range) nor reads it at a cold start.
+ */
+export function buildTimeDefines(): Record<string, string> {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return { __GW_VERSION__: JSON.stringify(version) };
+}
+
 /** Some dependencies are CommonJS and call require(): the ESM bundle gets one. */
 export const REQUIRE_SHIM_BANNER =
   "import { createRequire as __gwCreateRequire } from 'node:module'; const require = __gwCreateRequire(import.meta.url);";
@@ -33,7 +44,10 @@ export const LAMBDA_BUNDLE = {
   target: 'node24',
   format: 'esm',
   minify: true,
-  /** External .map files: they do not count against the bundle and let NODE_OPTIONS=--enable-source-maps work. */
+  /**
+   * External .map files: they do not count against the bundle. Node reads them only under NODE_OPTIONS=--enable-source-maps,
+   * which the stack sets only where `sourceMaps` is on (development by default): a production cold start reads none.
+   */
   sourcemap: true,
   legalComments: 'none',
   /** Prefer packages' ESM builds, which tree-shake. */

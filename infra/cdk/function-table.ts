@@ -63,9 +63,11 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     name: 'gateway',
     entry: 'functions/gateway/handler.ts',
     description: 'gw gateway: OpenAI-compatible inference routes, streamed through API Gateway',
-    // CPU scales with memory: 1024 MB buys ~0.6 vCPU for JSON and SSE transforms and TLS to providers; the
-    // work is I/O-bound, so more mostly adds cost (docs/deploy.md, "Sizing").
-    memoryMb: 1024,
+    // CPU scales with memory (1 vCPU at 1,769 MB). The gateway is billed mostly while it waits for the model, so
+    // duration × memory is the cost: measured (bench/memory-choice.ts, docs/deploy.md "Sizing"), 512 MB halves the
+    // cost of 1,024 MB for ~9 ms more gw time per request (p50), where 256 MB halves it again but triples the p99
+    // and the cold start.
+    memoryMb: 512,
     // A stream may last as long as API Gateway lets it (15 min); gw's own upstream ceiling
     // (GW_UPSTREAM_MAX_DURATION_MS, 870 s) ends it first so the client gets an explicit error event.
     timeoutSeconds: 900,

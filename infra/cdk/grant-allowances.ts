@@ -12,6 +12,12 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
     resource: 'bucket/blobs/*',
     reason: 'A stored Responses-API conversation above the inline limit (~300 KB) is read back from the bucket for previous_response_id; tests keep conversations small.',
   },
+  {
+    fn: 'gateway',
+    action: 's3:ListBucket',
+    resource: 'bucket/blobs',
+    reason: 'Needed with s3:GetObject so a stored conversation that has expired is 404 NoSuchKey, not 403; the gateway reads blobs only for large conversations (see its GetObject allowance).',
+  },
   ...(['gateway', 'control-plane'] as const).map((fn) => ({
     fn,
     action: 's3:DeleteObject',

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, Tags, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -51,6 +52,8 @@ export class GwStack extends Stack {
     const { config } = props;
     const production = config.environment === 'production';
     const logRetention = config.logRetentionDays as RetentionDays;
+    // Every taggable resource carries the configured tags (cost allocation, ownership), whatever construct made it.
+    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
 
     this.tables = new DataTables(this, 'Tables', { production });
     this.secretsKey = this.secretsKmsKey(config, production);
@@ -78,8 +81,10 @@ export class GwStack extends Stack {
         reservedConcurrency: config.reservedConcurrency[spec.name],
         logRetention,
         production,
+        sourceMaps: config.sourceMaps ?? !production,
       });
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket });
+      if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') this.grantBedrock(fn, config.bedrockModelArns);
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes) {
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
@@ -120,8 +125,33 @@ export class GwStack extends Stack {
       alarmEmail: config.alarmEmail,
       production,
     });
+    if (!config.alarmEmail && !config.alarmTopicArn) {
+      // (productionChecks turns this into a synth error, config.ts.)
+      Annotations.of(this.operations).addWarningV2(
+        'gw:alarms-notify-no-one',
+        `The ${this.operations.alarms.length} alarms notify an SNS topic with no subscriber: set alarmEmail or alarmTopicArn (cdk.json context or -c) so someone hears of them.`,
+      );
+    }
 
     this.addOutputs(config);
+  }
+
+  /**
+   * The gateway's role may invoke the configured Bedrock models (default: every foundation model in the region), for
+   * calls that carry no credentials of their own (GW_BEDROCK_FUNCTION_ROLE, shared/gateway/function-role.ts).
+   */
+  private grantBedrock(fn: GwFunction, modelArns: readonly string[] | undefined): void {
+    const resources = modelArns ?? [this.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: '*' })];
+    if (resources.length === 0) return;
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({ sid: 'bedrockModels', effect: Effect.ALLOW, actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: [...resources] }),
+    );
+    if (modelArns === undefined) {
+      Validations.of(fn.role.node.tryFindChild('DefaultPolicy')!).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/*]',
+        reason: 'Which foundation model a request names is the caller\'s choice; the default grants invoking any in the stack\'s region (nothing else). List the allowed models in bedrockModelArns to narrow it.',
+      });
+    }
   }
 
   private requireFunction(name: FunctionName): GwFunction {
@@ -146,6 +176,8 @@ export class GwStack extends Stack {
       // API Gateway cuts a regional stream after 5 minutes of silence; gw's own idle timeout fires first, so the
       // client gets gw's explicit error event instead of a dropped connection.
       GW_STREAM_IDLE_TIMEOUT_MS: String(STREAMING_IDLE_TIMEOUT.toMilliseconds() - 20_000),
+      // Bedrock calls without credentials are signed with the gateway's role (granted below, bedrockModelArns).
+      GW_BEDROCK_FUNCTION_ROLE: 'ON',
       ...config.settings,
     };
     for (const [, { table, definition }] of this.tables.byId) environment[definition.nameSetting] = table.tableName;
@@ -179,7 +211,7 @@ export class GwStack extends Stack {
     if (spec.blobs) {
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.blobs.bucket.node.defaultChild as CfnElement)}.Arn>/*]`,
-        reason: 'Blob keys (log bodies, exports, stored conversations) are created at run time; the grant is object actions (Get/Put/Delete) on this stack\'s own bucket only, no bucket-level action.',
+        reason: 'Blob keys (log bodies, exports, stored conversations) are created at run time; the grant is object actions (Get/Put/Delete) on this stack\'s own bucket only; the one bucket-level action, ListBucket, is on the bucket ARN (no wildcard) so a missing key is 404, not 403.',
       });
     }
   }

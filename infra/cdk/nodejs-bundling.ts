@@ -1,5 +1,5 @@
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LAMBDA_BUNDLE } from './bundle-options.js';
+import { buildTimeDefines, LAMBDA_BUNDLE } from './bundle-options.js';
 
 /**
  * LAMBDA_BUNDLE expressed as NodejsFunction bundling options: the same esbuild settings `npm run build` uses,
@@ -17,6 +17,7 @@ export function nodejsBundlingOptions(options: { withConsole?: boolean } = {}): 
     sourceMap: LAMBDA_BUNDLE.sourcemap,
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: LAMBDA_BUNDLE.banner,
+    define: buildTimeDefines(),
     // Keeps the AWS SDK in the bundle (NodejsFunction would otherwise leave all of @aws-sdk/* to the runtime).
     bundleAwsSDK: true,
     externalModules: [...LAMBDA_BUNDLE.external],

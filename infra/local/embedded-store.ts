@@ -1,6 +1,7 @@
 import { Agent as HttpsAgent } from 'node:https';
 import * as z from 'zod';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { recordedClient } from '../../shared/store/recording/sdk-recording-middleware.js';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { TableDefinition } from '../../shared/store/table-definitions.js';
 import { InvalidSettingsError, settings } from '../../shared/settings.js';
@@ -115,7 +116,8 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
 export async function ensureTables(endpoint: string, region: string, tables: ReadonlyArray<{ definition: TableDefinition; name: string }>): Promise<void> {
   // An external store behind TLS (GW_DYNAMODB_ENDPOINT=https://…) is reached with the DB_SSL settings, as the gateway reaches it.
   const requestHandler = endpoint.startsWith('https:') ? new NodeHttpHandler({ httpsAgent: new HttpsAgent(storeHttpsAgentOptions(settings())) }) : undefined;
-  const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler });
+  // Recorded like every client (outside any function: the local bootstrap, which has no role on AWS).
+  const client = recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler }), 'dynamodb');
   try {
     for (const { definition, name } of tables) {
       if (await tableExists(client, name)) continue;

@@ -1,4 +1,5 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { recordedClient } from '../../shared/store/recording/sdk-recording-middleware.js';
 import { deleteItems } from './store/delete-items.js';
 import { pages } from './store/pages.js';
 import { HOUSEKEEPING_USER_AGENT } from './store/write-pressure.js';
@@ -31,7 +32,8 @@ export interface SweptTable {
  * tells the store's write control (store/write-pressure.ts) that these deletes are housekeeping's own.
  */
 export function localStoreClient(endpoint: string, region: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, customUserAgent: HOUSEKEEPING_USER_AGENT });
+  // Recorded like every client (outside any function: local housekeeping, which has no counterpart on AWS).
+  return recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, customUserAgent: HOUSEKEEPING_USER_AGENT }), 'dynamodb');
 }
 
 export function startTtlSweeper(options: { endpoint: string; region: string; tables: () => SweptTable[]; intervalMs: number; now?: () => number }): TtlSweeper {

@@ -1,5 +1,4 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import packageJson from '../../package.json' with { type: 'json' };
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { GatewayError } from '../http/errors.js';
 import { jsonResponse, type Handler } from '../http/types.js';
@@ -8,8 +7,8 @@ import { settings } from '../settings.js';
 import { dynamoDocumentClient } from '../store/dynamo-client.js';
 import { keys } from '../store/keys.js';
 import { MAIN_TABLE, tableName } from '../store/table-definitions.js';
+import { GW_VERSION } from '../version.js';
 
-export const GW_VERSION: string = packageJson.version;
 
 /** One cheap read of the main table: proves the store answers, the table exists and gw may read it. */
 export async function probeStore(): Promise<void> {

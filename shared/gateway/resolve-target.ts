@@ -10,6 +10,7 @@ import { parseForwardHeaders } from './forward-headers.js';
 import type { RequestOptions } from './request-options.js';
 import { assertStoredCredentialHost, storedResourceNames } from './stored-credential-host.js';
 import { resolveVirtualKey } from './virtual-key-target.js';
+import { functionRoleFor } from './function-role.js';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -83,6 +84,7 @@ export async function resolveLeafTarget(
       azure: leaf.azure,
       vertex: leaf.vertex,
       aws: leaf.aws,
+      awsFunctionRole: functionRoleFor(adapter.slug),
       anthropicBeta: leaf.anthropicBeta,
       anthropicVersion: leaf.anthropicVersion,
     },

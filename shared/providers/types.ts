@@ -13,6 +13,13 @@ export const ENDPOINT_PATHS: Record<Endpoint, string> = {
   messages: '/messages',
 };
 
+/** AWS credentials as SigV4 signs with them (shared/providers/common/aws-sigv4.ts). */
+export interface AwsCredentialsValue {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 /** Provider settings resolved for one target, whichever of the four auth methods supplied them. */
 export interface TargetSettings {
   /** Canonical provider slug (aliases already resolved). */
@@ -24,6 +31,11 @@ export interface TargetSettings {
   azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
   vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
   aws?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
+  /**
+   * The gateway's own AWS identity (GW_BEDROCK_FUNCTION_ROLE: on Lambda, the function's role), for an AWS call that
+   * carries no credentials: its credentials (the SDK's default chain, refreshed before they expire) and region.
+   */
+  awsFunctionRole?: { credentials: () => Promise<AwsCredentialsValue>; region: string };
   anthropicBeta?: string;
   anthropicVersion?: string;
 }

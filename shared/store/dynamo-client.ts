@@ -6,7 +6,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { logger } from '../observability/logger.js';
 import { settings } from '../settings.js';
 import { applyStoreBackpressure, StoreGate } from './store-backpressure.js';
-import { recordDynamoOperations } from './recording/sdk-recording-middleware.js';
+import { recordedClient } from './recording/sdk-recording-middleware.js';
 import { storeHttpsAgentOptions } from './store-tls.js';
 import { traceAwsClient } from '../observability/tracer.js';
 
@@ -52,7 +52,7 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
   });
   applyStoreBackpressure(client, STORE_GATE);
   // Test-only: records each command's table for the grant check (a no-op unless tests switch it on).
-  recordDynamoOperations(client);
+  recordedClient(client, 'dynamodb');
   // X-Ray subsegments per DynamoDB call inside a traced Lambda (shared/observability/tracer.ts); a no-op elsewhere.
   documentClient = traceAwsClient(
     DynamoDBDocumentClient.from(client, {

@@ -138,6 +138,39 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       expect(result.stdout, name).toBe('function');
     }
   });
+
+  it('reads no source map at a production cold start (no NODE_OPTIONS), and the probe sees them when asked to', () => {
+    // The stack sets NODE_OPTIONS=--enable-source-maps only where `sourceMaps` is on (test/infra/operability.test.ts).
+    for (const { name, file } of built) {
+      const folder = join(file, '..');
+      const modules = readdirSync(folder).filter((entry) => entry.endsWith('.mjs')).map((entry) => join(folder, entry));
+      const script = `
+        import { findSourceMap } from 'node:module';
+        globalThis.awslambda = { streamifyResponse: (fn) => fn, HttpResponseStream: { from: (stream) => stream } };
+        await import(${JSON.stringify(pathToFileURL(file).href)});
+        const loaded = ${JSON.stringify(modules)}.filter((path) => findSourceMap(path) !== undefined);
+        process.stdout.write(JSON.stringify(loaded.map((path) => path.split('/').pop())));`;
+      const run = (nodeOptions?: string) => {
+        const env: Record<string, string> = { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+        if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
+        const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' });
+        expect(result.stderr, name).toBe('');
+        return JSON.parse(result.stdout) as string[];
+      };
+      expect(run(), name).toEqual([]);
+      expect(run('--enable-source-maps'), name).toContain(LAMBDA_BUNDLE.outputFile);
+    }
+  });
+
+  it('carries gw\'s version as a literal, not gw\'s package.json', () => {
+    const { version, description } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; description: string };
+    for (const { name, file } of built) {
+      const folder = join(file, '..');
+      const code = readdirSync(folder).filter((entry) => entry.endsWith('.mjs') && entry !== TOKENIZER_FILE).map((entry) => readFileSync(join(folder, entry), 'utf8')).join('\n');
+      expect(code.includes(description), `${name} inlines package.json`).toBe(false);
+      if (name === 'gateway') expect(code.includes(JSON.stringify(version)), 'the gateway has the version').toBe(true);
+    }
+  });
 });
 
 type Probe = typeof import('./fixtures/bundle-probe.js');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BLOB_ACTIONS, SECRET_ACTIONS } from '../../infra/cdk/constructs/access-grants.js';
+import { BLOB_ACTIONS, BLOB_BUCKET_ACTIONS, SECRET_ACTIONS } from '../../infra/cdk/constructs/access-grants.js';
 import { effectiveTableGrants, FUNCTION_TABLE } from '../../infra/cdk/function-table.js';
 import type { GwStack } from '../../infra/cdk/gw-stack.js';
 import { FIXTURES, synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
@@ -21,6 +21,7 @@ function aliasesOf(stack: GwStack): Record<string, string> {
 
 const SECRETS = 'arn:${Partition}:secretsmanager:${Region}:${AccountId}:secret:gw/*';
 const BLOBS = 'blob-bucket/*';
+const FOUNDATION_MODELS = 'arn:${Partition}:bedrock:${Region}::foundation-model/*';
 const ALWAYS = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
 
@@ -47,10 +48,10 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
 
   it('sizes each function as the table says, the gateway long enough for a 15-minute stream', () => {
     const sizes = Object.fromEntries(FUNCTION_TABLE.map(({ name }) => [name, [functionProperties(template, name).MemorySize, functionProperties(template, name).Timeout]]));
-    expect(sizes).toEqual({ gateway: [1024, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
+    expect(sizes).toEqual({ gateway: [512, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
   });
 
-  it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and source maps', () => {
+  it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and no source maps in production', () => {
     for (const { name } of FUNCTION_TABLE) {
       const variables = (functionProperties(template, name).Environment as { Variables: Record<string, unknown> }).Variables;
       const refs = Object.fromEntries(['GW_TABLE_MAIN', 'GW_TABLE_CACHE', 'GW_TABLE_LOGS'].map((key) => [key, aliases[(variables[key] as { Ref: string }).Ref]]));
@@ -62,10 +63,11 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
         POWERTOOLS_METRICS_NAMESPACE: 'gw',
         GW_SECRET_STORE: 'secrets-manager',
         GW_SECRET_NAME_PREFIX: 'gw',
-        NODE_OPTIONS: '--enable-source-maps',
         // Under API Gateway's 5-minute idle cut-off for streams.
         GW_STREAM_IDLE_TIMEOUT_MS: '280000',
       });
+      // A production cold start reads no .map file (test/infra/operability.test.ts, bundles.test.ts).
+      expect(variables.NODE_OPTIONS).toBeUndefined();
       expect(aliases[(variables.GW_SECRETS_KMS_KEY_ID as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]).toBe('secrets-key');
     }
   });
@@ -98,6 +100,10 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
         expected.push(...(spec.secrets === 'manage' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt']).map((action) => `${action} secrets-key${KMS_VIA_SECRETS_MANAGER}`));
       }
       if (spec.blobs) expected.push(...BLOB_ACTIONS[spec.blobs].map((action) => `${action} ${BLOBS}`));
+      // ListBucket on the bucket itself: a missing key is then 404 NoSuchKey, not 403 AccessDenied.
+      if (spec.blobs) expected.push(...BLOB_BUCKET_ACTIONS[spec.blobs].map((action) => `${action} blob-bucket`));
+      // Bedrock calls without credentials are signed with the gateway's role: any foundation model of the region.
+      if (spec.name === 'gateway') expected.push(...['InvokeModel', 'InvokeModelWithResponseStream'].map((action) => `bedrock:${action} ${FOUNDATION_MODELS}`));
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
       expect(grants.filter((grant) => grant.split(' ')[1] === '*').every((grant) => grant.startsWith('xray:')), spec.name).toBe(true);
@@ -161,7 +167,7 @@ describe('functions whose handler does not exist yet', () => {
 describe('per-function overrides from context', () => {
   it('applies reserved concurrency and memory overrides to the named functions only', () => {
     const { template } = synthGwStack({ context: { reservedConcurrency: '{"gateway": 50}', memoryMb: { 'control-plane': 1024 } } });
-    expect(functionProperties(template, 'gateway')).toMatchObject({ ReservedConcurrentExecutions: 50, MemorySize: 1024 });
+    expect(functionProperties(template, 'gateway')).toMatchObject({ ReservedConcurrentExecutions: 50, MemorySize: 512 });
     expect(functionProperties(template, 'control-plane')).toMatchObject({ MemorySize: 1024 });
     expect(functionProperties(template, 'control-plane').ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -184,6 +190,17 @@ describe('per-function overrides from context', () => {
     expect(logsGrants).toContain('dynamodb:GetItem logs');
     const { stack: plain, template: plainTemplate } = synthGwStack();
     expect(grantsOf(plainTemplate, 'gateway', aliasesOf(plain)).filter((grant) => grant.endsWith(' logs'))).not.toContain('dynamodb:GetItem logs');
+  });
+
+  it('lets the gateway invoke the Bedrock models of bedrockModelArns, or none when GW_BEDROCK_FUNCTION_ROLE is OFF', () => {
+    const bedrockGrants = (context: Record<string, unknown>) => {
+      const synthesised = synthGwStack({ functions: tableWithScheduledFixtures(), context });
+      return grantsOf(synthesised.template, 'gateway', aliasesOf(synthesised.stack)).filter((grant) => grant.startsWith('bedrock:'));
+    };
+    const profile = 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-20240620-v1:0';
+    expect(bedrockGrants({ bedrockModelArns: [profile] })).toEqual([`bedrock:InvokeModel ${profile}`, `bedrock:InvokeModelWithResponseStream ${profile}`]);
+    expect(bedrockGrants({ settings: { GW_BEDROCK_FUNCTION_ROLE: 'OFF' } })).toEqual([]);
+    expect(bedrockGrants({ bedrockModelArns: [] })).toEqual([]);
   });
 
   it('grants KMS on an existing key given by ARN instead of creating one', () => {

@@ -20,6 +20,15 @@ export const BLOB_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
   'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 };
 
+/**
+ * Bucket actions with object reads: S3 answers a GetObject of a missing key with 404 NoSuchKey only to a caller who
+ * may list the bucket, and with 403 AccessDenied to anyone else, so without it a log body or export that has expired
+ * would be an error instead of "not found".
+ */
+export const BLOB_BUCKET_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
+  'read-write': ['s3:ListBucket'],
+};
+
 /** KMS actions Secrets Manager performs on the caller's behalf with a customer-managed key. */
 const KMS_ACTIONS: Readonly<Record<SecretAccess, readonly string[]>> = {
   read: ['kms:Decrypt'],
@@ -81,6 +90,14 @@ export function grantFunctionAccess(role: IRole, spec: FunctionSpec, { tables, s
         effect: Effect.ALLOW,
         actions: [...BLOB_ACTIONS[spec.blobs]],
         resources: [blobBucket.arnForObjects('*')],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: sid('blobBucket'),
+        effect: Effect.ALLOW,
+        actions: [...BLOB_BUCKET_ACTIONS[spec.blobs]],
+        resources: [blobBucket.bucketArn],
       }),
     );
   }

@@ -25,6 +25,8 @@ export interface GwFunctionProps {
   reservedConcurrency?: number;
   logRetention: RetentionDays;
   production: boolean;
+  /** NODE_OPTIONS=--enable-source-maps (the `sourceMaps` context key): each cold start then reads the .map files. */
+  sourceMaps: boolean;
 }
 
 /**
@@ -73,8 +75,9 @@ export class GwFunction extends Construct {
       environment: {
         ...props.environment,
         POWERTOOLS_SERVICE_NAME: `gw-${spec.name}`,
-        // Stack traces point into the TypeScript sources (the bundle ships an external source map).
-        NODE_OPTIONS: '--enable-source-maps',
+        // Stack traces point into the TypeScript sources (the bundle ships an external source map), at the price of
+        // reading and parsing every .map file at each cold start: off in production unless `sourceMaps` says so.
+        ...(props.sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       },
     });
   }

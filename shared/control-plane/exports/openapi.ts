@@ -36,7 +36,8 @@ export const openApiOperations: OpenApiOperation[] = [
     path: '/v1/exports/{id}/download',
     operationId: 'downloadExport',
     summary: 'Download a completed export',
-    description: 'The JSON Lines file, with the same API key (where the blob store cannot presign URLs, e.g. locally).',
+    description:
+      'The JSON Lines file, with the same API key (where the blob store cannot presign URLs, e.g. locally). 409 export_not_ready until the export has completed; 404 export_file_not_found once its file is gone (expired with the logs it holds).',
     tags: [TAG],
     scopes: ['logs:read'],
     featureFlags: ['DATA_EXPORTS_ENABLED'],

@@ -28,8 +28,10 @@ export function registerExportRoutes(register: RouteRegistrar): void {
     '/v1/exports/{id}/download',
     gatedBy('DATA_EXPORTS_ENABLED', async (call) => {
       const { job } = await findExport(call);
-      const bytes = job.status === 'completed' && job.blob_key ? await blobStore().get(job.blob_key) : undefined;
-      if (!bytes) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
+      if (job.status !== 'completed' || !job.blob_key) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
+      const bytes = await blobStore().get(job.blob_key);
+      // The file outlived by its job (the bucket lifecycle expired it, or it was removed): gone, not "not ready".
+      if (!bytes) throw new GatewayError(404, 'export_file_not_found', `The file of export '${job.id}' no longer exists; create the export again`);
       const body = (await needsHiding(call, job)) ? hideUsageInLines(bytes) : bytes;
       return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="gw-logs-${job.id}.jsonl"` }, body };
     }),

@@ -28,8 +28,8 @@ export async function runExport(job: ExportRecord, filter: LogFilter): Promise<v
     do {
       const page = await logs.list(job.workspace_id, filter, PAGE, startKey);
       for (const record of page.items) {
-        const requestBody = record.request_body_ref ? await loadBody(record.request_body_ref) : record.request_body;
-        const responseBody = record.response_body_ref ? await loadBody(record.response_body_ref) : record.response_body;
+        const requestBody = record.request_body_ref ? await bodyOrNull(record.request_body_ref, job) : record.request_body;
+        const responseBody = record.response_body_ref ? await bodyOrNull(record.response_body_ref, job) : record.response_body;
         const row = presentLog({ ...record, request_body: requestBody, response_body: responseBody });
         lines.push(JSON.stringify(hideUsageForMembers(row, { seesUsage: job.usage_hidden !== true })));
       }
@@ -47,5 +47,18 @@ export async function runExport(job: ExportRecord, filter: LogFilter): Promise<v
   } catch (error) {
     logger.error('data export failed', { export_id: job.id, error: error as Error });
     await jobs.update(job.workspace_id, job.id, { status: 'failed', completed_at: new Date().toISOString(), error: 'The export could not be written; try again' });
+  }
+}
+
+/**
+ * A log body for the export, or null when it cannot be read: a missing body is already null (loadBody), and one body
+ * the store fails to return costs that record its body, never the whole export.
+ */
+async function bodyOrNull(key: string, job: ExportRecord): Promise<unknown> {
+  try {
+    return await loadBody(key);
+  } catch (error) {
+    logger.warn('data export: a log body could not be read; exported without it', { export_id: job.id, error: (error as Error).name });
+    return null;
   }
 }

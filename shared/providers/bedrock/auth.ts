@@ -4,7 +4,7 @@ import type { TargetSettings } from '../types.js';
 
 /** How a Bedrock call is authorised: SigV4 with AWS credentials, or a Bedrock API key as a bearer token. */
 export type BedrockAuth =
-  | { kind: 'sigv4'; region: string; credentials: AwsCredentials }
+  | { kind: 'sigv4'; region: string; credentials: AwsCredentials | (() => Promise<AwsCredentials>) }
   | { kind: 'bearer'; region: string; token: string };
 
 // us-east-1, eu-central-2, us-gov-west-1, ap-southeast-7 …; the region becomes part of a hostname, so nothing else passes.
@@ -13,10 +13,18 @@ const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 /**
  * Reads the credentials of the target: `x-gw-aws-*` headers (or the spec's `x-gw-cloudc-*` names), already
  * parsed into `target.aws`. Without an access key id, an `Authorization: Bearer` token is taken as a Bedrock
- * API key. Each missing piece is a 400 naming the header to send.
+ * API key; without either, the gateway's own identity signs when it offers one (`awsFunctionRole`,
+ * GW_BEDROCK_FUNCTION_ROLE), in its region unless x-gw-aws-region names another. Each missing piece is a 400 naming
+ * the header to send.
  */
 export function readBedrockAuth(target: TargetSettings): BedrockAuth {
   const aws = target.aws ?? {};
+  const functionRole = target.awsFunctionRole;
+  if (!aws.accessKeyId && !target.apiKey && functionRole) {
+    const region = aws.region ?? functionRole.region;
+    if (!REGION_PATTERN.test(region)) throw badRequest('invalid_aws_region', 'x-gw-aws-region must be an AWS region name such as us-east-1', 'x-gw-aws-region');
+    return { kind: 'sigv4', region, credentials: functionRole.credentials };
+  }
   if (!aws.accessKeyId && !target.apiKey) {
     throw badRequest(
       'missing_aws_credentials',
@@ -54,7 +62,7 @@ export async function authoriseCall(
     body: call.body,
     service: 'bedrock',
     region: auth.region,
-    credentials: auth.credentials,
+    credentials: typeof auth.credentials === 'function' ? await auth.credentials() : auth.credentials,
     signingDate,
     sendPayloadHash: true,
   });

@@ -1,6 +1,5 @@
 import { settings } from '../../settings.js';
 import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
-import { recordingBlobStore } from '../recording/recording-blob-store.js';
 import type { BlobStore } from './blob-store.js';
 import { LocalFolderBlobStore } from './local-folder-blob-store.js';
 import type { S3BlobStoreOptions } from './s3-blob-store.js';
@@ -11,10 +10,27 @@ let store: BlobStore | undefined;
 export function blobStore(): BlobStore {
   if (store) return store;
   const { GW_BLOB_BUCKET, GW_BLOB_DIR, GW_S3_ENDPOINT, AWS_REGION } = settings();
-  store = GW_BLOB_BUCKET ? s3BlobStoreOnFirstUse({ bucket: GW_BLOB_BUCKET, region: AWS_REGION, endpoint: GW_S3_ENDPOINT }) : new LocalFolderBlobStore(GW_BLOB_DIR);
-  // Test-only: records the S3 calls each blob operation means, for the grant check (a no-op when deployed).
-  if (isRecordingAwsOperations()) store = recordingBlobStore(store);
+  if (GW_BLOB_BUCKET) store = s3BlobStoreOnFirstUse({ bucket: GW_BLOB_BUCKET, region: AWS_REGION, endpoint: GW_S3_ENDPOINT });
+  // Test-only: the real S3 client against an S3 stand-in serving the same folder, so the recorder on the client sees
+  // every S3 call the code makes (the grant check); never when deployed.
+  else if (isRecordingAwsOperations()) store = loadedOnFirstUse(() => import('../recording/stand-ins/stores-over-stand-ins.js').then(({ s3BlobStoreOverFolder }) => s3BlobStoreOverFolder(GW_BLOB_DIR, AWS_REGION)));
+  else store = new LocalFolderBlobStore(GW_BLOB_DIR);
   return store;
+}
+
+/** A store built by its first call; a failed build is tried again next time. */
+function loadedOnFirstUse(load: () => Promise<BlobStore>): BlobStore {
+  let loading: Promise<BlobStore> | undefined;
+  const loaded = (): Promise<BlobStore> =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+  return {
+    put: async (key, bytes, contentType) => (await loaded()).put(key, bytes, contentType),
+    get: async (key) => (await loaded()).get(key),
+    delete: async (key) => (await loaded()).delete(key),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { traceAwsClient } from '../../observability/tracer.js';
+import { recordedClient } from '../recording/sdk-recording-middleware.js';
 import { assertBlobKey, BlobStoreError, type BlobStore } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
@@ -21,6 +22,8 @@ export class S3BlobStore implements BlobStore {
   constructor(options: S3BlobStoreOptions) {
     this.bucket = options.bucket;
     this.client = traceAwsClient(new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: options.endpoint !== undefined, maxAttempts: 3 }));
+    // Test-only: records each command's IAM action and object for the grant check (a no-op unless tests switch it on).
+    recordedClient(this.client, 's3');
   }
 
   async put(key: string, bytes: Uint8Array | string, contentType = 'application/octet-stream'): Promise<void> {
@@ -35,7 +38,7 @@ export class S3BlobStore implements BlobStore {
       if (!result.Body) return undefined;
       return Buffer.from(await result.Body.transformToByteArray());
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (isMissingObject(error)) return undefined;
       throw new BlobStoreError(`Cannot read blob: ${(error as { name?: string }).name ?? 'error'}`, 'get');
     }
   }
@@ -49,4 +52,13 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key);
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
   }
+}
+
+/**
+ * S3's ways of saying "no such object": NoSuchKey (GET), NotFound (HEAD, no body), or any 404. (A missing key is
+ * 403 AccessDenied instead when the role may not s3:ListBucket the bucket: the stack grants it, see access-grants.ts.)
+ */
+export function isMissingObject(error: unknown): boolean {
+  const { name, $metadata } = (error ?? {}) as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
 }

@@ -19,13 +19,17 @@ import { TABLES } from '../table-definitions.js';
  */
 export type RecordedFunction = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets';
 
+/** The AWS services gw's code calls through an SDK client (each client goes through `recordedClient`). */
+export type RecordedService = 'dynamodb' | 'secretsmanager' | 's3' | 'firehose' | 'athena' | 'glue' | 'sts';
+
 export interface RecordedOperation {
   fn?: RecordedFunction;
-  service: 'dynamodb' | 'secretsmanager' | 's3';
+  service: RecordedService;
   action: string;
   /**
    * `table/<id>` or `table/<id>/index/<name>` (id as in table-definitions.ts, or `?<name>` for a table gw does not
-   * define), `secret/<full secret name>`, `bucket/blobs/<key>` (the stack's blob bucket).
+   * define), `secret/<full secret name>`, `bucket/blobs/<key>` or `bucket/blobs` (the stack's blob bucket); for the
+   * services checked by action only, what the input names (sdk-recording-middleware.ts).
    */
   resource: string;
 }

@@ -1,7 +1,6 @@
 import { settings } from '../../settings.js';
 import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
 import { LocalFileSecretStore } from './local-file-secret-store.js';
-import { recordingSecretStore } from './recording-secret-store.js';
 import { loadOnce } from '../../cache/load-once.js';
 import { secretNamePrefix, type SecretStore } from './secret-store.js';
 
@@ -14,8 +13,11 @@ export function secretStore(): SecretStore {
   const prefix = secretNamePrefix(current.GW_SECRET_NAME_PREFIX);
   if (current.GW_SECRET_STORE === 'local-file') {
     const local = new LocalFileSecretStore({ directory: current.GW_LOCAL_SECRET_DIR, key: current.GW_LOCAL_SECRET_KEY });
-    // Test-only: the local store records the Secrets Manager calls the AWS store would make for the same names.
-    store = isRecordingAwsOperations() ? recordingSecretStore(local, prefix) : local;
+    // Test-only: the real Secrets Manager client against a stand-in keeping the secrets in the local store, so the
+    // recorder on the client sees every Secrets Manager call the code makes (the grant check); never when deployed.
+    store = isRecordingAwsOperations()
+      ? storeLoadedOnFirstUse(() => import('../recording/stand-ins/stores-over-stand-ins.js').then(({ secretsManagerStoreOver }) => secretsManagerStoreOver(local, prefix, current.AWS_REGION)))
+      : local;
   } else {
     const options = { region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID, prefix };
     store = storeLoadedOnFirstUse(() => import('./secrets-manager-secret-store.js').then(({ SecretsManagerSecretStore }) => new SecretsManagerSecretStore(options)));

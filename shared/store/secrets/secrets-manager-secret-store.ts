@@ -8,7 +8,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { recordSecretsManagerOperations } from '../recording/sdk-recording-middleware.js';
+import { recordedClient } from '../recording/sdk-recording-middleware.js';
 import { assertSecretName, DEFAULT_SECRET_NAME_PREFIX, SecretStoreError, type SecretStore } from './secret-store.js';
 import { traceAwsClient } from '../../observability/tracer.js';
 
@@ -54,7 +54,7 @@ export class SecretsManagerSecretStore implements SecretStore {
       }),
     );
     // Test-only: records each command's secret name for the grant check (a no-op unless tests switch it on).
-    recordSecretsManagerOperations(this.client);
+    recordedClient(this.client, 'secretsmanager');
   }
 
   async put(name: string, value: string): Promise<void> {

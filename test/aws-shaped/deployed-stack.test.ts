@@ -1,0 +1,209 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildFunctions } from '../../scripts/build.js';
+import { buildConsole } from '../../scripts/build-console.js';
+import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
+import { verifySigV4 } from '../fixtures/bedrock/sigv4-verifier.js';
+import { isAllowed } from '../support/iam-policy.js';
+import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
+
+/**
+ * The AWS-shaped end-to-end suite (issue #33): the stack as `cdk synth` builds it, each function its BUILT bundle
+ * (`npm run build`'s output, built here) under a Lambda-like runtime, reached through the template's REST API
+ * (REST proxy events under the `/prod` stage, the response-streaming integration for the gateway) and its
+ * EventBridge schedules, against the embedded DynamoDB-compatible store and stand-ins for S3 and Secrets Manager;
+ * every AWS call is checked against the calling function's IAM statements in the template, and a call outside them
+ * fails the test that made it (afterEach). The harness: test/aws-shaped/support/.
+ */
+const ADMIN_KEY = 'gwk_awsshaped_admin_key_0123456789abcdef';
+let bundles: string;
+let stack: DeployedStack;
+let upstream: MockUpstream;
+
+beforeAll(async () => {
+  bundles = mkdtempSync(join(tmpdir(), 'gw-aws-shaped-'));
+  [, upstream] = await Promise.all([buildFunctions(bundles), startMockUpstream(openAIDialectsMockHandler())]);
+  // The control-plane bundle carries the console beside it, as deployed (support/console-check.ts checks it under
+  // /prod once the console addresses itself relative to where it is mounted).
+  await buildConsole(join(bundles, 'control-plane', 'console'));
+  stack = await deployStack(bundles);
+  // The operator's bootstrap (npm run cli -- bootstrap) with its own credentials: straight to the store.
+  const { settings } = await import('../../shared/settings.js');
+  expect(settings().GW_DYNAMODB_ENDPOINT, 'this process talks to the stand-in store').toBe(stack.operatorEnv.GW_DYNAMODB_ENDPOINT);
+  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
+  await bootstrapOrganisation(ADMIN_KEY);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await upstream?.close();
+  if (bundles) rmSync(bundles, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  // A call outside the calling function's grants is what AWS would refuse: it fails the test that made it.
+  const denied = stack.denied.splice(0);
+  expect(denied, 'AWS calls outside the function\'s IAM statements').toEqual([]);
+});
+
+const viaMock = () => ({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-aws-shaped-provider' });
+const json = <T = Record<string, unknown>>(response: ApiResponse) => JSON.parse(response.body) as T;
+const admin = (method: string, path: string, body?: unknown) => stack.request(method, `/prod${path}`, { headers: { 'x-gw-api-key': ADMIN_KEY }, body });
+const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
+
+describe('the gateway function (response streaming)', () => {
+  it('answers chat completions under /prod', async () => {
+    const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: viaMock(), body: chat });
+    expect(response.status, response.body).toBe(200);
+    expect(response.route).toMatchObject({ target: 'gateway', mode: 'STREAM' });
+    expect(response.headers['x-gw-provider']).toBe('openai');
+    expect(json<{ choices: Array<{ message: { content: string } }> }>(response).choices[0].message.content).toBe(OPENAI_MOCK_TEXT);
+  });
+
+  it('streams chat completions as server-sent events through the streaming integration', async () => {
+    const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: viaMock(), body: { ...chat, stream: true } });
+    expect(response.status, response.body).toBe(200);
+    expect(response.route).toMatchObject({ target: 'gateway', mode: 'STREAM' });
+    expect(response.headers['content-type']).toContain('text/event-stream');
+    const events = response.body.split('\n\n').filter((event) => event.startsWith('data: '));
+    expect(events.length).toBeGreaterThan(2);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const text = events.slice(0, -1).map((event) => (JSON.parse(event.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '').join('');
+    expect(text).toBe(OPENAI_MOCK_TEXT);
+  });
+
+  it('answers the Responses API and the Messages API through the same function', async () => {
+    const responses = await stack.request('POST', '/prod/v1/responses', { headers: viaMock(), body: { model: 'gpt-4o-mini', input: 'Hi' } });
+    expect(responses.status, responses.body).toBe(200);
+    expect(json(responses)).toMatchObject({ object: 'response', status: 'completed' });
+    const messages = await stack.request('POST', '/prod/v1/messages', { headers: viaMock(), body: { model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] } });
+    expect(messages.status, messages.body).toBe(200);
+    expect(json(messages)).toMatchObject({ type: 'message', role: 'assistant' });
+    expect([responses.route?.target, messages.route?.target]).toEqual(['gateway', 'gateway']);
+  });
+
+  it('uses a virtual key created by the control plane: its credential in Secrets Manager, read by the gateway', async () => {
+    const created = await admin('POST', '/v1/virtual-keys', { name: 'aws-shaped', provider: 'openai', credential: 'sk-aws-shaped-stored-credential', custom_host: upstream.url });
+    expect(created.status, created.body).toBe(201);
+    expect([...stack.standIns.secrets.secrets.keys()].some((name) => name.startsWith('gw/'))).toBe(true);
+    const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-virtual-key': json<{ id: string }>(created).id }, body: chat });
+    expect(response.status, response.body).toBe(200);
+    expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-aws-shaped-stored-credential');
+  });
+
+  it('signs a Bedrock call without credentials with its own role, which the template lets it invoke the model with', async () => {
+    const model = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+    const converse = JSON.parse(readFileSync(new URL('../fixtures/bedrock/converse-response-reasoning.json', import.meta.url), 'utf8')) as unknown;
+    const bedrock = await startMockUpstream(() => ({ json: converse }));
+    try {
+      const response = await stack.request('POST', '/prod/v1/chat/completions', { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'bedrock', 'x-gw-custom-host': bedrock.url }, body: { ...chat, model } });
+      expect(response.status, response.body).toBe(200);
+      const seen = bedrock.requests[0];
+      expect(verifySigV4({ method: seen.method, rawPath: seen.path, query: seen.query, headers: seen.headers, body: seen.body }, FUNCTION_SECRET_ACCESS_KEY)).toMatchObject({ valid: true, accessKeyId: stack.accessKeyOf('gateway') });
+      // What Bedrock's IAM check would ask of that role (Converse is authorised as InvokeModel).
+      expect(isAllowed(stack.statements.get('gateway')!, 'bedrock:InvokeModel', `arn:aws:bedrock:us-east-1::foundation-model/${model}`)).toBe(true);
+      expect(isAllowed(stack.statements.get('control-plane')!, 'bedrock:InvokeModel', `arn:aws:bedrock:us-east-1::foundation-model/${model}`)).toBe(false);
+    } finally {
+      await bedrock.close();
+    }
+  });
+
+  it('answers /health at the API root, with the version compiled into the bundle', async () => {
+    const response = await stack.request('GET', '/prod/health');
+    expect(response.status, response.body).toBe(200);
+    expect(response.route).toMatchObject({ target: 'gateway', mode: 'STREAM' });
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(json(response)).toEqual({ status: 'ok', version });
+  });
+
+  it('is not reached without the stage prefix, as on the default API URL', async () => {
+    expect((await stack.request('POST', '/v1/chat/completions', { headers: viaMock(), body: chat })).status).toBe(403);
+  });
+});
+
+describe('the control-plane function (buffered)', () => {
+  it('lists and creates through the buffered integration', async () => {
+    const list = await admin('GET', '/v1/workspaces');
+    expect(list.status, list.body).toBe(200);
+    expect(list.route).toMatchObject({ target: 'control-plane', mode: 'BUFFERED' });
+    expect(json<{ data: unknown[] }>(list).data.length).toBeGreaterThan(0);
+    const created = await admin('POST', '/v1/workspaces', { name: `aws shaped ${Date.now()}` });
+    expect(created.status, created.body).toBe(201);
+    const listed = await admin('GET', '/v1/workspaces');
+    expect(json<{ data: Array<{ id: string }> }>(listed).data.map((workspace) => workspace.id)).toContain(json<{ id: string }>(created).id);
+  });
+
+  it('exports the request logs to the bucket and hands out a presigned download', async () => {
+    const traceId = `aws-shaped-export-${Date.now()}`;
+    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-trace-id': traceId }, body: chat });
+    expect(sent.status).toBe(200);
+    const created = await admin('POST', '/v1/exports', { trace_id: traceId });
+    expect(created.status, created.body).toBe(202);
+    const id = json<{ id: string }>(created).id;
+    const done = json<{ status: string; row_count: number; download_url: string }>(await admin('GET', `/v1/exports/${id}`));
+    expect(done).toMatchObject({ status: 'completed', row_count: 1 });
+    // The URL is S3's, signed by the control plane's role: the stand-in checks that role may GetObject it.
+    const download = await fetch(done.download_url.replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
+    expect(download.status).toBe(200);
+    expect(JSON.parse((await download.text()).trim())).toMatchObject({ object: 'request_log', trace_id: traceId });
+  });
+});
+
+describe('the scheduled functions', () => {
+  it('expire-api-keys expires a key past its expiry, which the gateway then refuses', async () => {
+    const created = await admin('POST', '/v1/api-keys', { name: 'short-lived', scopes: ['completions:write'], expires_at: new Date(Date.now() + 1_500).toISOString() });
+    expect(created.status, created.body).toBe(201);
+    const { id, key } = json<{ id: string; key: string }>(created);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(await stack.runSchedule('expire-api-keys')).toMatchObject({ expired: 1 });
+    expect(json<{ status: string }>(await admin('GET', `/v1/api-keys/${id}`)).status).toBe('expired');
+    const refused = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-api-key': key }, body: chat });
+    expect(refused.status).toBe(401);
+    expect(json<{ error: { code: string } }>(refused).error.code).toBe('api_key_expired');
+  });
+
+  it('restore-budgets resets a workspace budget that is due', async () => {
+    const { WorkspaceRepository } = await import('../../shared/store/workspace-repository.js');
+    const { randomUUID } = await import('node:crypto');
+    const organisation = json<{ data: Array<{ organisation_id: string }> }>(await admin('GET', '/v1/workspaces')).data[0].organisation_id;
+    const workspaceId = randomUUID();
+    const dueAt = new Date(Date.now() - 60_000).toISOString();
+    await new WorkspaceRepository().createWorkspace({
+      id: workspaceId,
+      organisation_id: organisation,
+      name: 'due budget',
+      slug: `due-${workspaceId.slice(0, 8)}`,
+      created_at: new Date().toISOString(),
+      budget_credit_limit: 5,
+      budget_periodic_reset: 'monthly',
+      budget_current_usage: 4,
+      budget_status: 'active',
+      budget_next_reset_at: dueAt,
+    });
+    expect(await stack.runSchedule('restore-budgets')).toMatchObject({ reset: 1 });
+    const workspace = await new WorkspaceRepository().getWorkspace(workspaceId);
+    expect(workspace).toMatchObject({ budget_current_usage: 0, budget_last_reset_at: dueAt });
+  });
+});
+
+describe('the IAM check of the harness', () => {
+  it('refuses, and reports, a call the calling function\'s statements do not allow', async () => {
+    const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
+    // Signed as the expire-api-keys function, which may not Scan (no function may).
+    const client = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.standIns.dynamodbUrl, credentials: { accessKeyId: 'AKIDGWEXPIREAPIKEYS', secretAccessKey: 'x' }, maxAttempts: 1 });
+    await expect(client.send(new ScanCommand({ TableName: 'gw-main' }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(stack.denied.splice(0)).toEqual(['expire-api-keys dynamodb:Scan arn:aws:dynamodb:us-east-1:123456789012:table/gw-main']);
+    client.destroy();
+  });
+
+  it('checked the calls of every function, on every service they use', () => {
+    const services = (fn: string) => new Set(stack.checked.filter((entry) => entry.startsWith(`${fn} `)).map((entry) => entry.split(' ')[1].split(':')[0]));
+    expect(services('gateway')).toEqual(new Set(['dynamodb', 'secretsmanager']));
+    expect(services('control-plane')).toEqual(new Set(['dynamodb', 'secretsmanager', 's3']));
+    expect(services('expire-api-keys')).toEqual(new Set(['dynamodb']));
+    expect(services('restore-budgets')).toEqual(new Set(['dynamodb']));
+  });
+});

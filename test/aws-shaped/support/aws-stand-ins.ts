@@ -1,0 +1,84 @@
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenDynalite, type DynaliteServer } from '../../../infra/local/store/dynalite-server.js';
+import { memoryObjects, s3StandIn } from '../../../shared/store/recording/stand-ins/s3-stand-in.js';
+import { memorySecrets, secretsManagerStandIn } from '../../../shared/store/recording/stand-ins/secrets-manager-stand-in.js';
+import { accessKeyIdOf, readBody, serveOnLoopback, type LoopbackServer, type StandInAuthorizer } from '../../../shared/store/recording/stand-ins/wire.js';
+
+/**
+ * The AWS services the stack's functions call, on loopback, each checking every call against the caller's IAM
+ * statements (`authorize`, from the synthesised template): DynamoDB is the embedded dynalite behind a proxy that
+ * refuses what IAM would refuse (AccessDeniedException), S3 and Secrets Manager are the stand-ins of
+ * shared/store/recording/stand-ins/. The caller is known by the access key id of its SigV4 signature: each function
+ * runs with its own.
+ */
+export interface AwsStandIns {
+  /** What the functions use (IAM-checked). */
+  dynamodbUrl: string;
+  s3Url: string;
+  secretsManagerUrl: string;
+  /** dynalite itself, unchecked: the operator's own access (bootstrap, test set-up). */
+  dynaliteUrl: string;
+  objects: ReturnType<typeof memoryObjects>;
+  secrets: ReturnType<typeof memorySecrets>;
+  close(): Promise<void>;
+}
+
+/** The IAM resource(s) of a DynamoDB JSON request: the table, or its index, of item and batch commands. */
+function dynamoResources(body: Record<string, unknown>, arnOf: (table: string) => string): string[] {
+  if (typeof body.TableName === 'string') return [typeof body.IndexName === 'string' ? `${arnOf(body.TableName)}/index/${body.IndexName}` : arnOf(body.TableName)];
+  if (body.RequestItems && typeof body.RequestItems === 'object') return Object.keys(body.RequestItems).map(arnOf);
+  return ['*'];
+}
+
+export async function startAwsStandIns(options: { region: string; account: string; bucket: string; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
+  const { region, account, bucket, authorize } = options;
+  const dynalite: DynaliteServer = await listenDynalite(':memory:');
+  const dynaliteUrl = `http://127.0.0.1:${dynalite.port}`;
+  const arnOf = (table: string) => `arn:aws:dynamodb:${region}:${account}:table/${table}`;
+
+  const dynamoProxy = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readBody(request);
+    const action = `dynamodb:${String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'Unknown'}`;
+    const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
+    const who = accessKeyIdOf(request.headers.authorization);
+    const refused = dynamoResources(input, arnOf).find((resource) => !authorize(who, action, resource));
+    if (refused) {
+      response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: `User ${who} is not authorized to perform: ${action} on resource: ${refused}` }));
+      return;
+    }
+    const upstream = httpRequest(`${dynaliteUrl}/`, { method: 'POST', headers: { ...request.headers, host: `127.0.0.1:${dynalite.port}` } }, (answer) => {
+      response.writeHead(answer.statusCode ?? 500, answer.headers);
+      answer.pipe(response);
+    });
+    upstream.on('error', (error) => {
+      response.writeHead(500);
+      response.end(String(error));
+    });
+    upstream.end(body);
+  };
+
+  const objects = memoryObjects();
+  const secrets = memorySecrets();
+  const servers: LoopbackServer[] = [];
+  const serve = async (handler: Parameters<typeof serveOnLoopback>[0]) => {
+    const server = await serveOnLoopback(handler);
+    servers.push(server);
+    return server.url;
+  };
+  const dynamodbUrl = await serve((request, response) => void dynamoProxy(request, response).catch(() => response.destroy()));
+  const s3Url = await serve(s3StandIn({ buckets: { [bucket]: objects }, authorize }));
+  const secretsManagerUrl = await serve(secretsManagerStandIn({ backing: secrets, authorize, region, account }));
+  return {
+    dynamodbUrl,
+    dynaliteUrl,
+    s3Url,
+    secretsManagerUrl,
+    objects,
+    secrets,
+    async close() {
+      for (const server of servers) await server.close();
+      await dynalite.close();
+    },
+  };
+}

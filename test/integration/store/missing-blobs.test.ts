@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
+import type { RequestLog } from '../../../shared/control-plane/logs/schemas.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { BlobStoreError } from '../../../shared/store/blobs/blob-store.js';
+import { S3BlobStore } from '../../../shared/store/blobs/s3-blob-store.js';
+import { memoryObjects, s3StandIn } from '../../../shared/store/recording/stand-ins/s3-stand-in.js';
+import { serveOnLoopback, type LoopbackServer } from '../../../shared/store/recording/stand-ins/wire.js';
+import { synthGwStack, tableWithScheduledFixtures } from '../../infra/support/synth.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { functionStatements, isAllowed, templateAuthorizer, type Template } from '../../support/iam-policy.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { api, expectError } from '../control-plane/identities-support.js';
+import { viaMock } from '../observability/observability-support.js';
+
+/**
+ * A blob that is gone (expired by the bucket lifecycle, removed) is "not found", never a 500: gw on S3, against an
+ * S3 stand-in that answers as S3 does (a missing key is 404 NoSuchKey only to a role that may s3:ListBucket the
+ * bucket, 403 AccessDenied otherwise), with every call authorised by the control plane's statements in the
+ * synthesised stack. Log bodies read back as null, an export with a body missing still completes, and the download
+ * of an export file that is gone is 404.
+ */
+const BUCKET = 'gw-test-blobs';
+let gateway: TestGateway;
+let upstream: MockUpstream;
+let s3: LoopbackServer;
+let bare: LoopbackServer;
+const objects = memoryObjects();
+/** Keys whose GetObject the stand-in refuses (403), as S3 would for an object encrypted with a key the role may not use. */
+const unreadable = new Set<string>();
+let authorize: ReturnType<typeof templateAuthorizer>;
+let canList = false;
+
+beforeAll(async () => {
+  const { stack, template } = synthGwStack({ functions: tableWithScheduledFixtures() });
+  const bucketId = stack.getLogicalId(stack.blobs.bucket.node.defaultChild as never);
+  const statements = functionStatements(template.toJSON() as Template, { region: 'us-east-1', account: '123456789012', names: { [bucketId]: BUCKET } });
+  // The local runtime runs both cores with one credential; the control plane's role is the one that reads bodies and
+  // exports (and has every blob action the gateway has).
+  canList = isAllowed(statements.get('control-plane')!, 's3:ListBucket', `arn:aws:s3:::${BUCKET}`);
+  authorize = templateAuthorizer(statements, () => 'control-plane');
+  s3 = await serveOnLoopback(
+    s3StandIn({ buckets: { [BUCKET]: objects }, authorize: (who, action, resource) => !(action === 's3:GetObject' && unreadable.has(resource.split(`${BUCKET}/`)[1])) && authorize(who, action, resource) }),
+  );
+  // The same bucket for a role without s3:ListBucket (what the stack granted before).
+  bare = await serveOnLoopback(s3StandIn({ buckets: { [BUCKET]: objects }, authorize: (_who, action) => action !== 's3:ListBucket' }));
+  upstream = await startMockUpstream(openAIMockHandler());
+  // Every body above 64 bytes goes to the bucket.
+  gateway = await startTestGateway({ GW_BLOB_BUCKET: BUCKET, GW_S3_ENDPOINT: s3.url, GW_LOG_BODY_INLINE_BYTES: '64' });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  await s3?.close();
+  await bare?.close();
+});
+
+async function loggedRequests(run: string, count: number): Promise<RequestLog[]> {
+  for (let i = 0; i < count; i++) {
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Tell me something long enough to be stored in the bucket, number ${i}.` }] };
+    const response = await gateway.post('/v1/chat/completions', body, { ...viaMock(upstream.url), 'x-gw-metadata': JSON.stringify({ run }) });
+    expect(response.status).toBe(200);
+    await response.text();
+  }
+  await drainAllBackgroundWork();
+  const listed = await api<{ data: RequestLog[] }>(gateway, 'GET', `/v1/logs?metadata.run=${run}`);
+  expect(listed.body.data).toHaveLength(count);
+  return listed.body.data;
+}
+
+const requestBodyKeyOf = (log: RequestLog) => [...objects.objects.keys()].find((key) => key.startsWith(`logs/`) && key.includes(`${log.id}-request-`));
+
+describe('a blob that is gone', () => {
+  it('is 403 AccessDenied from S3 without s3:ListBucket, and "not found" with it (what the stack now grants)', async () => {
+    const withoutList = new S3BlobStore({ bucket: BUCKET, region: 'us-east-1', endpoint: bare.url });
+    await expect(withoutList.get('logs/ws_1/never-written.json')).rejects.toBeInstanceOf(BlobStoreError);
+    const withList = new S3BlobStore({ bucket: BUCKET, region: 'us-east-1', endpoint: s3.url });
+    expect(await withList.get('logs/ws_1/never-written.json')).toBeUndefined();
+    expect(canList, 'the stack grants the functions that read blobs s3:ListBucket on the bucket').toBe(true);
+  });
+
+  it('reads back as a null body in GET /v1/logs/{id}, not a 500', async () => {
+    const [log] = await loggedRequests(`one-${Date.now()}`, 1);
+    const key = requestBodyKeyOf(log);
+    expect(key, 'the request body went to the bucket').toBeDefined();
+    objects.objects.delete(key!);
+    const reply = await api<RequestLog>(gateway, 'GET', `/v1/logs/${log.id}`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.request_body).toBeNull();
+    expect(reply.body.response_body).not.toBeNull();
+  });
+
+  it('makes a stored conversation whose body is gone a 404, like one never stored', async () => {
+    const { ResponseRepository } = await import('../../../shared/dialects/responses/response-repository.js');
+    const id = `resp_missing_${Date.now()}`;
+    // Incompressible text, so the gzipped conversation passes the inline limit and goes to the bucket.
+    const stored = { response: { id, object: 'response', status: 'completed', output: [] }, inputItems: [], conversation: [{ type: 'message', role: 'user', content: randomBytes(450_000).toString('base64') }] };
+    await new ResponseRepository().save(gateway.bootstrap.workspaceId, stored);
+    const key = [...objects.objects.keys()].find((name) => name.startsWith('responses/') && name.includes(id));
+    expect(key, 'the conversation went to the bucket').toBeDefined();
+    expect((await api(gateway, 'GET', `/v1/responses/${id}`)).status).toBe(200);
+    objects.objects.delete(key!);
+    expectError(await api(gateway, 'GET', `/v1/responses/${id}`), 404, 'response_not_found');
+  });
+
+  it('costs an export only that body: missing or unreadable bodies are null, the export completes; a gone file is 404', async () => {
+    const run = `export-${Date.now()}`;
+    const logs = await loggedRequests(run, 3);
+    objects.objects.delete(requestBodyKeyOf(logs[0])!);
+    unreadable.add(requestBodyKeyOf(logs[1])!);
+    const created = await api<DataExport>(gateway, 'POST', '/v1/exports', { body: { metadata: { run } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    await drainAllBackgroundWork();
+    const done = await api<DataExport>(gateway, 'GET', `/v1/exports/${created.body.id}`);
+    expect(done.body).toMatchObject({ status: 'completed', row_count: 3, error: null });
+    const download = await fetch(`${gateway.url}/v1/exports/${created.body.id}/download`, { headers: { 'x-gw-api-key': gateway.apiKey } });
+    expect(download.status).toBe(200);
+    const lines = (await download.text()).trim().split('\n').map((line) => JSON.parse(line) as RequestLog);
+    const byId = new Map(lines.map((line) => [line.id, line]));
+    expect(byId.get(logs[0].id)?.request_body).toBeNull();
+    expect(byId.get(logs[1].id)?.request_body).toBeNull();
+    expect(byId.get(logs[2].id)?.request_body).not.toBeNull();
+
+    objects.objects.delete([...objects.objects.keys()].find((key) => key.startsWith('exports/') && key.includes(created.body.id))!);
+    expectError(await api(gateway, 'GET', `/v1/exports/${created.body.id}/download`), 404, 'export_file_not_found');
+    // Nothing the code did needed a call its role does not allow (the 403 above was the stand-in's refusal of one key).
+    expect(authorize.denied).toEqual([]);
+  });
+});
