@@ -1,6 +1,7 @@
 import { InvalidSettingsError } from '../../shared/settings.js';
 import { PortInUseError } from './reliability.js';
 import { startLocalServer } from './server.js';
+import { shutdownSignalHandler } from './shutdown-signals.js';
 
 /** `npm start`: the local gw on 127.0.0.1:8787 (PORT, HOST, GW_DATA_DIR, GW_BOOTSTRAP_API_KEY override). */
 async function main(): Promise<void> {
@@ -32,17 +33,18 @@ async function main(): Promise<void> {
       `  -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello"}]}'\n`,
   );
 
-  // SIGTERM and SIGINT (Ctrl-C, or either one relayed by npm and tsx) both shut down gracefully: stop
-  // accepting, let requests in flight finish, flush logs and charges, close the store, exit 0. A second
-  // signal while that runs exits at once.
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
+  // SIGTERM and SIGINT (Ctrl-C) both shut down gracefully: stop accepting, let requests in flight finish, flush
+  // logs and charges, close the store, exit 0. The group's signal arrives more than once (directly and relayed by
+  // npm): copies within a moment are one signal; a signal after that exits at once (shutdown-signals.ts).
+  const onSignal = shutdownSignalHandler({
+    stop: (signal) => void stop(signal),
+    exitNow: (signal) => {
       console.log(`${signal} again: exiting now`);
       process.exit(130);
-    }
-    stopping = true;
-    console.log(`\n${signal}: shutting down (finishing requests in flight, flushing logs and charges)`);
+    },
+  });
+  const stop = async (signal: NodeJS.Signals) => {
+    console.log(`\n${signal}: shutting down (finishing requests in flight, flushing logs and charges; ${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)`);
     const report = await server.close();
     if (report.cutRequests > 0 || report.pendingBackground > 0) {
       console.log(`gw stopped: ${report.cutRequests} request(s) cut at the drain timeout, ${report.pendingBackground} background task(s) not flushed`);
@@ -51,8 +53,8 @@ async function main(): Promise<void> {
     }
     process.exit(0);
   };
-  process.on('SIGINT', (signal) => void stop(signal));
-  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 main().catch((error: unknown) => {
