@@ -1,4 +1,5 @@
 import { InvalidSettingsError } from '../../shared/settings.js';
+import { ensureConsoleBuilt } from './console-assets.js';
 import { PortInUseError } from './reliability.js';
 import { startLocalServer } from './server.js';
 import { shutdownSignalHandler } from './shutdown-signals.js';
@@ -7,6 +8,8 @@ import { shutdownSignalHandler } from './shutdown-signals.js';
 async function main(): Promise<void> {
   const port = process.env.PORT ? Number(process.env.PORT) : 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidSettingsError([`PORT: must be an integer 0-65535 (got ${JSON.stringify(process.env.PORT)})`]);
+  // A fresh clone has no console build yet: build it (about a second) so /console works on the first start.
+  await ensureConsoleBuilt();
   const server = await startLocalServer({
     port,
     host: process.env.HOST ?? '127.0.0.1',
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
   const shownKey = server.bootstrap.createdApiKey;
   console.log(`gw is listening on ${server.url}`);
   console.log(`  workspace: ${server.bootstrap.workspaceId}`);
+  console.log(`  console:   ${server.url}/console (sign in with the admin API key)`);
   if (shownKey && !process.env.GW_BOOTSTRAP_API_KEY) {
     console.log(`  admin API key (shown once, store it now): ${shownKey}`);
     console.log('\nSet it for the examples below and in README:\n');
