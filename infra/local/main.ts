@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const shownKey = server.bootstrap.createdApiKey;
   console.log(`gw is listening on ${server.url}`);
   console.log(`  workspace: ${server.bootstrap.workspaceId}`);
-  console.log(`  console:   ${server.url}/console (sign in with the admin API key)`);
+  console.log(`  console:   ${server.url}/console/ (sign in with the admin API key)`);
   if (shownKey && !process.env.GW_BOOTSTRAP_API_KEY) {
     console.log(`  admin API key (shown once, store it now): ${shownKey}`);
     console.log('\nSet it for the examples below and in README:\n');
