@@ -6,7 +6,8 @@ import type { TableDefinition } from '../../shared/store/table-definitions.js';
 import { InvalidSettingsError, settings } from '../../shared/settings.js';
 import { storeHttpsAgentOptions } from '../../shared/store/store-tls.js';
 import { forkStoreProcess } from './store/child-store.js';
-import { listenDynalite } from './store/dynalite-server.js';
+import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
+import { LocalStartupError } from './startup-errors.js';
 import { controlStoreWrites } from './store/write-pressure.js';
 import { startHousekeeping, type Housekeeping, type HousekeepingPlan, type HousekeepingReport } from './store/housekeeping.js';
 
@@ -84,6 +85,7 @@ async function childStore(dataDir: string): Promise<LocalStore> {
 
 async function inProcessStore(dataDir: string): Promise<LocalStore> {
   const server = await listenDynalite(dataDir);
+  await probeInProcess(server, dataDir);
   const endpoint = `http://127.0.0.1:${server.port}`;
   let housekeeping: Housekeeping | undefined;
   const writes = controlStoreWrites(server.server, () => housekeeping?.noteWrite());
@@ -158,5 +160,27 @@ async function tableExists(client: DynamoDBClient, name: string): Promise<boolea
   } catch (error) {
     if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return false;
     throw error;
+  }
+}
+
+/**
+ * The first call of an in-process dynalite, as the store process makes it: a data directory another gw holds
+ * shows only then, thrown inside dynalite (uncaught, more than once). Until the probe answered, such a throw is a
+ * failed start, one line (LocalStartupError); after a failure, dynalite's further throws are ignored, since the
+ * process is about to exit.
+ */
+async function probeInProcess(server: DynaliteServer, dataDir: string): Promise<void> {
+  let onThrow: (error: Error) => void = () => undefined;
+  const thrown = new Promise<never>((_resolve, reject) => (onThrow = reject));
+  process.on('uncaughtException', onThrow);
+  try {
+    await Promise.race([probeDynalite(server.port), thrown]);
+    process.off('uncaughtException', onThrow);
+  } catch (error) {
+    process.off('uncaughtException', onThrow);
+    process.on('uncaughtException', () => undefined);
+    void server.close();
+    const hint = dataDir === ':memory:' ? '' : ` (is another gw using ${dataDir}? stop it first)`;
+    throw new LocalStartupError(`could not open the local store: ${(error as Error).message}${hint}`);
   }
 }

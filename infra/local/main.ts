@@ -1,8 +1,10 @@
+// First: before anything loads the AWS SDK.
+import './quiet-sdk-notice.js';
 import { InvalidSettingsError } from '../../shared/settings.js';
 import { ensureConsoleBuilt } from './console-assets.js';
-import { PortInUseError } from './reliability.js';
 import { startLocalServer } from './server.js';
 import { shutdownSignalHandler } from './shutdown-signals.js';
+import { startupErrorLine } from './startup-errors.js';
 
 /** `npm start`: the local gw on 127.0.0.1:8787 (PORT, HOST, GW_DATA_DIR, GW_BOOTSTRAP_API_KEY override). */
 async function main(): Promise<void> {
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof InvalidSettingsError || error instanceof PortInUseError ? error.message : error);
+  // Problems the user fixes are one line without a stack (startup-errors.ts); anything else is a crash, in full.
+  console.error(startupErrorLine(error) ?? error);
   process.exit(1);
 });

@@ -13,6 +13,7 @@ import { installLambdaShim } from './lambda-shim.js';
 import { createNodeEdge } from './node-edge.js';
 import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
+import { unusableHostError } from './startup-errors.js';
 
 export interface LocalServerOptions {
   port?: number;
@@ -70,7 +71,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     server.once('error', (error: NodeJS.ErrnoException) => {
       // A busy port is a setup problem, not a crash: one line that says what to do (main.ts prints it).
       if (error.code === 'EADDRINUSE') reject(new PortInUseError(options.host ?? '127.0.0.1', options.port ?? 8787));
-      else reject(error);
+      else reject(unusableHostError(error, options.host ?? '127.0.0.1') ?? error);
     });
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
   }).catch(async (error: unknown) => {
