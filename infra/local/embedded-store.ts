@@ -1,11 +1,7 @@
-import { Agent as HttpsAgent } from 'node:https';
 import * as z from 'zod';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { TableDefinition } from '../../shared/store/table-definitions.js';
-import { InvalidSettingsError, settings } from '../../shared/settings.js';
-import { storeHttpsAgentOptions } from '../../shared/store/store-tls.js';
+import { InvalidSettingsError } from '../../shared/settings.js';
 import { forkStoreProcess } from './store/child-store.js';
+export { ensureTables } from './store/table-creation.js';
 import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
 import { LocalStartupError } from './startup-errors.js';
 import { controlStoreWrites } from './store/write-pressure.js';
@@ -111,56 +107,6 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
       },
     },
   };
-}
-
-/** Creates every table that does not exist yet, from the same definitions the CDK stack uses. */
-export async function ensureTables(endpoint: string, region: string, tables: ReadonlyArray<{ definition: TableDefinition; name: string }>): Promise<void> {
-  // An external store behind TLS (GW_DYNAMODB_ENDPOINT=https://…) is reached with the DB_SSL settings, as the gateway reaches it.
-  const requestHandler = endpoint.startsWith('https:') ? new NodeHttpHandler({ httpsAgent: new HttpsAgent(storeHttpsAgentOptions(settings())) }) : undefined;
-  const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler });
-  try {
-    for (const { definition, name } of tables) {
-      if (await tableExists(client, name)) continue;
-      const attributes = new Set([definition.partitionKey, definition.sortKey]);
-      for (const index of definition.globalIndexes) {
-        attributes.add(index.partitionKey);
-        attributes.add(index.sortKey);
-      }
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [...attributes].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
-          KeySchema: [
-            { AttributeName: definition.partitionKey, KeyType: 'HASH' },
-            { AttributeName: definition.sortKey, KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: definition.globalIndexes.length
-            ? definition.globalIndexes.map((index) => ({
-                IndexName: index.indexName,
-                KeySchema: [
-                  { AttributeName: index.partitionKey, KeyType: 'HASH' },
-                  { AttributeName: index.sortKey, KeyType: 'RANGE' },
-                ],
-                Projection: { ProjectionType: 'ALL' },
-              }))
-            : undefined,
-        }),
-      );
-    }
-  } finally {
-    client.destroy();
-  }
-}
-
-async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: name }));
-    return true;
-  } catch (error) {
-    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return false;
-    throw error;
-  }
 }
 
 /**
