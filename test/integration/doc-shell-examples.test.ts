@@ -60,7 +60,7 @@ async function runPage(examples: ShellExample[]): Promise<void> {
   } catch (error) {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
     const block = [...stderr.matchAll(/::block (\S+)::/g)].at(-1)?.[1] ?? '?';
-    throw new Error(`the example at ${block} failed:\n${stderr.split(`::block ${block}::`).at(-1)}\n${stdout.slice(-2000)}`);
+    throw new Error(`the example at ${block} failed:\n${stderr.split(`::block ${block}::`).at(-1)}\n${stdout.slice(-2000)}`, { cause: error });
   }
 }
 

@@ -39,7 +39,8 @@ function startSlowCreatingStore(target: number): Promise<Server> {
           const left = creating.get(table);
           if (left !== undefined && (operation === 'CreateTable' || operation === 'DescribeTable')) {
             text = text.replace('"TableStatus":"ACTIVE"', '"TableStatus":"CREATING"');
-            if (operation === 'DescribeTable') left > 1 ? creating.set(table, left - 1) : creating.delete(table);
+            if (operation === 'DescribeTable' && left > 1) creating.set(table, left - 1);
+            else if (operation === 'DescribeTable') creating.delete(table);
           }
           // The body changed: its checksum header no longer applies.
           const { 'x-amz-crc32': _crc, 'content-length': _length, ...headers } = answer.headers;
