@@ -176,6 +176,15 @@ describe('Responses → canonical chat', () => {
     expect(() => validateResponsesBody({ model: 'm', previous_response_id: 'resp_1' })).not.toThrow();
   });
 
+  it('Responses fields with no chat equivalent follow the unsupported-parameter rule; gw-only ones pass', () => {
+    const body = { model: 'm', input: 'x', store: false, metadata: { a: 'b' }, include: ['reasoning.encrypted_content'], truncation: 'disabled', service_tier: 'auto', top_logprobs: 2, max_tool_calls: 3 };
+    expect(refusal(() => responsesToCanonical(body, 'anthropic'))).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'top_logprobs' });
+    const droppedParams: string[] = [];
+    responsesToCanonical(body, 'anthropic', { dropUnsupportedParams: true, droppedParams });
+    expect(droppedParams).toEqual(['top_logprobs', 'max_tool_calls']);
+    expect(refusal(() => responsesToCanonical({ model: 'm', input: 'x', truncation: 'auto' }, 'anthropic'))).toMatchObject({ param: 'truncation' });
+  });
+
   it('answers a canonical completion as a Response, incomplete on length', () => {
     const response = canonicalToResponse(
       { model: 'gpt', choices: [{ message: { content: 'hi' }, finish_reason: 'length' }], usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, completion_tokens_details: { reasoning_tokens: 1 } } },
