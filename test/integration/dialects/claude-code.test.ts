@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { SseDecoder } from '../../../shared/http/sse.js';
 import { targetHeaders, useDialectRig, type DialectRig } from './dialect-setup.js';
@@ -73,6 +74,17 @@ describe('Claude Code 2.1.x through gw', () => {
     expect(response.status).toBe(400);
     expect(response.headers.get('x-gw-error-code')).toBe('invalid_message');
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain("messages.0.role 'narrator'");
+  });
+
+  it('gw’s key as an OpenAI client’s apiKey works on the chat route too, and is not sent upstream', async () => {
+    const before = rig.openai.requests.length;
+    const config = JSON.stringify({ provider: 'openai', api_key: 'sk-from-config', custom_host: rig.openai.url });
+    const client = new OpenAI({ apiKey: rig.gateway.apiKey, baseURL: `${rig.gateway.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-config': config } });
+    const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(completion.choices[0].message.content).toBeTruthy();
+    const upstream = rig.openai.requests.slice(before);
+    expect(upstream[0].headers.authorization).toBe('Bearer sk-from-config');
+    expect(JSON.stringify(upstream[0].headers)).not.toContain(rig.gateway.apiKey);
   });
 
   it('a key that is not gw’s in the client key headers is still the provider key: no gw key, 401', async () => {
