@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -50,6 +50,26 @@ export async function buildConsole(out = 'dist/console'): Promise<BuiltConsole> 
   const bytes = outputs.reduce((sum, file) => sum + statSync(file).size, 0);
   const entryBytes = statSync(join(assets, js)).size + statSync(join(assets, css)).size;
   return { dir: out, js, css, bytes, entryBytes };
+}
+
+/**
+ * Builds the console into `out` unless a build is there (`npm start`, and `cdk deploy` from a fresh clone, so the
+ * console never answers 503 `console_not_built`). The build goes to a folder of its own and is renamed into place,
+ * so two processes building at once never see or remove each other's half-written build.
+ */
+export async function ensureConsoleBuilt(out = 'dist/console'): Promise<void> {
+  if (existsSync(join(out, 'index.html'))) return;
+  const staging = `${out}.building-${process.pid}`;
+  await buildConsole(staging);
+  try {
+    if (existsSync(out) && !existsSync(join(out, 'index.html'))) rmSync(out, { recursive: true, force: true });
+    renameSync(staging, out);
+  } catch (error) {
+    // Another process put its build there first: that one serves.
+    if (!existsSync(join(out, 'index.html'))) throw error;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

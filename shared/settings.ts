@@ -3,6 +3,7 @@ import {
   integer,
   onOff,
   oneOf,
+  optionalOneOfAnyCase,
   optionalInteger,
   optionalText,
   optionalUrl,
@@ -110,6 +111,8 @@ const SETTING_READERS = {
   // Local runtime only: where the embedded store runs: its own child process (default) or inside the gw process.
   // Read before settings are (infra/local/embedded-store.ts); listed here so a bad value is refused the same way.
   GW_LOCAL_STORE: oneOf(['child', 'in-process'], 'child'),
+  // Read by Powertools Logger itself; checked here so a typo fails the start instead of logging at the default level.
+  POWERTOOLS_LOG_LEVEL: optionalOneOfAnyCase(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']),
   // Local runtime only: on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut.
   GW_SHUTDOWN_DRAIN_TIMEOUT_MS: integer(30_000, { min: 0 }),
   // Local runtime only: how often the scheduled functions run (EventBridge runs them every 5 minutes); 0 stops them.

@@ -1,3 +1,4 @@
+import { apiUrl } from './mount';
 import { authHeaders, type Credential } from './session';
 
 /** gw's one error shape, as the console shows it. */
@@ -24,7 +25,7 @@ export class Api {
   constructor(readonly credential: Credential) {}
 
   async call<T = Json>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>): Promise<T> {
-    const url = new URL(path, location.origin);
+    const url = apiUrl(path);
     for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, value);
     const response = await fetch(url, {
       method,

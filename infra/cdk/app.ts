@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFunctions, copyConsoleInto } from '../../scripts/build.js';
+import { ensureConsoleBuilt } from '../../scripts/build-console.js';
 import { readConfig } from './config.js';
 import { GwStack } from './gw-stack.js';
 
@@ -24,7 +25,9 @@ let builtHere: string | undefined;
 if (!app.node.tryGetContext('prebuiltBundles')) {
   builtHere = mkdtempSync(join(tmpdir(), 'gw-synth-bundles-'));
   await buildFunctions(builtHere);
-  if (!copyConsoleInto(builtHere, join(projectRoot, 'dist', 'console'))) console.error('gw: dist/console is missing (npm run build); the console will answer 503');
+  // The console ships with the control-plane function: built now when missing (a fresh clone's first deploy).
+  await ensureConsoleBuilt(join(projectRoot, 'dist', 'console'));
+  copyConsoleInto(builtHere, join(projectRoot, 'dist', 'console'));
   app.node.setContext('prebuiltBundles', builtHere);
 }
 const config = readConfig((key) => app.node.tryGetContext(key));

@@ -30,8 +30,8 @@ export function nodejsBundlingOptions(options: { withConsole?: boolean } = {}): 
 /**
  * After esbuild: every function gets gpt-tokenizer as its own file beside the bundle (shared/tokenizer.ts loads it
  * on first use through GW_TOKENIZER_MODULE), built the way scripts/build.ts builds it; the control-plane function
- * also serves the web console from `console/` (GW_CONSOLE_DIR), copied from `npm run build`'s dist/console.
- * Without a console build the console answers 503 `console_not_built`.
+ * also serves the web console from `console/` (GW_CONSOLE_DIR), copied from dist/console, which is built first
+ * when a fresh clone has none.
  */
 function afterBundlingHooks(withConsole: boolean): NonNullable<BundlingOptions['commandHooks']> {
   return {
@@ -40,7 +40,11 @@ function afterBundlingHooks(withConsole: boolean): NonNullable<BundlingOptions['
     afterBundling: (inputDir: string, outputDir: string) => [
       `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/node_modules/gpt-tokenizer/esm/main.js" --bundle --platform=node --target=${LAMBDA_BUNDLE.target} --format=esm --minify --legal-comments=none --log-level=warning --outfile="${outputDir}/gpt-tokenizer.mjs"`,
       ...(withConsole
-        ? [`if [ -d "${inputDir}/dist/console" ]; then cp -R "${inputDir}/dist/console" "${outputDir}/console"; else echo "gw: dist/console is missing (npm run build); the console will answer 503" >&2; fi`]
+        ? [
+            // A fresh clone has no console build: make it (scripts/build-console.ts), then ship it beside the bundle.
+            `if [ ! -f "${inputDir}/dist/console/index.html" ]; then (cd "${inputDir}" && node --import tsx scripts/build-console.ts); fi`,
+            `cp -R "${inputDir}/dist/console" "${outputDir}/console"`,
+          ]
         : []),
     ],
   };

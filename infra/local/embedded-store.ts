@@ -1,13 +1,9 @@
-import { Agent as HttpsAgent } from 'node:https';
 import * as z from 'zod';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { recordedClient } from '../../shared/store/recording/sdk-recording-middleware.js';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { TableDefinition } from '../../shared/store/table-definitions.js';
-import { InvalidSettingsError, settings } from '../../shared/settings.js';
-import { storeHttpsAgentOptions } from '../../shared/store/store-tls.js';
+import { InvalidSettingsError } from '../../shared/settings.js';
 import { forkStoreProcess } from './store/child-store.js';
-import { listenDynalite } from './store/dynalite-server.js';
+export { ensureTables } from './store/table-creation.js';
+import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
+import { LocalStartupError } from './startup-errors.js';
 import { controlStoreWrites } from './store/write-pressure.js';
 import { startHousekeeping, type Housekeeping, type HousekeepingPlan, type HousekeepingReport } from './store/housekeeping.js';
 
@@ -85,6 +81,7 @@ async function childStore(dataDir: string): Promise<LocalStore> {
 
 async function inProcessStore(dataDir: string): Promise<LocalStore> {
   const server = await listenDynalite(dataDir);
+  await probeInProcess(server, dataDir);
   const endpoint = `http://127.0.0.1:${server.port}`;
   let housekeeping: Housekeeping | undefined;
   const writes = controlStoreWrites(server.server, () => housekeeping?.noteWrite());
@@ -112,53 +109,24 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
   };
 }
 
-/** Creates every table that does not exist yet, from the same definitions the CDK stack uses. */
-export async function ensureTables(endpoint: string, region: string, tables: ReadonlyArray<{ definition: TableDefinition; name: string }>): Promise<void> {
-  // An external store behind TLS (GW_DYNAMODB_ENDPOINT=https://…) is reached with the DB_SSL settings, as the gateway reaches it.
-  const requestHandler = endpoint.startsWith('https:') ? new NodeHttpHandler({ httpsAgent: new HttpsAgent(storeHttpsAgentOptions(settings())) }) : undefined;
-  // Recorded like every client (outside any function: the local bootstrap, which has no role on AWS).
-  const client = recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler }), 'dynamodb');
+/**
+ * The first call of an in-process dynalite, as the store process makes it: a data directory another gw holds
+ * shows only then, thrown inside dynalite (uncaught, more than once). Until the probe answered, such a throw is a
+ * failed start, one line (LocalStartupError); after a failure, dynalite's further throws are ignored, since the
+ * process is about to exit.
+ */
+async function probeInProcess(server: DynaliteServer, dataDir: string): Promise<void> {
+  let onThrow: (error: Error) => void = () => undefined;
+  const thrown = new Promise<never>((_resolve, reject) => (onThrow = reject));
+  process.on('uncaughtException', onThrow);
   try {
-    for (const { definition, name } of tables) {
-      if (await tableExists(client, name)) continue;
-      const attributes = new Set([definition.partitionKey, definition.sortKey]);
-      for (const index of definition.globalIndexes) {
-        attributes.add(index.partitionKey);
-        attributes.add(index.sortKey);
-      }
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [...attributes].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
-          KeySchema: [
-            { AttributeName: definition.partitionKey, KeyType: 'HASH' },
-            { AttributeName: definition.sortKey, KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: definition.globalIndexes.length
-            ? definition.globalIndexes.map((index) => ({
-                IndexName: index.indexName,
-                KeySchema: [
-                  { AttributeName: index.partitionKey, KeyType: 'HASH' },
-                  { AttributeName: index.sortKey, KeyType: 'RANGE' },
-                ],
-                Projection: { ProjectionType: 'ALL' },
-              }))
-            : undefined,
-        }),
-      );
-    }
-  } finally {
-    client.destroy();
-  }
-}
-
-async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: name }));
-    return true;
+    await Promise.race([probeDynalite(server.port), thrown]);
+    process.off('uncaughtException', onThrow);
   } catch (error) {
-    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return false;
-    throw error;
+    process.off('uncaughtException', onThrow);
+    process.on('uncaughtException', () => undefined);
+    void server.close();
+    const hint = dataDir === ':memory:' ? '' : ` (is another gw using ${dataDir}? stop it first)`;
+    throw new LocalStartupError(`could not open the local store: ${(error as Error).message}${hint}`);
   }
 }

@@ -1,11 +1,17 @@
+// First: before anything loads the AWS SDK.
+import './quiet-sdk-notice.js';
 import { InvalidSettingsError } from '../../shared/settings.js';
-import { PortInUseError } from './reliability.js';
+import { ensureConsoleBuilt } from './console-assets.js';
 import { startLocalServer } from './server.js';
+import { shutdownSignalHandler } from './shutdown-signals.js';
+import { startupErrorLine } from './startup-errors.js';
 
 /** `npm start`: the local gw on 127.0.0.1:8787 (PORT, HOST, GW_DATA_DIR, GW_BOOTSTRAP_API_KEY override). */
 async function main(): Promise<void> {
   const port = process.env.PORT ? Number(process.env.PORT) : 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidSettingsError([`PORT: must be an integer 0-65535 (got ${JSON.stringify(process.env.PORT)})`]);
+  // A fresh clone has no console build yet: build it (about a second) so /console works on the first start.
+  await ensureConsoleBuilt();
   const server = await startLocalServer({
     port,
     host: process.env.HOST ?? '127.0.0.1',
@@ -15,6 +21,7 @@ async function main(): Promise<void> {
   const shownKey = server.bootstrap.createdApiKey;
   console.log(`gw is listening on ${server.url}`);
   console.log(`  workspace: ${server.bootstrap.workspaceId}`);
+  console.log(`  console:   ${server.url}/console/ (sign in with the admin API key)`);
   if (shownKey && !process.env.GW_BOOTSTRAP_API_KEY) {
     console.log(`  admin API key (shown once, store it now): ${shownKey}`);
     console.log('\nSet it for the examples below and in README:\n');
@@ -32,17 +39,18 @@ async function main(): Promise<void> {
       `  -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello"}]}'\n`,
   );
 
-  // SIGTERM and SIGINT (Ctrl-C, or either one relayed by npm and tsx) both shut down gracefully: stop
-  // accepting, let requests in flight finish, flush logs and charges, close the store, exit 0. A second
-  // signal while that runs exits at once.
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
+  // SIGTERM and SIGINT (Ctrl-C) both shut down gracefully: stop accepting, let requests in flight finish, flush
+  // logs and charges, close the store, exit 0. The group's signal arrives more than once (directly and relayed by
+  // npm): copies within a moment are one signal; a signal after that exits at once (shutdown-signals.ts).
+  const onSignal = shutdownSignalHandler({
+    stop: (signal) => void stop(signal),
+    exitNow: (signal) => {
       console.log(`${signal} again: exiting now`);
       process.exit(130);
-    }
-    stopping = true;
-    console.log(`\n${signal}: shutting down (finishing requests in flight, flushing logs and charges)`);
+    },
+  });
+  const stop = async (signal: NodeJS.Signals) => {
+    console.log(`\n${signal}: shutting down (finishing requests in flight, flushing logs and charges; ${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)`);
     const report = await server.close();
     if (report.cutRequests > 0 || report.pendingBackground > 0) {
       console.log(`gw stopped: ${report.cutRequests} request(s) cut at the drain timeout, ${report.pendingBackground} background task(s) not flushed`);
@@ -51,11 +59,12 @@ async function main(): Promise<void> {
     }
     process.exit(0);
   };
-  process.on('SIGINT', (signal) => void stop(signal));
-  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof InvalidSettingsError || error instanceof PortInUseError ? error.message : error);
+  // Problems the user fixes are one line without a stack (startup-errors.ts); anything else is a crash, in full.
+  console.error(startupErrorLine(error) ?? error);
   process.exit(1);
 });

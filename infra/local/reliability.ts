@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { LocalStartupError } from './startup-errors.js';
+
 /**
  * What keeps a long-running local gw bounded and loses nothing it owes: the housekeeping of the embedded store
  * (TTL sweep, the local caps on request-log age and count; run where the store runs) and the replay of charges
@@ -6,7 +8,7 @@ import { resolve } from 'node:path';
  * on start and then periodically.
  * Loaded after settings were applied (server.ts imports it lazily through startLocalReliability).
  */
-export class PortInUseError extends Error {
+export class PortInUseError extends LocalStartupError {
   constructor(host: string, port: number) {
     super(`gw: port ${port} on ${host} is already in use (another gw?). Stop that process or start with PORT=<another port> npm start`);
     this.name = 'PortInUseError';

@@ -13,6 +13,7 @@ import { installLambdaShim } from './lambda-shim.js';
 import { createNodeEdge } from './node-edge.js';
 import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
+import { unusableHostError } from './startup-errors.js';
 
 export interface LocalServerOptions {
   port?: number;
@@ -48,9 +49,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const current = settings();
   const { TABLES, tableName } = await import('../../shared/store/table-definitions.js');
   await ensureTables(store.endpoint, current.AWS_REGION, TABLES.map((definition) => ({ definition, name: tableName(current, definition) })));
-  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
-  const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey);
-
   const { createGatewayApp } = await import('../../shared/gateway/app.js');
   const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
@@ -73,10 +71,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     server.once('error', (error: NodeJS.ErrnoException) => {
       // A busy port is a setup problem, not a crash: one line that says what to do (main.ts prints it).
       if (error.code === 'EADDRINUSE') reject(new PortInUseError(options.host ?? '127.0.0.1', options.port ?? 8787));
-      else reject(error);
+      else reject(unusableHostError(error, options.host ?? '127.0.0.1') ?? error);
     });
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
   }).catch(async (error: unknown) => {
+    await reliability.stop();
+    await schedules.stop();
+    await store.close();
+    throw error;
+  });
+  // The first start's admin key is created only now that gw listens: were it created before a failed listen (a
+  // busy port), it would be stored, never shown, and the next start would believe it had been shown.
+  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
+  const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey).catch(async (error: unknown) => {
+    server.close();
     await reliability.stop();
     await schedules.stop();
     await store.close();

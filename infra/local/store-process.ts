@@ -21,14 +21,18 @@ async function main(): Promise<void> {
     if (process.connected) send(message);
   };
   const dataDir = process.argv[2] ?? ':memory:';
+  let failed = false;
   const fail = (error: unknown): never => {
+    // A locked data directory can throw more than once inside dynalite: report the first, say nothing more.
+    if (failed) return undefined as never;
+    failed = true;
     const reason = (error as Error).message;
     const hint = dataDir === ':memory:' ? '' : ` (is another gw using ${dataDir}? stop it first)`;
     reply({ type: 'failed', message: `could not open the local store: ${reason}${hint}` });
     process.exit(1);
   };
   // Until it answered once, anything dynalite throws (a locked data directory) is a failed start.
-  process.once('uncaughtException', fail);
+  process.on('uncaughtException', fail);
   const store: DynaliteServer = await listenDynalite(dataDir).catch(fail);
   await probeDynalite(store.port).catch(fail);
   process.off('uncaughtException', fail);

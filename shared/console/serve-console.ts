@@ -26,13 +26,17 @@ export function isConsolePath(path: string): boolean {
 }
 
 /**
- * The web console: `index.html` (never cached: it names the current assets) and content-hashed assets
- * (cached for a year). Static and public; everything it shows is fetched from the API with the user's key.
+ * The web console: `index.html` at `/console/` (never cached: it names the current assets) and content-hashed
+ * assets (cached for a year). Static and public; everything it shows is fetched from the API with the user's key.
+ * Nothing in it names an absolute path: it works under any prefix (docs/console.md).
  */
 export function serveConsole(method: string, path: string): NeutralResponse {
   if (method !== 'GET' && method !== 'HEAD') return errorResponse(new GatewayError(405, 'method_not_allowed', `${method} is not allowed on ${path}`), { allow: 'GET, HEAD' });
+  // The page names its assets relative to itself (`assets/…`), so it must be loaded as `…/console/`. A relative
+  // Location keeps whatever precedes /console (API Gateway's stage, a custom domain's base path), which gw never sees.
+  if (path === '/console') return { status: 308, headers: { location: 'console/', 'cache-control': 'no-cache' }, body: '' };
   const asset = path.startsWith('/console/assets/') ? path.slice('/console/assets/'.length) : undefined;
-  if (asset === undefined && path !== '/console' && path !== '/console/') return notFound(path);
+  if (asset === undefined && path !== '/console/') return notFound(path);
   if (asset !== undefined && !ASSET_NAME.test(asset)) return notFound(path);
   const relative = asset === undefined ? 'index.html' : join('assets', asset);
   const body = read(normalize(relative));

@@ -8,8 +8,12 @@ import { MAX_ID_CHARS } from '../http/ids.js';
  */
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 
+/**
+ * A turn of `messages`. The role is only checked to be a string: Anthropic adds roles (Claude Code 2.1 sends a
+ * `system` turn inside `messages`), a native target judges them itself, and translation maps or refuses each one.
+ */
 const messagesMessage = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  role: z.string().min(1),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
 });
 
@@ -20,7 +24,7 @@ export const messagesRequestSchema = z
     messages: z.array(messagesMessage).min(1),
     system: z.union([z.string(), z.array(textBlock)]).optional(),
     tools: z.array(z.looseObject({ name: z.string() })).optional(),
-    tool_choice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']) }).optional(),
+    tool_choice: z.looseObject({ type: z.string() }).optional(),
     thinking: z.looseObject({ type: z.string() }).optional(),
     stop_sequences: z.array(z.string()).optional(),
     temperature: z.number().optional(),

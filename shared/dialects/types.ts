@@ -1,5 +1,8 @@
 import type { GatewayError } from '../http/errors.js';
-import type { OpenAIBody, StreamTranslator, TargetSettings, UpstreamCall } from '../providers/types.js';
+import type { AdapterInput, OpenAIBody, StreamTranslator, TargetSettings, UpstreamCall } from '../providers/types.js';
+
+/** How a translation treats a field the target has no equivalent for (shared/providers/common/unsupported-params.ts). */
+export type UnsupportedParamRule = Pick<AdapterInput, 'dropUnsupportedParams' | 'droppedParams'>;
 
 /** The inbound API dialects besides OpenAI Chat Completions (which is the canonical form itself). */
 export type DialectName = 'responses' | 'messages';
@@ -47,8 +50,11 @@ export interface DialectCodec {
   validate(body: OpenAIBody): void;
   /** True when the target speaks this dialect, so the body goes through natively (may depend on the model). */
   speaksNatively(provider: string, target: TargetSettings, body: OpenAIBody): boolean;
-  /** The client's body → the canonical chat body the provider adapters consume. `provider` names the target. */
-  toCanonical(body: OpenAIBody, provider: string): OpenAIBody;
+  /**
+   * The client's body → the canonical chat body the provider adapters consume. `provider` names the target; a
+   * field with no canonical equivalent is refused or, under `rule.dropUnsupportedParams`, dropped and recorded.
+   */
+  toCanonical(body: OpenAIBody, provider: string, rule?: UnsupportedParamRule): OpenAIBody;
   /** A canonical `chat.completion` → the dialect's response object. */
   fromCanonical(completion: Record<string, unknown>, body: OpenAIBody): Record<string, unknown>;
   createStreamEncoder(body: OpenAIBody): DialectStreamEncoder;

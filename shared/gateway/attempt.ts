@@ -105,7 +105,11 @@ export async function attemptLeaf(
       onUsage({ usage: cache.hit.usage as Record<string, unknown> | undefined, cacheHit: true });
       return servedFromCache(adapter.slug, body.model, cache, stream, clientWantsUsage);
     }
-    let input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: dialect ? dialect.toCanonical(body, adapter.slug) : body, stream, target, forwardHeaders, dropUnsupportedParams: context.options.dropUnsupportedParams };
+    // A dialect's fields with no canonical equivalent follow the same unsupported-parameter rule as the adapters'.
+    const dialectDropped: string[] = [];
+    const dropUnsupportedParams = context.options.dropUnsupportedParams;
+    const canonical = dialect ? dialect.toCanonical(body, adapter.slug, { dropUnsupportedParams, droppedParams: dialectDropped }) : body;
+    let input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: canonical, stream, target, forwardHeaders, dropUnsupportedParams };
     // Providers that need I/O to build their request (Bedrock fetches image links) do it here; others skip it.
     if (adapter.prepare) input = await adapter.prepare(input, { fetchImage: remoteImageFetcher(context, { timeoutMs, signal: context.request.signal }) });
     const call = await adapter.buildCall(input);
@@ -117,7 +121,8 @@ export async function attemptLeaf(
     if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
     // Provider rate-limit headers and request id (as x-gw-upstream-request-id) go back to the client.
     const headers: Record<string, string> = relayedUpstreamHeaders(upstream.headers);
-    if (call.dropped?.length) headers['x-gw-dropped-params'] = call.dropped.join(','); // x-gw-drop-unsupported-params
+    const dropped = [...dialectDropped, ...(call.dropped ?? [])];
+    if (dropped.length > 0) headers['x-gw-dropped-params'] = dropped.join(','); // x-gw-drop-unsupported-params
     const success = { provider: adapter.slug, model: body.model, headers, cacheStatus: cache.status };
     record.cache_status = cache.status;
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { segment, type Api, type Json, type Page } from '../api';
 import { CopyButton, ErrorBanner, JsonView, Section, Table, TextInput, text, useLoad, when } from '../components';
 import { curlFor } from '../curl';
+import { gatewayRoot } from '../mount';
 import { navigate } from '../router';
 
 const FILTERS = ['trace_id', 'user', 'provider', 'model', 'status', 'cache_status', 'api_key_id', 'from', 'to'] as const;
@@ -69,7 +70,7 @@ export function LogsPage({ api, logId }: { api: Api; logId?: string }) {
 function LogDetail({ api, logId }: { api: Api; logId: string }) {
   const record = useLoad(() => api.get(`/v1/logs/${segment(logId)}`), [logId]);
   const data = record.data;
-  const curl = data ? curlFor(data, location.origin) : '';
+  const curl = data ? curlFor(data, gatewayRoot()) : '';
   return (
     <Section
       title={`Request ${logId}`}

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { HousekeepingReport } from './housekeeping.js';
 import type { StoreReply, StoreRequest } from './protocol.js';
+import { LocalStartupError } from '../startup-errors.js';
 
 const START_TIMEOUT_MS = 30_000;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -33,9 +34,13 @@ export async function forkStoreProcess(dataDir: string): Promise<ChildStore> {
     }, START_TIMEOUT_MS);
     const onMessage = (message: StoreReply) => {
       if (message.type === 'ready') settle(() => resolve(message.port));
-      if (message.type === 'failed') settle(() => reject(new Error(message.message)));
+      // The store process says what went wrong (a data directory another gw holds): a start-up problem, one line.
+      if (message.type === 'failed') settle(() => reject(new LocalStartupError(message.message)));
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => settle(() => reject(new Error(`the store process exited before it was ready (${signal ?? `code ${code}`})`)));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      const hint = dataDir === ':memory:' ? '' : ` (is another gw using ${dataDir}? stop it first)`;
+      settle(() => reject(new LocalStartupError(`could not open the local store: its process exited before it was ready (${signal ?? `code ${code}`})${hint}`)));
+    };
     const onError = (error: Error) => settle(() => reject(error));
     const settle = (done: () => void) => {
       clearTimeout(timer);

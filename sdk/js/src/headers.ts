@@ -70,12 +70,33 @@ export type GatewayParameters = { [K in StringParameter]?: string } & {
 export function createHeaders(parameters: GatewayParameters): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(parameters)) {
+    refuseSnakeCase(name);
     if (value === undefined || value === null) continue;
     const header = (PARAMETER_HEADERS as Record<string, string>)[name] ?? customHeaderName(name);
     headers[header] = headerValue(name, value);
   }
   validate(headers);
   return headers;
+}
+
+/** Options of the client (`createClient`) beside the gateway parameters, for the check of the other SDK's spelling. */
+const CLIENT_OPTIONS = ['baseURL', 'providerApiKey'] as const;
+
+/** `api_key` → `apiKey`, `base_url` → `baseURL` (the Python SDK's names → this SDK's), or undefined for no such name. */
+export function camelCaseParameter(name: string): string | undefined {
+  const camel = name.toLowerCase().replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+  const known = [...Object.keys(PARAMETER_HEADERS), ...CLIENT_OPTIONS];
+  return known.find((candidate) => candidate.toLowerCase() === camel.toLowerCase());
+}
+
+/**
+ * The Python (snake_case) spelling of a parameter is refused, naming this SDK's: taken as a custom header it
+ * would silently send `api_key: …` and no `x-gw-api-key`.
+ */
+function refuseSnakeCase(name: string): void {
+  if (!name.includes('_')) return;
+  const camel = camelCaseParameter(name);
+  if (camel) throw new GwValidationError(`\`${name}\` is the Python SDK's spelling; the TypeScript SDK takes \`${camel}\``, camel, 'invalid_parameter_name');
 }
 
 /** `xMyHeader` → `x-my-header`; a name already in HTTP form is kept. */

@@ -58,6 +58,26 @@ MAX_REQUEST_TIMEOUT_MS = 15 * 60 * 1000
 MAX_METADATA_BYTES = 8 * 1024
 
 
+#: Arguments of the client (`Gw`) beside the gateway parameters, for the check of the other SDK's spelling.
+CLIENT_ARGUMENTS = frozenset({"base_url", "provider_api_key"})
+
+
+def snake_case(name: str) -> str:
+    """`apiKey` -> `api_key`, `traceID` -> `trace_id`, `baseURL` -> `base_url` (the TypeScript SDK's names)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return re.sub(r"([A-Z])([A-Z][a-z])", r"\1_\2", spaced).lower()
+
+
+def refuse_camel_case(name: str) -> None:
+    """A TypeScript (camelCase) spelling of a parameter is refused, naming the Python one: taken as a custom
+    header it would silently send `apiKey: …` and no `x-gw-api-key`."""
+    if name in PARAMETER_HEADERS or name in CLIENT_ARGUMENTS or name == name.lower():
+        return
+    python_name = snake_case(name)
+    if python_name in PARAMETER_HEADERS or python_name in CLIENT_ARGUMENTS:
+        raise _invalid(python_name, f"`{name}` is the TypeScript SDK's spelling; the Python SDK takes `{python_name}`")
+
+
 def custom_header_name(name: str) -> str:
     """`X_My_Header` (or `x_my_header`) becomes `X-My-Header`: underscores are the snake_case form of hyphens."""
     return name.replace("_", "-")
@@ -73,6 +93,7 @@ def create_headers(api_key: Optional[str] = None, **parameters: Any) -> Dict[str
         parameters["api_key"] = api_key
     headers: Dict[str, str] = {}
     for name, value in parameters.items():
+        refuse_camel_case(name)
         if value is None:
             continue
         header = PARAMETER_HEADERS.get(name)

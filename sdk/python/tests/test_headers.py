@@ -23,6 +23,23 @@ class CreateHeadersTest(unittest.TestCase):
             "x-gw-cloudc-region": "eu-west-1",
         })
 
+    def test_refuses_the_typescript_spelling_of_a_parameter_naming_the_python_one(self):
+        for camel, snake in [("apiKey", "api_key"), ("virtualKey", "virtual_key"), ("traceID", "trace_id"),
+                             ("baseURL", "base_url"), ("providerApiKey", "provider_api_key"), ("cloudcRegion", "cloudc_region")]:
+            with self.assertRaises(GwValidationError) as raised:
+                create_headers(**{camel: "x"})
+            self.assertEqual(raised.exception.param, snake)
+            self.assertIn(f"`{snake}`", str(raised.exception))
+        # Even as None (a default left unset), the misspelling is named rather than ignored.
+        with self.assertRaises(GwValidationError):
+            create_headers(apiKey=None)
+        from gw_sdk import Gw
+        with self.assertRaises(GwValidationError) as raised:
+            Gw("gwk_x", baseURL="http://127.0.0.1:8787/v1")
+        self.assertEqual(raised.exception.param, "base_url")
+        # A custom header in any case that is not a parameter's spelling stays a header.
+        self.assertEqual(create_headers(xTenant="a"), {"xTenant": "a"})
+
     def test_custom_snake_case_keys_become_headers(self):
         self.assertEqual(create_headers(X_My_Header="a"), {"X-My-Header": "a"})
         self.assertEqual(custom_header_name("x_tenant_id"), "x-tenant-id")

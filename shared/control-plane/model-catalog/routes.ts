@@ -1,6 +1,7 @@
 import { GatewayError, badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
 import { modelConfigs } from '../../observability/pricing/index.js';
+import { shippedDataTimestamp } from '../../observability/pricing/default-prices.js';
 import type { ControlPlaneRequest, ResourceHandler } from '../app.js';
 import type { RouteRegistrar } from '../routes.js';
 import { canonicalProvider, catalogModel, catalogModels, catalogProviders } from './catalog.js';
@@ -53,7 +54,7 @@ export function registerModelCatalogRoutes(register: RouteRegistrar): void {
     const providers = await providersFor(call, providerFilter(call.request.query.provider));
     const data: OpenAIModel[] = [];
     for (const provider of providers) {
-      for (const id of await modelConfigs().modelIds(provider)) data.push({ id, object: 'model', created: 0, owned_by: provider });
+      for (const id of await modelConfigs().modelIds(provider)) data.push({ id, object: 'model', created: catalogCreated(), owned_by: provider });
     }
     return jsonResponse(200, { object: 'list', data });
   });
@@ -68,10 +69,15 @@ export function registerModelCatalogRoutes(register: RouteRegistrar): void {
     for (const [provider, id] of candidates) {
       const ids = await modelConfigs().modelIds(provider);
       const found = ids.find((candidate) => candidate === id) ?? ids.find((candidate) => candidate.toLowerCase() === id.toLowerCase());
-      if (found !== undefined) return jsonResponse(200, { id: found, object: 'model', created: 0, owned_by: provider } satisfies OpenAIModel);
+      if (found !== undefined) return jsonResponse(200, { id: found, object: 'model', created: catalogCreated(), owned_by: provider } satisfies OpenAIModel);
     }
     throw modelNotFound(model);
   });
+}
+
+/** OpenAI's `created` of a listed model: the date of the catalog data gw ships (it has no release date per model). */
+function catalogCreated(): number {
+  return shippedDataTimestamp();
 }
 
 /** The providers to list for this caller: those its workspace reaches (all known when none), then the filter. */

@@ -51,7 +51,7 @@ export const openAIModelSchema = z
   .object({
     id: z.string(),
     object: z.literal('model'),
-    created: z.int().meta({ description: 'Unix seconds; 0 when the pricing data does not say (it never does today).' }),
+    created: z.int().meta({ description: 'Unix seconds: the date of the catalog data gw ships (its newest price change in effect); the data has no release date per model.' }),
     owned_by: z.string().meta({ description: 'The gw provider slug that serves the model.' }),
   })
   .meta({ id: 'Model' });

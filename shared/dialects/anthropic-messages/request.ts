@@ -1,7 +1,9 @@
 import { badRequest } from '../../http/errors.js';
 import { isRecord } from '../../providers/common/json-guards.js';
+import { refuseOrRecordDrop } from '../../providers/common/unsupported-params.js';
 import type { OpenAIBody } from '../../providers/types.js';
 import { checkBody, messagesRequestSchema } from '../schemas.js';
+import type { UnsupportedParamRule } from '../types.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,12 +13,26 @@ export function validateMessagesBody(body: OpenAIBody): void {
 }
 
 /**
+ * Top-level Messages fields the translation carries over (or that only concern Anthropic's wire and mean nothing
+ * elsewhere: `user` is gw's own, from metadata). Any other field the client sets follows the unsupported-parameter
+ * rule: a 400 naming it, or dropped and reported under `x-gw-drop-unsupported-params: true`.
+ */
+const TRANSLATED_FIELDS = new Set([
+  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'stop_sequences', 'temperature', 'top_p', 'metadata', 'stream', 'user', 'output_config',
+]);
+
+/**
  * A Messages body → the canonical chat body. Client tools become functions; tool results become `tool`
  * messages placed right after the assistant turn that called them; images and PDFs become OpenAI content
- * parts; thinking maps to `reasoning_effort`. Anthropic server tools (web search, code execution, …) run only
- * on Anthropic: any other target is a 400 naming the tool.
+ * parts; a `system` turn inside `messages` stays a system message at its place (each provider adapter maps it to
+ * its own system or developer role); thinking and `output_config.effort` map to `reasoning_effort`,
+ * `output_config.format` to `response_format`. Anthropic server tools (web search, code execution, …) run only
+ * on Anthropic: any other target is a 400 naming the tool. Fields with no equivalent (`context_management`,
+ * `top_k`, …) follow the unsupported-parameter rule.
  */
-export function messagesToCanonical(body: OpenAIBody, provider: string): OpenAIBody {
+export function messagesToCanonical(body: OpenAIBody, provider: string, rule: UnsupportedParamRule = {}): OpenAIBody {
+  const providerName = `provider '${provider}' (translated from the Messages API)`;
+  refuseOrRecordDrop(rule, providerName, Object.keys(body).filter((name) => !TRANSLATED_FIELDS.has(name) && body[name] !== undefined && body[name] !== null));
   const messages: Json[] = [];
   const system = systemText(body.system);
   if (system !== undefined) messages.push({ role: 'system', content: system });
@@ -31,8 +47,7 @@ export function messagesToCanonical(body: OpenAIBody, provider: string): OpenAIB
   else if (typeof body.user === 'string') chat.user = body.user;
   if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = body.tools.map((tool, index) => convertTool(tool, index, provider));
   Object.assign(chat, toolChoice(body.tool_choice));
-  const effort = reasoningEffort(body.thinking);
-  if (effort) chat.reasoning_effort = effort;
+  Object.assign(chat, outputConfig(body.output_config, body.thinking, rule, providerName));
   return chat;
 }
 
@@ -47,6 +62,13 @@ function systemText(system: unknown): string | undefined {
 const CLAUDE_SERVING_PROVIDERS = new Set(['bedrock', 'vertex-ai', 'anthropic']);
 
 function convertMessage(message: Json, index: number, keepThinking: boolean): Json[] {
+  if (message.role === 'system') {
+    const text = systemText(message.content);
+    return text === undefined ? [] : [{ role: 'system', content: text }];
+  }
+  if (message.role !== 'user' && message.role !== 'assistant') {
+    throw badRequest('invalid_message', `messages.${index}.role '${String(message.role)}' cannot be translated for this target (user, assistant or system)`, `messages.${index}.role`);
+  }
   const blocks: unknown[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as unknown[]);
   if (message.role === 'assistant') return [assistantMessage(blocks, index, keepThinking)];
   const toolMessages: Json[] = [];
@@ -143,10 +165,29 @@ function toolChoice(choice: unknown): Json {
   return out;
 }
 
+/**
+ * `thinking` and `output_config` → `reasoning_effort` and `response_format`. Thinking on (`enabled` with a budget,
+ * or `adaptive`) asks for reasoning: `output_config.effort` names its level when given (Anthropic's `max` is
+ * OpenAI's `high`), else a budget maps to the nearest of low / medium / high, and adaptive thinking alone leaves
+ * the model's default. An effort without thinking, and any other `output_config` key, has no chat equivalent.
+ */
+function outputConfig(config: unknown, thinking: unknown, rule: UnsupportedParamRule, providerName: string): Json {
+  const out: Json = {};
+  const settings = isRecord(config) ? config : {};
+  const thinkingOn = isRecord(thinking) && (thinking.type === 'enabled' || thinking.type === 'adaptive');
+  const unsupported = Object.keys(settings).filter((key) => key !== 'format' && !(key === 'effort' && thinkingOn)).map((key) => `output_config.${key}`);
+  refuseOrRecordDrop(rule, providerName, unsupported);
+  if (thinkingOn && typeof settings.effort === 'string') out.reasoning_effort = settings.effort === 'max' ? 'high' : settings.effort;
+  else if (thinkingOn && thinking.type === 'enabled') out.reasoning_effort = effortForBudget(thinking.budget_tokens);
+  const format = isRecord(settings.format) ? settings.format : undefined;
+  if (format?.type === 'json_schema') out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+  else if (format) refuseOrRecordDrop(rule, providerName, ['output_config.format']);
+  return out;
+}
+
 /** Extended thinking's token budget → OpenAI's effort levels (the nearest of low / medium / high). */
-function reasoningEffort(thinking: unknown): string | undefined {
-  if (!isRecord(thinking) || thinking.type !== 'enabled') return undefined;
-  const budget = typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : 0;
+function effortForBudget(budgetTokens: unknown): string {
+  const budget = typeof budgetTokens === 'number' ? budgetTokens : 0;
   if (budget <= 2048) return 'low';
   return budget <= 8192 ? 'medium' : 'high';
 }

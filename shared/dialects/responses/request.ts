@@ -1,12 +1,37 @@
 import { badRequest } from '../../http/errors.js';
 import { isRecord } from '../../providers/common/json-guards.js';
+import { refuseOrRecordDrop } from '../../providers/common/unsupported-params.js';
 import type { OpenAIBody } from '../../providers/types.js';
+import type { UnsupportedParamRule } from '../types.js';
 import { checkBody, responsesRequestSchema } from '../schemas.js';
 
 type Json = Record<string, unknown>;
 
 /** Input item types gw can translate for a non-OpenAI target. */
 const TRANSLATABLE_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+
+/** Top-level Responses fields the translation carries over (`previous_response_id` was expanded into `input`). */
+const TRANSLATED_FIELDS = new Set([
+  'model', 'input', 'instructions', 'previous_response_id', 'stream', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning',
+  'max_output_tokens', 'temperature', 'top_p', 'user', 'safety_identifier', 'background',
+]);
+
+/**
+ * Fields that concern gw or OpenAI's side only and ask nothing of another provider, with the values that do so:
+ * `store` and `metadata` are gw's (it stores the response itself), `include` asks for extra output data,
+ * `prompt_cache_key` is a cache hint, `stream_options` tunes OpenAI's stream framing. Any other field, or these
+ * with a value that asks for more (`truncation: "auto"`, a `service_tier` other than the default), follows the
+ * unsupported-parameter rule.
+ */
+const NO_EFFECT_ELSEWHERE: Readonly<Record<string, (value: unknown) => boolean>> = {
+  store: () => true,
+  metadata: () => true,
+  include: () => true,
+  prompt_cache_key: () => true,
+  stream_options: () => true,
+  truncation: (value) => value === 'disabled',
+  service_tier: (value) => value === 'auto' || value === 'default',
+};
 
 /** Checks the shape of a Responses body when it arrives. */
 export function validateResponsesBody(body: OpenAIBody): void {
@@ -25,9 +50,12 @@ export function inputItems(input: unknown): Json[] {
  * A Responses body → the canonical chat body. `instructions` become the system message; message items,
  * `function_call` and `function_call_output` items become chat messages (consecutive assistant output joins
  * one assistant turn); function tools become chat tools; `text.format` becomes `response_format`. Built-in
- * tools (web search, file search, …) run only on OpenAI: any other target is a 400 naming the tool.
+ * tools (web search, file search, …) run only on OpenAI: any other target is a 400 naming the tool. A field
+ * with no chat equivalent follows the unsupported-parameter rule (a 400 naming it, or dropped and reported).
  */
-export function responsesToCanonical(body: OpenAIBody, provider: string): OpenAIBody {
+export function responsesToCanonical(body: OpenAIBody, provider: string, rule: UnsupportedParamRule = {}): OpenAIBody {
+  const unsupported = Object.keys(body).filter((name) => body[name] !== undefined && body[name] !== null && !TRANSLATED_FIELDS.has(name) && !NO_EFFECT_ELSEWHERE[name]?.(body[name]));
+  refuseOrRecordDrop(rule, `provider '${provider}' (translated from the Responses API)`, unsupported);
   const messages: Json[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') messages.push({ role: 'system', content: body.instructions });
   inputItems(body.input).forEach((item, index) => appendItem(messages, item, index));

@@ -30,6 +30,31 @@ const SOURCE = 'default';
 /** The gw providers the shipped data prices (the model catalog lists their models). */
 export const PRICED_PROVIDER_SLUGS: readonly string[] = Object.keys(PRICED_PROVIDERS);
 
+let shippedDataDate: number | undefined;
+
+/**
+ * The date of the shipped pricing data, in epoch seconds: its newest price change (a `start_date`) that is not in
+ * the future (the data announces some ahead). The data has no release date per model, so `/v1/models` gives this
+ * as every model's `created`: a real time the model was known by, stable across requests (it changes when the
+ * package's data does, or an announced change takes effect).
+ */
+export function shippedDataTimestamp(): number {
+  if (shippedDataDate !== undefined) return shippedDataDate;
+  const today = new Date().toISOString().slice(0, 10);
+  let newest = '';
+  for (const providerId of new Set(Object.values(PRICED_PROVIDERS))) {
+    for (const model of findProvider({ providerId })?.models ?? []) {
+      if (!Array.isArray(model.prices)) continue;
+      for (const price of model.prices) {
+        const date = price.constraint?.type === 'start_date' ? price.constraint.start_date : '';
+        if (date > newest && date <= today) newest = date;
+      }
+    }
+  }
+  const parsed = Date.parse(newest);
+  return (shippedDataDate = Number.isFinite(parsed) ? Math.floor(parsed / 1000) : 0);
+}
+
 /** The model ids the shipped data knows for a gw provider (the model catalog's listing). */
 export function defaultModelIds(provider: string): string[] {
   const providerId = PRICED_PROVIDERS[provider];

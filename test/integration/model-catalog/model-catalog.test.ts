@@ -122,7 +122,12 @@ describe('GET /v1/models (OpenAI list format)', () => {
     for await (const model of client.models.list()) models.push(model);
     expect(models.length).toBeGreaterThan(50);
     expect(models[0]).toEqual({ id: expect.any(String), object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
-    expect(models).toContainEqual({ id: 'gw-test-model', object: 'model', created: 0, owned_by: 'openai' });
+    // `created` is a real time (the shipped catalog data's date), the same for every model, never 0 nor in the future.
+    const created = models[0].created;
+    expect(created).toBeGreaterThan(Date.parse('2025-01-01') / 1000);
+    expect(created).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(new Set(models.map((model) => model.created))).toEqual(new Set([created]));
+    expect(models).toContainEqual({ id: 'gw-test-model', object: 'model', created, owned_by: 'openai' });
     expect(new Set(models.map((model) => model.owned_by))).toContain('anthropic');
     const retrieved = await client.models.retrieve('gw-test-model');
     expect(retrieved).toMatchObject({ id: 'gw-test-model', object: 'model', owned_by: 'openai' });
@@ -140,7 +145,8 @@ describe('GET /v1/models (OpenAI list format)', () => {
 
   it('filters by ?provider= and refuses an unknown one', async () => {
     const reply = await api<{ object: string; data: Array<{ owned_by: string; id: string }> }>(gateway, 'GET', '/v1/models?provider=ollama', { key: plainKey });
-    expect(reply.body).toEqual({ object: 'list', data: [{ id: 'llama3.2:3b', object: 'model', created: 0, owned_by: 'ollama' }] });
+    expect(reply.body).toEqual({ object: 'list', data: [{ id: 'llama3.2:3b', object: 'model', created: expect.any(Number), owned_by: 'ollama' }] });
+    expect((reply.body.data[0] as unknown as { created: number }).created).toBeGreaterThan(0);
     const unreachable = await api<{ data: unknown[] }>(gateway, 'GET', '/v1/models?provider=openai', { key: routedKey });
     expect(unreachable.body.data).toEqual([]);
     expectError(await api(gateway, 'GET', '/v1/models?provider=nope', { key: plainKey }), 400, 'invalid_provider');

@@ -65,6 +65,24 @@ describe('createHeaders', () => {
     expect(createHeaders({ xMyHeader: 'a', xTenantID: 'b' })).toEqual({ 'x-my-header': 'a', 'x-tenant-id': 'b' });
   });
 
+  it('refuses the Python (snake_case) spelling of a parameter, naming the TypeScript one', () => {
+    const cases: Array<[string, string]> = [['api_key', 'apiKey'], ['virtual_key', 'virtualKey'], ['trace_id', 'traceId'], ['cloudc_region', 'cloudcRegion'], ['provider_api_key', 'providerApiKey'], ['base_url', 'baseURL']];
+    for (const [snake, camel] of cases) {
+      let refused: unknown;
+      try {
+        createHeaders({ [snake]: 'x' });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(GwValidationError);
+      expect(refused).toMatchObject({ param: camel, code: 'invalid_parameter_name' });
+      expect((refused as Error).message).toContain(`\`${camel}\``);
+    }
+    expect(() => createClient({ apiKey: 'gwk_x', provider_api_key: 'sk-x' })).toThrow(GwValidationError);
+    // A custom header in HTTP or snake form that is no parameter's spelling stays a header.
+    expect(createHeaders({ x_tenant: 'a' })).toEqual({ x_tenant: 'a' });
+  });
+
   it('documents a header for every parameter, all lower-case', () => {
     for (const header of Object.values(PARAMETER_HEADERS)) expect(header).toBe(header.toLowerCase());
   });

@@ -70,7 +70,33 @@ describe('Messages → canonical chat', () => {
   it('refuses server tools and malformed bodies with 400s naming the field', () => {
     expect(refusal(() => messagesToCanonical({ model: 'm', max_tokens: 5, messages: [], tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'groq')).message).toContain("'bash_20250124'");
     expect(refusal(() => validateMessagesBody({ model: 'm', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 400, code: 'missing_max_tokens', param: 'max_tokens' });
-    expect(refusal(() => validateMessagesBody({ model: 'm', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] }))).toMatchObject({ status: 400, param: 'messages.0.role' });
+    expect(refusal(() => validateMessagesBody({ model: 'm', max_tokens: 5, messages: [{ role: 7, content: 'x' }] }))).toMatchObject({ status: 400, param: 'messages.0.role' });
+  });
+
+  it('accepts any role on arrival (a native target judges it); translation maps a system turn in place and refuses others', () => {
+    const body = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'text', text: 'reminder' }] }, { role: 'user', content: 'b' }] };
+    expect(() => validateMessagesBody(body)).not.toThrow();
+    expect(messagesToCanonical(body, 'openai').messages).toEqual([{ role: 'user', content: 'a' }, { role: 'system', content: 'reminder' }, { role: 'user', content: 'b' }]);
+    expect(refusal(() => messagesToCanonical({ ...body, messages: [{ role: 'critic', content: 'x' }] }, 'openai'))).toMatchObject({ status: 400, code: 'invalid_message', param: 'messages.0.role' });
+  });
+
+  it('fields with no chat equivalent follow the unsupported-parameter rule: a 400 naming them, or dropped and recorded', () => {
+    const body = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'a' }], context_management: { edits: [] }, top_k: 5 };
+    expect(refusal(() => messagesToCanonical(body, 'openai'))).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'context_management' });
+    const droppedParams: string[] = [];
+    const chat = messagesToCanonical(body, 'openai', { dropUnsupportedParams: true, droppedParams });
+    expect(droppedParams).toEqual(['context_management', 'top_k']);
+    expect(chat).not.toHaveProperty('context_management');
+    expect(chat).not.toHaveProperty('top_k');
+  });
+
+  it('maps adaptive thinking with output_config.effort and output_config.format; an effort without thinking is unsupported', () => {
+    const base = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'a' }] };
+    const schema = { type: 'object', properties: { city: { type: 'string' } } };
+    const chat = messagesToCanonical({ ...base, thinking: { type: 'adaptive' }, output_config: { effort: 'max', format: { type: 'json_schema', schema } } }, 'openai');
+    expect(chat).toMatchObject({ reasoning_effort: 'high', response_format: { type: 'json_schema', json_schema: { name: 'output', schema, strict: true } } });
+    expect(messagesToCanonical({ ...base, thinking: { type: 'adaptive' } }, 'openai')).not.toHaveProperty('reasoning_effort');
+    expect(refusal(() => messagesToCanonical({ ...base, output_config: { effort: 'low' } }, 'openai'))).toMatchObject({ code: 'unsupported_parameter', param: 'output_config.effort' });
   });
 
   it('answers a canonical completion as a Message, usage without cache reads in input_tokens', () => {
@@ -148,6 +174,15 @@ describe('Responses → canonical chat', () => {
     expect(refusal(() => validateResponsesBody({ model: 'm' }))).toMatchObject({ code: 'missing_input', param: 'input' });
     expect(refusal(() => validateResponsesBody({ model: 'm', input: 'x', background: true }))).toMatchObject({ status: 400, param: 'background' });
     expect(() => validateResponsesBody({ model: 'm', previous_response_id: 'resp_1' })).not.toThrow();
+  });
+
+  it('Responses fields with no chat equivalent follow the unsupported-parameter rule; gw-only ones pass', () => {
+    const body = { model: 'm', input: 'x', store: false, metadata: { a: 'b' }, include: ['reasoning.encrypted_content'], truncation: 'disabled', service_tier: 'auto', top_logprobs: 2, max_tool_calls: 3 };
+    expect(refusal(() => responsesToCanonical(body, 'anthropic'))).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'top_logprobs' });
+    const droppedParams: string[] = [];
+    responsesToCanonical(body, 'anthropic', { dropUnsupportedParams: true, droppedParams });
+    expect(droppedParams).toEqual(['top_logprobs', 'max_tool_calls']);
+    expect(refusal(() => responsesToCanonical({ model: 'm', input: 'x', truncation: 'auto' }, 'anthropic'))).toMatchObject({ param: 'truncation' });
   });
 
   it('answers a canonical completion as a Response, incomplete on length', () => {
