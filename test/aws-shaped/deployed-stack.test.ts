@@ -8,6 +8,7 @@ import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-ope
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
 import { verifySigV4 } from '../fixtures/bedrock/sigv4-verifier.js';
 import { isAllowed } from '../support/iam-policy.js';
+import { checkConsoleUnderStage } from './support/console-check.js';
 import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
 
 /**
@@ -150,6 +151,10 @@ describe('the control-plane function (buffered)', () => {
     expect(download.status).toBe(200);
     expect(JSON.parse((await download.text()).trim())).toMatchObject({ object: 'request_log', trace_id: traceId });
   });
+});
+
+describe('the console on the default API URL', () => {
+  it('serves the page and every asset it loads under /prod', () => checkConsoleUnderStage(stack));
 });
 
 describe('the scheduled functions', () => {
