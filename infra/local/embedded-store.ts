@@ -7,7 +7,6 @@ import { InvalidSettingsError, settings } from '../../shared/settings.js';
 import { storeHttpsAgentOptions } from '../../shared/store/store-tls.js';
 import { forkStoreProcess } from './store/child-store.js';
 import { listenDynalite } from './store/dynalite-server.js';
-import { controlStoreWrites } from './store/write-pressure.js';
 import { startHousekeeping, type Housekeeping, type HousekeepingPlan, type HousekeepingReport } from './store/housekeeping.js';
 
 export interface EmbeddedStore {
@@ -23,7 +22,7 @@ export interface LocalStore extends EmbeddedStore {
   pid?: number;
   /** The store process's memory (child mode): for measurements. */
   memory?(): Promise<NodeJS.MemoryUsage>;
-  /** Starts (or replaces) the TTL sweep and log cap where the data lives; absent for an external store. */
+  /** Starts (or replaces) the TTL sweep where the data lives; absent for an external store. */
   housekeeping?: {
     start(plan: HousekeepingPlan): Promise<void>;
     /** One full pass now (tests, and whoever wants the store trimmed at once). */
@@ -86,7 +85,6 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
   const server = await listenDynalite(dataDir);
   const endpoint = `http://127.0.0.1:${server.port}`;
   let housekeeping: Housekeeping | undefined;
-  const writes = controlStoreWrites(server.server, () => housekeeping?.noteWrite());
   return {
     kind: 'in-process',
     endpoint,
@@ -97,7 +95,7 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
     housekeeping: {
       start: async (plan) => {
         await housekeeping?.stop();
-        housekeeping = startHousekeeping(endpoint, plan, { writes });
+        housekeeping = startHousekeeping(endpoint, plan);
       },
       pass: () => {
         if (!housekeeping) return Promise.reject(new Error('no housekeeping plan was sent'));

@@ -55,8 +55,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
-  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, log cap, charge replay on start.
-  const reliability = await startLocalReliability(store.endpoint, options.dataDir ?? '.data');
+  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
+  const reliability = await startLocalReliability(store.endpoint);
 
   const server = createServer(
     createNodeEdge({
@@ -98,7 +98,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           await reliability.stop();
         },
         flushBackground: drainAllBackgroundWork,
-        closeStore: () => store.close(),
+        closeStore: async () => {
+          // Request logs (DuckDB) are flushed and closed after the background work, before the store goes.
+          const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
+          await closeLogEngines();
+          await store.close();
+        },
       });
     },
   };
@@ -138,6 +143,17 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
       process.env.GW_CHARGE_JOURNAL_DIR = directory;
     } else {
       process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
+    }
+  }
+  // Request logs: an embedded DuckDB file beside the store, in memory with it (exports still need a folder).
+  process.env.GW_LOG_DUCKDB_PATH ??= dataDir === ':memory:' ? ':memory:' : join(dataDir, 'logs.duckdb');
+  if (process.env.GW_LOG_EXPORT_DIR === undefined) {
+    if (dataDir === ':memory:') {
+      const directory = mkdtempSync(join(tmpdir(), 'gw-exports-'));
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+      process.env.GW_LOG_EXPORT_DIR = directory;
+    } else {
+      process.env.GW_LOG_EXPORT_DIR = join(dataDir, 'exports');
     }
   }
   // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
