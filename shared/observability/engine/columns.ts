@@ -1,5 +1,4 @@
 import type { RequestLogRecord } from '../log-record.js';
-import type { SpanRecord } from '../spans.js';
 import type { EngineRow, EngineTable } from './types.js';
 
 /**
