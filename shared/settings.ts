@@ -127,7 +127,7 @@ const SETTING_READERS = {
   GW_LOG_DUCKDB_PATH: text(':memory:'),
   // DuckDB's memory limit: big queries and exports spill to disk past it instead of growing the process.
   GW_LOG_DUCKDB_MEMORY_LIMIT: text('256MB'),
-  // Where DuckDB exports are written locally (the local runtime: <data dir>/exports; unset: a temporary folder).
+  // Where DuckDB exports are written (unset: `exports/` of the local blob folder, GW_BLOB_DIR).
   GW_LOG_EXPORT_DIR: optionalText(),
   // The web console's built assets (npm run build → dist/console; the Lambda bundle ships them under console/).
   GW_CONSOLE_DIR: text('dist/console'),

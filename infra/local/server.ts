@@ -145,17 +145,8 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
       process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
     }
   }
-  // Request logs: an embedded DuckDB file beside the store, in memory with it (exports still need a folder).
+  // Request logs: an embedded DuckDB file beside the store, in memory with it. Exports go to the blob folder.
   process.env.GW_LOG_DUCKDB_PATH ??= dataDir === ':memory:' ? ':memory:' : join(dataDir, 'logs.duckdb');
-  if (process.env.GW_LOG_EXPORT_DIR === undefined) {
-    if (dataDir === ':memory:') {
-      const directory = mkdtempSync(join(tmpdir(), 'gw-exports-'));
-      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-      process.env.GW_LOG_EXPORT_DIR = directory;
-    } else {
-      process.env.GW_LOG_EXPORT_DIR = join(dataDir, 'exports');
-    }
-  }
   // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
   if (process.env.GW_BLOB_DIR === undefined && process.env.GW_BLOB_BUCKET === undefined) {
     if (dataDir === ':memory:') {

@@ -1,5 +1,6 @@
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { settings } from '../../settings.js';
 import { onDrain } from '../background.js';
 import { logger } from '../logger.js';
@@ -57,10 +58,15 @@ async function open(): Promise<LogEngines> {
   }
   const current = settings();
   const { openDuckDbLogEngine } = await import('./duckdb/engine.js');
+  if (current.GW_LOG_DUCKDB_PATH === ':memory:') {
+    const spill = join(tmpdir(), `gw-duckdb-spill-${process.pid}`);
+    process.once('exit', () => rmSync(spill, { recursive: true, force: true }));
+  }
   const retentionMs = Math.min(current.LOG_RETENTION_DISPLAY * DAY_MS, current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_MS);
   return openDuckDbLogEngine({
     path: current.GW_LOG_DUCKDB_PATH,
-    spillDirectory: join(localExportDirectory(), '.spill'),
+    // A file database spills beside itself (`<file>.tmp`, DuckDB's default); one in memory to a folder of this process.
+    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? join(tmpdir(), `gw-duckdb-spill-${process.pid}`) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
     memoryLimit: current.GW_LOG_DUCKDB_MEMORY_LIMIT,
     retentionMs,
     retentionIntervalMs: HOUR_MS,
@@ -68,7 +74,12 @@ async function open(): Promise<LogEngines> {
   });
 }
 
-/** The folder DuckDB exports are written to (GW_LOG_EXPORT_DIR, else a temporary folder of this process). */
+/**
+ * The folder DuckDB exports are written to: GW_LOG_EXPORT_DIR, else `exports/` of the local blob folder (so the
+ * blob folder's lifecycle expires them like every other blob), else a temporary folder of this process.
+ */
 export function localExportDirectory(): string {
-  return settings().GW_LOG_EXPORT_DIR ?? join(tmpdir(), `gw-exports-${process.pid}`);
+  const current = settings();
+  if (current.GW_LOG_EXPORT_DIR) return current.GW_LOG_EXPORT_DIR;
+  return current.GW_BLOB_BUCKET ? join(tmpdir(), `gw-exports-${process.pid}`) : join(resolve(current.GW_BLOB_DIR), 'exports');
 }
