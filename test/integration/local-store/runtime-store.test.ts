@@ -44,8 +44,8 @@ const chat = (url: string, traceId: string, model = 'gpt-4o-mini') =>
 
 /** infra/local/main.ts as `npm start` runs it (node with the tsx loader), in a process group of its own. */
 function startMain(env: Record<string, string>) {
-  // The test gateway above exported its own store's endpoint into this process's environment: not for gw.
-  const { GW_DYNAMODB_ENDPOINT: _ours, ...inherited } = process.env;
+  // The test gateway above exported its own store's endpoint and log database into this process's environment: not for gw.
+  const { GW_DYNAMODB_ENDPOINT: _ours, GW_LOG_DUCKDB_PATH: _ourLogs, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     env: { ...inherited, PORT: '0', GW_BOOTSTRAP_API_KEY: KEY, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
