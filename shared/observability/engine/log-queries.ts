@@ -110,7 +110,11 @@ export function traceSummaries(dialect: SqlDialect, query: LogQuery, rows: numbe
   );
 }
 
-/** The rows an export writes: the record columns, newest first (the engine wraps it in COPY or UNLOAD). */
+/**
+ * The rows an export writes: the record columns, in no particular order (the engine wraps it in COPY or UNLOAD). No
+ * ORDER BY on purpose: unsorted, the engine streams rows from its scan to the file, where a sort would hold (or
+ * spill) the whole result first; every row carries `created_at` for whoever wants it sorted.
+ */
 export function exportRequests(dialect: SqlDialect, query: LogQuery): SqlStatement {
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${requestWhere(dialect, query)} ORDER BY created_at DESC, id DESC`);
+  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${requestWhere(dialect, query)}`);
 }
