@@ -115,6 +115,12 @@ export function traceSummaries(dialect: SqlDialect, query: LogQuery, rows: numbe
  * ORDER BY on purpose: unsorted, the engine streams rows from its scan to the file, where a sort would hold (or
  * spill) the whole result first; every row carries `created_at` for whoever wants it sorted.
  */
-export function exportRequests(dialect: SqlDialect, query: LogQuery): SqlStatement {
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${requestWhere(dialect, query)}`);
+export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { omitColumns?: readonly string[] } = {}): SqlStatement {
+  // Exported rows never pass through gw: a column a caller may not see is left out here, in the statement.
+  const omitted = new Set(options.omitColumns ?? []);
+  const columns = join(
+    REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name)).map((definition) => col('requests', definition.name)),
+    ', ',
+  );
+  return statement(sql`SELECT ${columns} FROM requests WHERE ${requestWhere(dialect, query)}`);
 }

@@ -78,6 +78,15 @@ describe('Trino functions', () => {
     expect(statement.sql).toContain('day BETWEEN ? AND ?');
   });
 
+  it('leaves columns a caller may not see out of an export statement (its rows never pass through gw)', () => {
+    const statement = exportRequests('trino', query, { omitColumns: ['cost', 'prompt_tokens'] });
+    const selected = statement.sql.slice('SELECT '.length, statement.sql.indexOf(' FROM requests')).split(', ');
+    expect(selected).not.toContain('cost');
+    expect(selected).not.toContain('prompt_tokens');
+    expect(selected).toContain('completion_tokens');
+    expect(selected).not.toContain('day');
+  });
+
   it('renders the same shapes for DuckDB with its own functions', () => {
     const totals = analyticsTotals('duckdb', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
     expect(totals.sql).toContain('metadata[?]');
