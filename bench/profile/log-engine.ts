@@ -105,7 +105,7 @@ async function main(): Promise<void> {
         groups = result.rows.length;
       }
       runs.sort((a, b) => a - b);
-      say(`- analytics, ${label} over ${ROWS.toLocaleString('en')} rows (90 % in scope), p50/p90/p95 latency included: median of 3 ${runs[1].toFixed(0)} ms (min ${runs[0].toFixed(0)}), ${groups} rows`);
+      say(`- analytics, ${label} over ${ROWS.toLocaleString('en')} rows (90 % in scope), p50 and p95 latency included: median of 3 ${runs[1].toFixed(0)} ms (min ${runs[0].toFixed(0)}), ${groups} rows`);
     }
 
     for (const format of ['jsonl', 'parquet'] as const) {
