@@ -187,6 +187,24 @@ describe('values of any size', () => {
   });
 });
 
+describe('values the columns do not expect', () => {
+  it('coerces them instead of breaking the batch: the odd row and its neighbours are all kept', async () => {
+    const odd = {
+      ...requestRow(logRecord({ id: 'odd', created_at: at(21, 10, 1), workspace_id: 'ws-odd' })),
+      latency_ms: Number.NaN,
+      status: '200' as unknown as number,
+      created_at: 'not a time',
+      model: { nested: true } as unknown as string,
+      metadata: null,
+    };
+    engines.sink.append('requests', [requestRow(logRecord({ id: 'odd-before', created_at: at(21, 10, 0), workspace_id: 'ws-odd' })), odd, requestRow(logRecord({ id: 'odd-after', created_at: at(21, 10, 2), workspace_id: 'ws-odd' }))]);
+    await engines.sink.flush();
+    const rows = await run({ sql: 'SELECT id, status, latency_ms, created_at, model, cardinality(metadata) AS keys FROM requests WHERE workspace_id = ? ORDER BY id', params: ['ws-odd'] });
+    expect(rows.map((row) => row.id)).toEqual(['odd', 'odd-after', 'odd-before']);
+    expect(rows[0]).toMatchObject({ status: 200, latency_ms: null, created_at: null, model: '{"nested":true}', keys: 0 });
+  });
+});
+
 describe('exports and retention on DuckDB', () => {
   it('writes JSON Lines, Parquet and CSV as COPY jobs, scoped like every read', async () => {
     for (const format of ['jsonl', 'parquet', 'csv'] as const) {
