@@ -187,6 +187,16 @@ describe('values of any size', () => {
   });
 });
 
+describe('batches', () => {
+  it('appends a flush larger than one DuckDB data chunk (2,048 rows) completely', async () => {
+    const rows = Array.from({ length: 4_100 }, (_, index) => requestRow(logRecord({ id: `bulk-${index}`, created_at: at(22, 10), workspace_id: 'ws-bulk', latency_ms: index })));
+    engines.sink.append('requests', rows);
+    await engines.sink.flush();
+    const [counted] = await run({ sql: 'SELECT count(*) AS n, count(DISTINCT id) AS ids, sum(latency_ms) AS total FROM requests WHERE workspace_id = ?', params: ['ws-bulk'] });
+    expect(counted).toEqual({ n: 4_100, ids: 4_100, total: (4_099 * 4_100) / 2 });
+  });
+});
+
 describe('values the columns do not expect', () => {
   it('coerces them instead of breaking the batch: the odd row and its neighbours are all kept', async () => {
     const odd = {

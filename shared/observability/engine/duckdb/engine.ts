@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { sqlTimestamp } from '../columns.js';
-import type { LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
+import type { DuckDBConnection, DuckDBInstance, DuckDBType } from '@duckdb/node-api';
+import { sqlTimestamp, TABLE_COLUMNS, type LogicalType } from '../columns.js';
+import type { EngineTable, LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
 import { createTableSql } from './schema.js';
 import { DuckDbSink, FLUSH_DELAY_MS } from './sink.js';
 
@@ -54,12 +54,28 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
   await setup.run(createTableSql('spans'));
   setup.closeSync();
 
+  const types: Record<LogicalType, DuckDBType> = {
+    string: duckdb.VARCHAR,
+    bigint: duckdb.BIGINT,
+    double: duckdb.DOUBLE,
+    boolean: duckdb.BOOLEAN,
+    timestamp: duckdb.TIMESTAMP,
+    'map<string,string>': duckdb.MAP(duckdb.VARCHAR, duckdb.VARCHAR),
+  };
+  const columnTypes: Record<EngineTable, DuckDBType[]> = {
+    requests: TABLE_COLUMNS.requests.map((column) => types[column.type]),
+    spans: TABLE_COLUMNS.spans.map((column) => types[column.type]),
+  };
   const sink = new DuckDbSink(
     await instance.connect(),
     {
       mapValue: (entries) => duckdb.mapValue(entries),
       timestamp: (micros) => new duckdb.DuckDBTimestampValue(micros),
-      mapType: duckdb.MAP(duckdb.VARCHAR, duckdb.VARCHAR),
+      chunk: (table, columns) => {
+        const chunk = duckdb.DuckDBDataChunk.create(columnTypes[table], columns[0]?.length ?? 0);
+        chunk.setColumns(columns as never);
+        return chunk;
+      },
     },
     options.onError,
   );

@@ -1,4 +1,4 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { TABLE_COLUMNS, type LogicalType } from '../columns.js';
 import type { EngineRow, EngineTable, LogEventSink } from '../types.js';
 
@@ -6,8 +6,12 @@ import type { EngineRow, EngineTable, LogEventSink } from '../types.js';
 export interface DuckDbValues {
   mapValue(entries: Array<{ key: string; value: string }>): unknown;
   timestamp(epochMicros: bigint): unknown;
-  mapType: unknown;
+  /** A data chunk of `table`'s column types holding `columns` (one array of values per column). */
+  chunk(table: EngineTable, columns: unknown[][]): DuckDBDataChunk;
 }
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const CHUNK_ROWS = 2_048;
 
 /** Rows wait at most this long (or until MAX_BUFFERED): a request is readable well within a second of its end. */
 export const FLUSH_DELAY_MS = 200;
@@ -61,13 +65,14 @@ export class DuckDbSink implements LogEventSink {
     this.closed = true;
   }
 
+  /** One appender per table and flush, fed column-wise in data chunks (half the CPU of appending value by value). */
   private async write(table: EngineTable, rows: EngineRow[]): Promise<void> {
     const appender: DuckDBAppender = await this.connection.createAppender(table);
     const columns = TABLE_COLUMNS[table];
     try {
-      for (const row of rows) {
-        for (const column of columns) this.appendValue(appender, column.type, row[column.name]);
-        appender.endRow();
+      for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+        const part = rows.slice(start, start + CHUNK_ROWS);
+        appender.appendDataChunk(this.values.chunk(table, columns.map((column) => part.map((row) => this.coerce(column.type, row[column.name])))));
       }
       appender.flushSync();
     } finally {
@@ -75,42 +80,28 @@ export class DuckDbSink implements LogEventSink {
     }
   }
 
-  private appendValue(appender: DuckDBAppender, type: LogicalType, value: EngineRow[string] | undefined): void {
-    if (value === null || value === undefined) {
-      if (type === 'map<string,string>') appender.appendValue(this.values.mapValue([]) as never, this.values.mapType as never);
-      else appender.appendNull();
-      return;
-    }
+  /** The value in its column's type, or null: never a value the column would refuse. */
+  private coerce(type: LogicalType, value: EngineRow[string] | undefined): unknown {
+    if (value === null || value === undefined) return type === 'map<string,string>' ? this.values.mapValue([]) : null;
     switch (type) {
       case 'string':
-        appender.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value));
-        return;
+        return typeof value === 'string' ? value : JSON.stringify(value);
       case 'bigint': {
         const number = Number(value);
-        if (Number.isFinite(number)) appender.appendBigInt(BigInt(Math.trunc(number)));
-        else appender.appendNull();
-        return;
+        return Number.isFinite(number) ? BigInt(Math.trunc(number)) : null;
       }
       case 'double': {
         const number = Number(value);
-        if (Number.isFinite(number)) appender.appendDouble(number);
-        else appender.appendNull();
-        return;
+        return Number.isFinite(number) ? number : null;
       }
       case 'boolean':
-        appender.appendBoolean(value === true || value === 'true');
-        return;
+        return value === true || value === 'true';
       case 'timestamp': {
         const millis = Date.parse(/[zZ]$/.test(String(value)) ? String(value) : `${String(value).replace(' ', 'T')}Z`);
-        if (Number.isFinite(millis)) appender.appendTimestamp(this.values.timestamp(BigInt(millis) * 1000n) as never);
-        else appender.appendNull();
-        return;
+        return Number.isFinite(millis) ? this.values.timestamp(BigInt(millis) * 1000n) : null;
       }
-      case 'map<string,string>': {
-        const entries = typeof value === 'object' ? Object.entries(value).map(([key, entry]) => ({ key, value: String(entry) })) : [];
-        appender.appendValue(this.values.mapValue(entries) as never, this.values.mapType as never);
-        return;
-      }
+      case 'map<string,string>':
+        return this.values.mapValue(typeof value === 'object' ? Object.entries(value).map(([key, entry]) => ({ key, value: String(entry) })) : []);
     }
   }
 }
