@@ -27,6 +27,7 @@ export class DuckDbSink implements LogEventSink {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly appenders: Partial<Record<EngineTable, DuckDBAppender>> = {};
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -63,11 +64,13 @@ export class DuckDbSink implements LogEventSink {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    for (const table of Object.keys(this.appenders) as EngineTable[]) this.appenders[table]?.closeSync();
   }
 
   /** One appender per table and flush, fed column-wise in data chunks (half the CPU of appending value by value). */
   private async write(table: EngineTable, rows: EngineRow[]): Promise<void> {
-    const appender: DuckDBAppender = await this.connection.createAppender(table);
+    // One appender per table for the sink's life: creating and closing one per flush cost more than the rows.
+    const appender = (this.appenders[table] ??= await this.connection.createAppender(table));
     const columns = TABLE_COLUMNS[table];
     try {
       for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
@@ -75,8 +78,15 @@ export class DuckDbSink implements LogEventSink {
         appender.appendDataChunk(this.values.chunk(table, columns.map((column) => part.map((row) => this.coerce(column.type, row[column.name])))));
       }
       appender.flushSync();
-    } finally {
-      appender.closeSync();
+    } catch (error) {
+      // An appender that failed is not used again: the next flush makes a new one.
+      this.appenders[table] = undefined;
+      try {
+        appender.closeSync();
+      } catch {
+        // Already broken: nothing more to release.
+      }
+      throw error;
     }
   }
 
