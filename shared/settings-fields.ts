@@ -76,6 +76,15 @@ export const oneOf =
     return raw as V;
   };
 
+/** One of `values`, exactly as written; undefined when unset or empty. */
+export const optionalOneOf =
+  <const V extends string>(values: readonly V[]): SettingReader<V | undefined> =>
+  (raw) => {
+    if (raw === undefined || raw === '') return undefined;
+    if (!(values as readonly string[]).includes(raw)) throw new SettingProblem(`Invalid option: expected one of ${values.map((value) => JSON.stringify(value)).join('|')}`);
+    return raw as V;
+  };
+
 /** One of `values` in any case, blanks around it ignored; undefined when unset or empty. */
 export const optionalOneOfAnyCase =
   <const V extends string>(values: readonly V[]): SettingReader<V | undefined> =>

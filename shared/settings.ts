@@ -3,6 +3,7 @@ import {
   integer,
   onOff,
   oneOf,
+  optionalOneOf,
   optionalOneOfAnyCase,
   optionalInteger,
   optionalText,
@@ -105,9 +106,6 @@ const SETTING_READERS = {
   GW_LOCAL_TTL_SWEEP_INTERVAL_MS: integer(60_000, { min: 0 }),
   // Local runtime only: request logs older than this many hours are swept (LOG_RETENTION_DISPLAY still caps it).
   GW_LOCAL_LOG_RETENTION_HOURS: positiveInteger(168),
-  // Local runtime only: at most this many request-log records are kept (oldest go first); 0 no cap. Unset: 5,000
-  // with the store in memory (GW_DATA_DIR=:memory:), 20,000 on disk (infra/local/reliability.ts says why).
-  GW_LOCAL_LOG_MAX_RECORDS: optionalInteger({ min: 0 }),
   // Local runtime only: where the embedded store runs: its own child process (default) or inside the gw process.
   // Read before settings are (infra/local/embedded-store.ts); listed here so a bad value is refused the same way.
   GW_LOCAL_STORE: oneOf(['child', 'in-process'], 'child'),
@@ -128,6 +126,15 @@ const SETTING_READERS = {
   MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: optionalText(),
 
   GW_REQUEST_LOGS: onUnlessOff,
+  // Where request logs live (docs/observability.md): `duckdb` embedded, or `aws` (Firehose → S3 Parquet → Athena).
+  // Unset: `aws` inside a Lambda (AWS_LAMBDA_FUNCTION_NAME set), `duckdb` everywhere else.
+  GW_LOG_ENGINE: optionalOneOf(['duckdb', 'aws']),
+  // DuckDB's file (the local runtime puts it under its data directory), or `:memory:`.
+  GW_LOG_DUCKDB_PATH: text(':memory:'),
+  // DuckDB's memory limit: big queries and exports spill to disk past it instead of growing the process.
+  GW_LOG_DUCKDB_MEMORY_LIMIT: text('256MB'),
+  // Where DuckDB exports are written (unset: `exports/` of the local blob folder, GW_BLOB_DIR).
+  GW_LOG_EXPORT_DIR: optionalText(),
   // The web console's built assets (npm run build → dist/console; the Lambda bundle ships them under console/).
   GW_CONSOLE_DIR: text('dist/console'),
   // Where gpt-tokenizer is imported from (shared/tokenizer.ts): the package locally, a file beside the Lambda bundle.

@@ -124,21 +124,16 @@ async function main(): Promise<void> {
   console.log(rows.join('\n'));
 }
 
-/** ms per request-log batch written to the embedded store and confirmed, sequentially. */
+/** ms per request-log row appended to the log engine (embedded DuckDB) and flushed, sequentially. */
 async function measureLogWrite(): Promise<void> {
   const { startLocalServer } = await import('../../infra/local/server.js');
   const server = await startLocalServer({ port: 0, dataDir: ':memory:', env: { POWERTOOLS_LOG_LEVEL: 'SILENT', GW_LOCAL_SCHEDULE_INTERVAL_MS: '0' } });
-  const { BatchedTableWriter } = await import('../../shared/observability/batched-writer.js');
-  const { settings } = await import('../../shared/settings.js');
-  const writer = new BatchedTableWriter(() => settings().GW_TABLE_LOGS, 60_000);
-  const record = (i: number) => [
-    { pk: `TRACE#bench-${i}`, sk: `2026-01-01T00:00:00.000Z#${i}`, body: 'x'.repeat(2_000) },
-    ...Array.from({ length: 8 }, (_, row) => ({ pk: `WS#bench#LOGIDX#f${row}#v`, sk: `2026-01-01T00:00:00.000Z#${i}`, ref_pk: `TRACE#bench-${i}`, ref_sk: String(i) })),
-  ];
+  const { logEngines } = await import('../../shared/observability/engine/select.js');
+  const { sink } = await logEngines();
+  const row = (i: number) => ({ id: `bench-${i}`, trace_id: `bench-${i}`, created_at: '2026-01-01 00:00:00.000', organisation_id: 'org', workspace_id: 'bench', metadata: { team: 'x' }, request_body: 'x'.repeat(2_000), day: '2026-01-01' });
   const writeOne = async (i: number) => {
-    const puts = record(i).map((item) => writer.put(item));
-    await writer.flush();
-    await Promise.all(puts);
+    sink.append('requests', [row(i)]);
+    await sink.flush();
   };
   for (let i = 0; i < 30; i++) await writeOne(i);
   const times: number[] = [];
@@ -150,7 +145,7 @@ async function measureLogWrite(): Promise<void> {
   await server.close();
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2);
-  console.log(`\nrequest-log write (1 record of ~2 KB + 8 index rows, one BatchWriteItem), embedded store, ${CALLS} sequential writes:`);
+  console.log(`\nrequest-log write (1 row of ~2 KB appended to DuckDB and flushed), ${CALLS} sequential writes:`);
   console.log(`p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms, mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms`);
 }
 

@@ -23,6 +23,10 @@ export const LAMBDA_EXTERNALS: readonly string[] = [
   '@aws-sdk/credential-provider-sso',
   '@aws-sdk/credential-provider-web-identity',
   '@smithy/credential-provider-imds',
+  // The embedded DuckDB of request logs (issue #32): a native module (a .node binding and libduckdb), which no
+  // bundle can hold. Only the DuckDB log engine imports it, on first use (shared/observability/engine/duckdb/), and
+  // a Lambda uses the AWS engine (GW_LOG_ENGINE defaults to `aws` there), so a Lambda never loads it.
+  '@duckdb/node-api',
 ];
 
 /**

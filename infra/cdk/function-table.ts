@@ -1,5 +1,4 @@
-import { LOGS_TABLE, type TableDefinition } from '../../shared/store/table-definitions.js';
-
+import type { TableDefinition } from '../../shared/store/table-definitions.js';
 /**
  * The Lambda functions of gw, in one table: what each runs, how big and how long, how it is invoked and
  * exactly which table, secret and blob actions it may perform. The stack builds functions, API routes, schedules,
@@ -51,8 +50,6 @@ export interface FunctionSpec {
   errorAlarmThreshold: number;
 }
 
-const indexesOf = (table: TableDefinition) => table.globalIndexes.map((index) => index.indexName);
-
 /*
  * The grants below are what the code issues, as recorded by the tests (shared/store/recording/, checked by
  * scripts/check-grants.ts after `vitest run`): a grant the tests never use must be listed with its reason in
@@ -81,8 +78,6 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       // Exact entries by key (cache-store.ts); semantic candidates: one BatchGetItem of LSH bucket slots, slots
       // overwritten by PutItem, dropped by DeleteItem (shared/gateway/cache/vector-index/dynamo-vector-index.ts).
       { table: 'cache', actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
-      // Request logs go out in batches (shared/observability/batched-writer.ts), rollups are UpdateItem ADD.
-      { table: 'logs', actions: ['BatchWriteItem', 'UpdateItem'] },
       // Model prices and capabilities kept in the logs table ("log store" source of shared/observability/pricing).
       { table: 'logs', actions: ['GetItem'], whenSettings: ['MODEL_CONFIGS_PRICING_LOG_STORE_PATH', 'MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH'] },
     ],
@@ -107,9 +102,8 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       // Users are read in batches (user-repository.ts), prompt versions removed in batches (prompt-repository.ts);
       // gsi1 lists a workspace's entities (gsi2 is the scheduled functions' queues).
       { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], queryIndexes: ['gsi1'] },
-      // Logs, traces and analytics are read by key, in batches and by the logs table's indexes (never scanned);
-      // export jobs are items there too (export-repository.ts).
-      { table: 'logs', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queryIndexes: indexesOf(LOGS_TABLE) },
+      // Export jobs (export-repository.ts). Request logs, traces and analytics are the log engine's (issue #32).
+      { table: 'logs', actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     ],
     secrets: 'manage',
     // Exports and the log bodies the read APIs return.

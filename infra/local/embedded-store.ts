@@ -4,7 +4,6 @@ import { forkStoreProcess } from './store/child-store.js';
 export { ensureTables } from './store/table-creation.js';
 import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
 import { LocalStartupError } from './startup-errors.js';
-import { controlStoreWrites } from './store/write-pressure.js';
 import { startHousekeeping, type Housekeeping, type HousekeepingPlan, type HousekeepingReport } from './store/housekeeping.js';
 
 export interface EmbeddedStore {
@@ -20,7 +19,7 @@ export interface LocalStore extends EmbeddedStore {
   pid?: number;
   /** The store process's memory (child mode): for measurements. */
   memory?(): Promise<NodeJS.MemoryUsage>;
-  /** Starts (or replaces) the TTL sweep and log cap where the data lives; absent for an external store. */
+  /** Starts (or replaces) the TTL sweep where the data lives; absent for an external store. */
   housekeeping?: {
     start(plan: HousekeepingPlan): Promise<void>;
     /** One full pass now (tests, and whoever wants the store trimmed at once). */
@@ -84,7 +83,6 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
   await probeInProcess(server, dataDir);
   const endpoint = `http://127.0.0.1:${server.port}`;
   let housekeeping: Housekeeping | undefined;
-  const writes = controlStoreWrites(server.server, () => housekeeping?.noteWrite());
   return {
     kind: 'in-process',
     endpoint,
@@ -95,7 +93,7 @@ async function inProcessStore(dataDir: string): Promise<LocalStore> {
     housekeeping: {
       start: async (plan) => {
         await housekeeping?.stop();
-        housekeeping = startHousekeeping(endpoint, plan, { writes });
+        housekeeping = startHousekeeping(endpoint, plan);
       },
       pass: () => {
         if (!housekeeping) return Promise.reject(new Error('no housekeeping plan was sent'));

@@ -53,8 +53,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
-  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, log cap, charge replay on start.
-  const reliability = await startLocalReliability(store.endpoint, options.dataDir ?? '.data');
+  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
+  const reliability = await startLocalReliability(store.endpoint);
 
   const server = createServer(
     createNodeEdge({
@@ -106,7 +106,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           await reliability.stop();
         },
         flushBackground: drainAllBackgroundWork,
-        closeStore: () => store.close(),
+        closeStore: async () => {
+          // Request logs (DuckDB) are flushed and closed after the background work, before the store goes.
+          const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
+          await closeLogEngines();
+          await store.close();
+        },
       });
     },
   };
@@ -148,6 +153,8 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
       process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
     }
   }
+  // Request logs: an embedded DuckDB file beside the store, in memory with it. Exports go to the blob folder.
+  process.env.GW_LOG_DUCKDB_PATH ??= dataDir === ':memory:' ? ':memory:' : join(dataDir, 'logs.duckdb');
   // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
   if (process.env.GW_BLOB_DIR === undefined && process.env.GW_BLOB_BUCKET === undefined) {
     if (dataDir === ':memory:') {

@@ -1,11 +1,10 @@
 import { listenDynalite, probeDynalite, type DynaliteServer } from './store/dynalite-server.js';
 import type { Housekeeping } from './store/housekeeping.js';
 import type { StoreReply, StoreRequest } from './store/protocol.js';
-import { controlStoreWrites } from './store/write-pressure.js';
 
 /**
  * The embedded store's own process (forked by store/child-store.ts): dynalite, and the housekeeping that keeps
- * its data bounded (TTL sweep, request-log cap), out of the gw process, so neither the store's CPU per request
+ * its data bounded (TTL sweep, blob folder), out of the gw process, so neither the store's CPU per request
  * nor the data it holds lands in the gateway's process. argv[2] is the data directory (or `:memory:`); the port
  * goes back over IPC. Its lifetime belongs to the gw process: it closes when told, and exits by itself when the
  * IPC channel drops (the parent died, even by SIGKILL), so it never outlives gw.
@@ -38,7 +37,6 @@ async function main(): Promise<void> {
   process.off('uncaughtException', fail);
   const endpoint = `http://127.0.0.1:${store.port}`;
   let housekeeping: Housekeeping | undefined;
-  const writes = controlStoreWrites(store.server, () => housekeeping?.noteWrite());
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -63,7 +61,7 @@ async function main(): Promise<void> {
       case 'housekeeping':
         await housekeeping?.stop();
         // Loaded only now: the SDK it uses is most of this process's start-up time, and dynalite needs none of it.
-        housekeeping = (await import('./store/housekeeping.js')).startHousekeeping(endpoint, message.plan, { writes });
+        housekeeping = (await import('./store/housekeeping.js')).startHousekeeping(endpoint, message.plan);
         return undefined;
       case 'pass':
         if (!housekeeping) throw new Error('no housekeeping plan was sent');

@@ -2,12 +2,11 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { recordedClient } from '../../shared/store/recording/sdk-recording-middleware.js';
 import { deleteItems } from './store/delete-items.js';
 import { pages } from './store/pages.js';
-import { HOUSEKEEPING_USER_AGENT } from './store/write-pressure.js';
 
 /**
  * The embedded store (dynalite) keeps every item forever: DynamoDB's TTL deletion does not exist there. This
  * sweeper does its job locally: every `intervalMs` it scans each table for items whose `ttl` attribute (epoch
- * seconds) has passed and deletes them, so caches, counters and request logs stay bounded in a long-running
+ * seconds) has passed and deletes them, so caches, counters and export jobs stay bounded in a long-running
  * local gw. Reads already ignore expired items; this only frees the space. It runs where the store runs (the
  * store process, see store/housekeeping.ts), never against a real DynamoDB, which applies TTL itself.
  */
@@ -19,7 +18,7 @@ export interface TtlSweeper {
 
 const PAGE = 500;
 
-/** A table to sweep; `aheadSeconds` deletes items that long before their TTL (the local log-retention cap). */
+/** A table to sweep; `aheadSeconds` deletes items that long before their TTL. */
 export interface SweptTable {
   name: string;
   partitionKey: string;
@@ -27,13 +26,10 @@ export interface SweptTable {
   aheadSeconds?: number;
 }
 
-/**
- * Housekeeping's client for a local store: the credentials are dummies (the store checks none); its user agent
- * tells the store's write control (store/write-pressure.ts) that these deletes are housekeeping's own.
- */
+/** Housekeeping's client for a local store: the credentials are dummies (the store checks none). */
 export function localStoreClient(endpoint: string, region: string): DynamoDBClient {
   // Recorded like every client (outside any function: local housekeeping, which has no counterpart on AWS).
-  return recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, customUserAgent: HOUSEKEEPING_USER_AGENT }), 'dynamodb');
+  return recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), 'dynamodb');
 }
 
 export function startTtlSweeper(options: { endpoint: string; region: string; tables: () => SweptTable[]; intervalMs: number; now?: () => number }): TtlSweeper {

@@ -205,7 +205,7 @@ interface Outcome extends RequestOutcome {
 
 /**
  * The one after-path of every gateway request (every endpoint and dialect): prices and charges the usage, logs
- * one line, and hands the record to shared/observability (log record, rollups, metrics, OTLP). Called once
+ * one line, and hands the record to shared/observability (log rows, metrics, OTLP). Called once
  * the response has gone; runs in the background, so it never delays or fails the client.
  */
 export function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Admission): void {

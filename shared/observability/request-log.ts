@@ -1,36 +1,25 @@
 import { settings } from '../settings.js';
-import { logIndexEntries, logKeys } from '../store/log-keys.js';
-import { LOGS_TABLE, tableName } from '../store/table-definitions.js';
-import { BatchedTableWriter } from './batched-writer.js';
+import { requestRow, spanRows } from './engine/columns.js';
+import { logEngines } from './engine/select.js';
 import type { RequestLogRecord } from './log-record.js';
 
 export type { RequestLogRecord } from './log-record.js';
 
-const DAY_SECONDS = 86_400;
-
-let writer: BatchedTableWriter | undefined;
 let gate: Promise<void> | undefined;
 
 /**
- * Queues the record and its index rows for the logs table; written in a batch within ~20 ms (or at the
- * Lambda's drain). Each index row is a few hundred bytes pointing at the record, so every filter of
- * GET /v1/logs is a key condition (see docs/architecture.md).
+ * Appends the record as one `requests` row and its spans as `spans` rows to the log engine's sink (issue #32):
+ * appended, never updated; no index rows, no rollups. The sink sends them in batches (DuckDB: within ~200 ms;
+ * Firehose: PutRecordBatch at the drain), so the after-path costs an array push.
  */
 export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
-  const { GW_REQUEST_LOGS, LOG_RETENTION_DISPLAY } = settings();
-  if (!GW_REQUEST_LOGS) return;
+  if (!settings().GW_REQUEST_LOGS) return;
   if (gate) await gate;
-  writer ??= new BatchedTableWriter(() => tableName(settings(), LOGS_TABLE));
-  const ttl = Math.floor(Date.parse(record.created_at) / 1000) + LOG_RETENTION_DISPLAY * DAY_SECONDS;
-  const key = logKeys.record(record.trace_id, record.created_at, record.id);
-  const timeKey = logKeys.timeKey(record.created_at, record.id);
-  const items: Array<Record<string, unknown>> = [
-    { ...key, gsi1pk: logKeys.workspaceTimeline(record.workspace_id), gsi1sk: timeKey, ttl, ...withoutUndefined(record) },
-    ...logIndexEntries(record).map(([field, value]) => ({ pk: logKeys.index(record.workspace_id, field, value), sk: timeKey, ref_pk: key.pk, ref_sk: key.sk, ttl })),
-  ];
-  await Promise.all(items.map((item) => writer!.put(item)));
+  const { sink } = await logEngines();
+  sink.append('requests', [requestRow(record)]);
+  const spans = spanRows(record);
+  if (spans.length > 0) sink.append('spans', spans);
 }
-
 
 /**
  * Tests: holds every log write until the returned release is called, to show that the client has its answer
@@ -43,8 +32,4 @@ export function holdRequestLogWritesForTesting(): () => void {
     gate = undefined;
     release();
   };
-}
-
-function withoutUndefined(record: RequestLogRecord): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }

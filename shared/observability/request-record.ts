@@ -5,7 +5,6 @@ import { recordRequestMetrics } from './metrics.js';
 import { exportRequestSpans } from './otlp-export.js';
 import { redact, type KnownCredentials } from './redact.js';
 import { writeRequestLog } from './request-log.js';
-import { addToRollups } from './rollups.js';
 import { DEFAULT_OBSERVABILITY_SETTINGS, workspaceObservabilitySettings } from './workspace-settings.js';
 
 /** A finished request, before bodies are stored and everything is redacted. */
@@ -20,7 +19,7 @@ export type FinishedRequest = Omit<RequestLogRecord, keyof StoredBodies> & {
 
 /**
  * The after-path of every gateway request, run in the background once the response has gone: bodies (when
- * the workspace keeps them), one redacted record in the logs table, the hourly rollups, the metrics and the
+ * the workspace keeps them), one redacted record and its spans appended to the log engine, the metrics and the
  * OTLP spans. Nothing here can fail or slow the request it describes.
  */
 export async function recordFinishedRequest(finished: FinishedRequest): Promise<RequestLogRecord> {
@@ -32,9 +31,8 @@ export async function recordFinishedRequest(finished: FinishedRequest): Promise<
   const bodies: StoredBodies = workspaceSettings.log_request_bodies
     ? await storeBodies(fields.workspace_id, fields.id, requestBody, responseBody, responseTruncated === true, credentials)
     : { request_body: null, response_body: null };
-  // Redacted here, where the record is built, before any store, rollup, metric or export sees it.
+  // Redacted here, where the record is built, before any store, metric or export sees it.
   const record = redact<RequestLogRecord>({ ...fields, ...bodies }, credentials);
-  addToRollups(record);
   recordRequestMetrics(record);
   exportRequestSpans(record);
   await writeRequestLog(record);

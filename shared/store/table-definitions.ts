@@ -50,8 +50,9 @@ export const LOGS_TABLE: TableDefinition = {
   nameSetting: 'GW_TABLE_LOGS',
   partitionKey: 'pk',
   sortKey: 'sk',
-  // Request logs of a workspace, newest first.
-  globalIndexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  // Export jobs and the model-config "log store" documents, read by key. Request logs themselves live in the log
+  // engine (DuckDB locally, S3 Parquet + Athena on AWS: shared/observability/engine/), not here.
+  globalIndexes: [],
   ttlAttribute: 'ttl',
 };
 

@@ -88,6 +88,15 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     expect(gateway.coldFiles[0]).toBe(gateway.file);
   });
 
+  it('keeps the native DuckDB package out of every bundle, and the DuckDB log engine out of the gateway\'s cold start', () => {
+    for (const { name, totalByPackage, externalImports } of built) {
+      expect(totalByPackage.map(({ source }) => source), name).not.toContain('@duckdb/node-api');
+      expect(externalImports.staticImports, name).not.toContain('@duckdb/node-api');
+    }
+    const gateway = built.find(({ name }) => name === 'gateway')!;
+    for (const source of ['shared/observability/engine/duckdb/engine.ts', 'shared/observability/engine/duckdb/sink.ts']) expect(gateway.coldOwnSources, source).not.toContain(source);
+  });
+
   it('loads the inbound dialects, pass-through endpoints, MCP gateway, prompt completions, schemas, vector index and secrets client on first use, not at a cold start', () => {
     const gateway = built.find(({ name }) => name === 'gateway')!;
     const lazy = [

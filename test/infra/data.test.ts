@@ -44,9 +44,9 @@ describe('the DynamoDB tables in production (the default)', () => {
     }
   });
 
-  it('gives the cache table no index and the logs table the workspace index', () => {
+  it('gives the cache table and the logs table (export jobs, model-config documents: read by key) no index', () => {
     expect(tableResource(stack, template, CACHE_TABLE).Properties?.GlobalSecondaryIndexes).toBeUndefined();
-    expect((tableResource(stack, template, LOGS_TABLE).Properties?.GlobalSecondaryIndexes as Array<{ IndexName: string }>).map((index) => index.IndexName)).toEqual(['gsi1']);
+    expect(tableResource(stack, template, LOGS_TABLE).Properties?.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it('bills on demand, with point-in-time recovery and TTL on the definition attribute, on every table', () => {

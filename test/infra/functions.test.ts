@@ -110,9 +110,10 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
     }
   });
 
-  it('lets the gateway write request logs in batches (BatchWriteItem, not only PutItem) and read secrets of this stack only', () => {
+  it('gives the gateway no write on the logs table (request logs go to the log engine) and secrets of this stack only', () => {
     const grants = grantsOf(template, 'gateway', aliases);
-    expect(grants).toContain('dynamodb:BatchWriteItem logs');
+    expect(grants).toContain('dynamodb:BatchWriteItem main');
+    expect(grants.filter((grant) => /^dynamodb:\w+ logs/.test(grant))).toEqual([]);
     expect(grants.filter((grant) => grant.startsWith('secretsmanager:')).every((grant) => grant.endsWith(SECRETS))).toBe(true);
   });
 

@@ -30,7 +30,7 @@ describe('the grant check', () => {
     const gateway = grantPairs(template).get('gateway') ?? [];
     expect(gateway).toEqual(
       expect.arrayContaining([
-        { action: 'dynamodb:BatchWriteItem', resource: 'table/logs' },
+        { action: 'dynamodb:BatchWriteItem', resource: 'table/main' },
         { action: 'dynamodb:Query', resource: 'table/main' },
         { action: 'secretsmanager:GetSecretValue', resource: 'secret/gw/*' },
         { action: 's3:PutObject', resource: 'bucket/blobs/*' },
@@ -46,7 +46,7 @@ describe('the grant check', () => {
 
   it('names the missing grant and the row to change when a function issues an operation its role does not allow', () => {
     const recorded = [
-      op('gateway', 'dynamodb', 'BatchWriteItem', 'table/logs'),
+      op('gateway', 'dynamodb', 'BatchWriteItem', 'table/main'),
       op('expire-api-keys', 'dynamodb', 'DeleteItem', 'table/main'),
       op('restore-budgets', 'dynamodb', 'Query', 'table/main/index/gsi1'),
       op('expire-api-keys', 'secretsmanager', 'GetSecretValue', 'secret/gw/virtual-keys/ws_1/vk_1'),
@@ -63,12 +63,12 @@ describe('the grant check', () => {
   });
 
   it('lists a grant no test used, unless an allowance gives the reason, and reports an allowance that matches nothing', () => {
-    const withoutBatchWrite = everyGrantUsed().filter((line) => !(line.fn === 'gateway' && line.action === 'BatchWriteItem' && line.resource === 'table/logs'));
+    const withoutBatchWrite = everyGrantUsed().filter((line) => !(line.fn === 'gateway' && line.action === 'BatchWriteItem' && line.resource === 'table/main'));
     const unused = checkGrants(template, withoutBatchWrite, [], { checkUnused: true }).unused;
     expect(unused).toEqual([
-      "'gateway' is granted dynamodb:BatchWriteItem on table/logs, but no test issued it: remove it from infra/cdk/function-table.ts, or list it with a reason in infra/cdk/grant-allowances.ts",
+      "'gateway' is granted dynamodb:BatchWriteItem on table/main, but no test issued it: remove it from infra/cdk/function-table.ts, or list it with a reason in infra/cdk/grant-allowances.ts",
     ]);
-    const allowed = checkGrants(template, withoutBatchWrite, [{ fn: 'gateway', action: 'dynamodb:BatchWriteItem', resource: 'table/logs', reason: 'a reason' }], { checkUnused: true });
+    const allowed = checkGrants(template, withoutBatchWrite, [{ fn: 'gateway', action: 'dynamodb:BatchWriteItem', resource: 'table/main', reason: 'a reason' }], { checkUnused: true });
     expect(allowed.unused).toEqual([]);
     const stale = checkGrants(template, everyGrantUsed(), [{ fn: 'gateway', action: 'dynamodb:Scan', resource: 'table/main', reason: 'gone' }], { checkUnused: true });
     expect(stale.staleAllowances).toEqual(["the allowance for 'gateway' dynamodb:Scan on table/main matches no grant: remove it from infra/cdk/grant-allowances.ts"]);

@@ -61,15 +61,16 @@ describe('graceful shutdown of npm start', () => {
     // Nothing is left listening.
     await expect(fetch(`${url}/health`)).rejects.toThrow();
 
-    // The request's log record reached the store before it closed.
-    const store = await startEmbeddedStore(dataDir);
+    // The request's log record reached the log engine's file before it closed.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const logs = await DuckDBInstance.create(join(dataDir, 'logs.duckdb'), { access_mode: 'READ_ONLY' });
     try {
-      const client = new DynamoDBClient({ endpoint: store.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-      const logs = await client.send(new ScanCommand({ TableName: 'gw-logs', FilterExpression: 'trace_id = :trace', ExpressionAttributeValues: { ':trace': { S: 'shutdown-in-flight' } } }));
-      expect(logs.Items?.length).toBeGreaterThanOrEqual(1);
-      client.destroy();
+      const connection = await logs.connect();
+      const rows = (await connection.runAndReadAll('SELECT count(*) AS n FROM requests WHERE trace_id = ?', ['shutdown-in-flight'])).getRowObjectsJS();
+      connection.closeSync();
+      expect(Number(rows[0].n)).toBe(1);
     } finally {
-      await store.close();
+      logs.closeSync();
     }
   }, 120_000);
 

@@ -1,6 +1,5 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LocalFolderBlobStore } from '../../../shared/store/blobs/local-folder-blob-store.js';
 
 /**
  * The local blob folder (GW_BLOB_DIR without a bucket) and how long its files live. On AWS the bucket's lifecycle
@@ -37,13 +36,6 @@ async function sweepTree(path: string, isDirectory: boolean, cutoffMs: number): 
   let deleted = 0;
   for (const entry of await readdir(path, { withFileTypes: true }).catch(missingIsEmpty)) deleted += await sweepTree(join(path, entry.name), entry.isDirectory(), cutoffMs);
   return deleted;
-}
-
-/** Removes the blobs a deleted log record pointed at (its `*_body_ref` keys); missing files are no error. */
-export async function deleteBlobs(directory: string, keys: readonly string[]): Promise<void> {
-  const folder = new LocalFolderBlobStore(directory);
-  // A key that is not a valid blob key was never written by gw: skipped, never resolved against the folder.
-  await Promise.all(keys.map((key) => folder.delete(key).catch(() => undefined)));
 }
 
 function missingIsEmpty(error: NodeJS.ErrnoException): never[] {

@@ -9,7 +9,7 @@ export const openApiOperations: OpenApiOperation[] = [
     operationId: 'getAnalytics',
     summary: 'Usage, cost, errors and latency per group',
     description:
-      'Served from hourly rollups (atomic adds, latency as histogram buckets), never from the logs. group_by=workspace covers every workspace of the organisation for admin callers. User keys and tokens of members and managers need the workspace settings membersViewAnalytics / managersViewAnalytics (on by default). The range is bounded by METRICS_RETENTION_DISPLAY days.',
+      'Grouped queries of the log engine over the request rows (DuckDB locally, Athena on AWS), percentiles computed by the engine; the `x-gw-data-freshness-ms` response header says how fresh the data is. group_by=workspace covers every workspace of the organisation for admin callers. User keys and tokens of members and managers need the workspace settings membersViewAnalytics / managersViewAnalytics (on by default). The range is bounded by METRICS_RETENTION_DISPLAY days.',
     tags: ['Observability'],
     scopes: ['logs:read'],
     query: analyticsQuerySchema,

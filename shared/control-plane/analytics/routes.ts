@@ -1,44 +1,64 @@
+import { badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
-import { hourBucket } from '../../observability/rollups.js';
+import { analyticsSeries, analyticsTotals, type AnalyticsGroup } from '../../observability/engine/analytics-queries.js';
+import { isoTime } from '../../observability/engine/rows.js';
+import { logEngines } from '../../observability/engine/select.js';
 import { settings } from '../../settings.js';
-import { RollupRepository } from '../../store/rollup-repository.js';
 import type { ControlPlaneRequest } from '../app.js';
 import { requireScope } from '../authorization.js';
+import { freshnessHeaders } from '../logs/log-reader.js';
 import type { RouteRegistrar } from '../routes.js';
 import { validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
-import { aggregateRollups } from './aggregate.js';
-import { analyticsQuerySchema, type Analytics } from './schemas.js';
+import { analyticsQuerySchema, type Analytics, type AnalyticsRow } from './schemas.js';
 import { requireAnalyticsVisibility } from './visibility.js';
-import { badRequest } from '../../http/errors.js';
 
-const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-/** GET /v1/analytics (scope logs:read): figures per group from the hourly rollups, never from the logs. */
+/** GET /v1/analytics (scope logs:read): figures per group, computed by the log engine over the request rows. */
 export function registerAnalyticsRoutes(register: RouteRegistrar): void {
-  register('GET', '/v1/analytics', async (call) => jsonResponse(200, await readAnalytics(call)));
+  register('GET', '/v1/analytics', async (call) => jsonResponse(200, await readAnalytics(call), await freshnessHeaders()));
 }
 
 export async function readAnalytics(call: ControlPlaneRequest): Promise<Analytics> {
   requireScope(call.principal, 'logs:read');
   const query = validate(analyticsQuerySchema, call.request.query);
   const now = Date.now();
-  const to = query.to ? Date.parse(query.to) : now;
+  const to = query.to ? Math.min(Date.parse(query.to), now) : now;
   const requestedFrom = query.from ? Date.parse(query.from) : to - DAY_MS;
   if (requestedFrom > to) throw badRequest('invalid_request', 'from: must not be after to', 'from');
-  // METRICS_RETENTION_DISPLAY bounds what is shown (older rollups expire by TTL, and may linger until then).
   const from = Math.max(requestedFrom, now - settings().METRICS_RETENTION_DISPLAY * DAY_MS);
-  const fromHour = hourBucket(new Date(Math.floor(from / HOUR_MS) * HOUR_MS).toISOString());
-  const toHour = hourBucket(new Date(to).toISOString());
-  const rollups = new RollupRepository();
-  const allWorkspaces = query.group_by === 'workspace' && call.principal.kind === 'admin' && query.workspace_id === undefined;
   const workspace = await targetWorkspace(call.principal, query.workspace_id);
   await requireAnalyticsVisibility(call.principal, workspace.id);
-  const items =
-    query.group_by === 'workspace'
-      ? (await rollups.range('ORG', call.principal.organisationId, 'workspace', fromHour, toHour)).filter((item) => allWorkspaces || item.key === workspace.id)
-      : await rollups.range('WS', workspace.id, query.group_by, fromHour, toHour);
-  const { rows, series } = aggregateRollups(items, query.interval);
-  return { object: 'analytics', group_by: query.group_by, from: new Date(from).toISOString(), to: new Date(to).toISOString(), interval: query.interval, rows, series };
+  // Organisation admins grouping by workspace without naming one see every workspace of their organisation.
+  const wholeOrganisation = query.group_by === 'workspace' && call.principal.kind === 'admin' && query.workspace_id === undefined;
+  const scope = { organisationId: call.principal.organisationId, workspaceId: wholeOrganisation ? undefined : workspace.id };
+  const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const { engine } = await logEngines();
+  const request = { scope, range, groupBy: query.group_by as AnalyticsGroup, interval: query.interval };
+  const [totals, series] = await Promise.all([engine.query(analyticsTotals(engine.dialect, request)), engine.query(analyticsSeries(engine.dialect, request))]);
+  return {
+    object: 'analytics',
+    group_by: query.group_by,
+    from: range.from,
+    to: range.to,
+    interval: query.interval,
+    rows: totals.rows.map((row) => ({ key: String(row.group_key), ...figuresOf(row) })),
+    series: series.rows.map((row) => ({ time: isoTime(row.bucket).replace('.000Z', 'Z'), key: String(row.group_key), ...figuresOf(row) })),
+  };
+}
+
+function figuresOf(row: Record<string, unknown>): Omit<AnalyticsRow, 'key'> {
+  const optional = (value: unknown) => (value === null || value === undefined ? null : Math.round(Number(value) * 100) / 100);
+  return {
+    requests: Number(row.requests),
+    errors: Number(row.errors),
+    prompt_tokens: Number(row.prompt_tokens),
+    completion_tokens: Number(row.completion_tokens),
+    // Sums of decimal costs pick up float noise; a 1e-10 USD rounding keeps them equal to the logs' sum.
+    cost: Math.round(Number(row.cost) * 1e10) / 1e10,
+    cache_hits: Number(row.cache_hits),
+    latency_p50_ms: optional(row.latency_p50_ms),
+    latency_p95_ms: optional(row.latency_p95_ms),
+  };
 }

@@ -25,7 +25,7 @@ const figures = {
   completion_tokens: z.number(),
   cost: z.number().meta({ description: 'USD.' }),
   cache_hits: z.number(),
-  latency_p50_ms: z.number().nullable().meta({ description: 'Upper bound of the histogram bucket holding the median.' }),
+  latency_p50_ms: z.number().nullable().meta({ description: 'Median latency, computed by the log engine (DuckDB: exact; Athena: approx_percentile).' }),
   latency_p95_ms: z.number().nullable(),
 };
 

@@ -10,8 +10,9 @@ export const openApiOperations: OpenApiOperation[] = [
     method: 'post',
     path: '/v1/exports',
     operationId: 'createExport',
-    summary: 'Export request logs as JSON Lines',
-    description: 'Takes the GET /v1/logs filters (metadata as an object); the file is written in the background. Poll GET /v1/exports/{id}.',
+    summary: 'Export request logs (JSON Lines, Parquet or CSV)',
+    description:
+      'Takes the GET /v1/logs filters (metadata as an object) and a format; the log engine writes the file as a job of its own (DuckDB COPY locally, Athena UNLOAD on AWS), never inside this request. Poll GET /v1/exports/{id}. Each row is one row of the requests table (docs/observability.md); bodies kept in the blob store appear as `request_body_ref`/`response_body_ref`.',
     tags: [TAG],
     scopes: ['logs:read'],
     featureFlags: ['DATA_EXPORTS_ENABLED'],
@@ -37,12 +38,12 @@ export const openApiOperations: OpenApiOperation[] = [
     operationId: 'downloadExport',
     summary: 'Download a completed export',
     description:
-      'The JSON Lines file, with the same API key (where the blob store cannot presign URLs, e.g. locally). 409 export_not_ready until the export has completed; 404 export_file_not_found once its file is gone (expired with the logs it holds).',
+      'The file, streamed, with the same API key (where the engine hands out no URL of its own, e.g. locally). 409 export_not_ready until the export has completed; 404 export_file_not_found once its file is gone (retention); 403 export_usage_hidden when the export holds tokens and cost the caller may not see.',
     tags: [TAG],
     scopes: ['logs:read'],
     featureFlags: ['DATA_EXPORTS_ENABLED'],
     pathParameters: exportIdPathSchema,
-    responses: { '200': { description: 'One request log per line.', contentType: 'application/x-ndjson', schema: z.string() } },
+    responses: { '200': { description: 'One request per line (JSON Lines), or the Parquet or CSV file.', contentType: 'application/x-ndjson', schema: z.string() } },
     errors: [401, 403, 404, 409],
   },
 ];

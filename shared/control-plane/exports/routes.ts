@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { jsonResponse, type NeutralRequest } from '../../http/types.js';
 import { GatewayError } from '../../http/errors.js';
 import { runInBackground } from '../../observability/background.js';
-import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { ExportRepository, type ExportRecord } from '../../store/export-repository.js';
 import type { ControlPlaneRequest } from '../app.js';
 import { actorOf } from '../audit.js';
@@ -10,39 +12,43 @@ import { notFound, requireScope } from '../authorization.js';
 import { gatedBy } from '../feature-flags.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
-import { hideUsageForMembers } from '../logs/hide-usage.js';
+import { freshnessHeaders } from '../logs/log-reader.js';
 import type { RouteRegistrar } from '../routes.js';
 import { parseJsonBody } from '../validation.js';
 import { validate } from '../validation.js';
-import { runExport } from './run-export.js';
+import { EXPORT_CONTENT_TYPES, refreshExportJob, startExportJob } from './export-jobs.js';
 import { exportCreateSchema, exportIdPathSchema, type DataExport } from './schemas.js';
-
-const DOWNLOAD_URL_TTL_SECONDS = 3_600;
 
 /** POST /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download; 404 while DATA_EXPORTS_ENABLED is OFF. */
 export function registerExportRoutes(register: RouteRegistrar): void {
-  register('POST', '/v1/exports', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(202, await createExport(call))));
+  register('POST', '/v1/exports', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(202, await createExport(call), await freshnessHeaders())));
   register('GET', '/v1/exports/{id}', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(200, await getExport(call))));
   register(
     'GET',
     '/v1/exports/{id}/download',
     gatedBy('DATA_EXPORTS_ENABLED', async (call) => {
-      const { job } = await findExport(call);
-      if (job.status !== 'completed' || !job.blob_key) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
-      const bytes = await blobStore().get(job.blob_key);
-      // The file outlived by its job (the bucket lifecycle expired it, or it was removed): gone, not "not ready".
-      if (!bytes) throw new GatewayError(404, 'export_file_not_found', `The file of export '${job.id}' no longer exists; create the export again`);
-      const body = (await needsHiding(call, job)) ? hideUsageInLines(bytes) : bytes;
-      return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-disposition': `attachment; filename="gw-logs-${job.id}.jsonl"` }, body };
+      const job = await findExport(call);
+      const file = localOutput(job);
+      if (job.status !== 'completed' || !file) throw new GatewayError(409, 'export_not_ready', `The export '${job.id}' is ${job.status}; download it once completed`);
+      if (await needsHiding(call, job)) throw usageHidden(job);
+      // The file outlived by its job (retention removed it): gone, not "not ready".
+      if (!(await stat(file).catch(() => undefined))) throw new GatewayError(404, 'export_file_not_found', `The file of export '${job.id}' no longer exists; create the export again`);
+      const format = job.format ?? 'jsonl';
+      // Streamed from the file: memory stays flat whatever the export's size.
+      return {
+        status: 200,
+        headers: { 'content-type': EXPORT_CONTENT_TYPES[format], 'content-disposition': `attachment; filename="gw-logs-${job.id}.${format}"` },
+        body: createReadStream(file) as AsyncIterable<Uint8Array>,
+      };
     }),
   );
 }
 
-/** Starts an export of the logs matching the filters; the file is written in the background. */
+/** Starts an export of the logs matching the filters: an engine job, started in the background. */
 export async function createExport(call: ControlPlaneRequest): Promise<DataExport> {
   requireScope(call.principal, 'logs:read');
   const body = parseJsonBody(call.request, exportCreateSchema);
-  const { metadata, ...rest } = body;
+  const { metadata, format, ...rest } = body;
   const flat: Record<string, unknown> = { ...rest };
   for (const [name, value] of Object.entries(metadata ?? {})) flat[`metadata.${name}`] = value;
   const { filter, workspaceId } = readLogFilter(flat);
@@ -53,50 +59,53 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
     organisation_id: call.principal.organisationId,
     created_by: actorOf(call.principal)?.id ?? call.principal.keyId,
     status: 'pending',
+    format,
     filters: { ...rest, ...(metadata ? { metadata } : {}) },
     created_at: new Date().toISOString(),
   };
+  // A caller who may not see tokens and cost exports rows without them (left out by the engine's statement).
   if (!(await usageViewerFor(call.principal, workspace)).seesUsage) job.usage_hidden = true;
   await new ExportRepository().create(job);
-  runInBackground('data export', () => runExport(job, filter));
+  runInBackground('data export', () => startExportJob(job, { organisationId: call.principal.organisationId, workspaceId: workspace }, filter));
   return presentExport(job, null);
 }
 
 export async function getExport(call: ControlPlaneRequest): Promise<DataExport> {
-  const { job } = await findExport(call);
-  return presentExport(job, job.status === 'completed' && job.blob_key ? await downloadUrl(call.request, job, await needsHiding(call, job)) : null);
+  const job = await findExport(call);
+  // An export holding tokens and cost is not handed to a caller who may not see them: no link, and a 403 at download.
+  const url = job.status === 'completed' && !(await needsHiding(call, job)) ? downloadUrl(call.request, job) : null;
+  return presentExport(job, url);
 }
 
-async function findExport(call: ControlPlaneRequest): Promise<{ job: ExportRecord }> {
+/** True when the caller may not see tokens and cost but the export holds them (someone who may made it). */
+async function needsHiding(call: ControlPlaneRequest, job: ExportRecord): Promise<boolean> {
+  return job.usage_hidden !== true && !(await usageViewerFor(call.principal, job.workspace_id)).seesUsage;
+}
+
+function usageHidden(job: ExportRecord): GatewayError {
+  return new GatewayError(403, 'export_usage_hidden', `The export '${job.id}' holds tokens and cost, which this key may not see in this workspace; create an export of your own`);
+}
+
+async function findExport(call: ControlPlaneRequest): Promise<ExportRecord> {
   requireScope(call.principal, 'logs:read');
   const { id } = validate(exportIdPathSchema, { id: call.params.id });
   const workspace = await logWorkspace(call.principal, call.request.query.workspace_id);
   const job = await new ExportRepository().get(workspace, id);
   if (!job) throw notFound('export', id);
-  return { job };
+  return refreshExportJob(job);
 }
 
-/**
- * True when the caller may not see tokens and cost but the file holds them (someone who may made the export):
- * the caller gets the file only through the download route, which hides them line by line.
- */
-async function needsHiding(call: ControlPlaneRequest, job: ExportRecord): Promise<boolean> {
-  return job.usage_hidden !== true && !(await usageViewerFor(call.principal, job.workspace_id)).seesUsage;
+/** The engine's output when it is a file of this machine (DuckDB), which the download route streams. */
+function localOutput(job: ExportRecord): string | undefined {
+  const [output] = job.outputs ?? [];
+  return output && isAbsolute(output) ? output : undefined;
 }
 
-function hideUsageInLines(bytes: Uint8Array): string {
-  const lines = Buffer.from(bytes).toString('utf8').split('\n').filter((line) => line !== '');
-  const hidden = lines.map((line) => JSON.stringify(hideUsageForMembers(JSON.parse(line) as unknown, { seesUsage: false })));
-  return hidden.length > 0 ? `${hidden.join('\n')}\n` : '';
-}
-
-/**
- * S3: a presigned URL, unless the file must be filtered for the caller. The local folder store, and filtered
- * files: this control plane's download route, behind the caller's key.
- */
-async function downloadUrl(request: NeutralRequest, job: ExportRecord, filtered: boolean): Promise<string> {
-  const store = blobStore();
-  if (store.presignedUrl && job.blob_key && !filtered) return store.presignedUrl(job.blob_key, DOWNLOAD_URL_TTL_SECONDS);
+/** An engine whose output is a URL (AWS: presigned by the engine) hands it out; a local file goes through this route. */
+function downloadUrl(request: NeutralRequest, job: ExportRecord): string | null {
+  const [output] = job.outputs ?? [];
+  if (output?.startsWith('https://')) return output;
+  if (!localOutput(job)) return null;
   const host = request.headers.host ?? '127.0.0.1';
   const scheme = request.headers['x-forwarded-proto'] ?? 'http';
   const query = job.workspace_id ? `?workspace_id=${encodeURIComponent(job.workspace_id)}` : '';
@@ -110,7 +119,7 @@ function presentExport(job: ExportRecord, url: string | null): DataExport {
     workspace_id: job.workspace_id,
     status: job.status,
     filters: job.filters,
-    format: 'jsonl',
+    format: job.format ?? 'jsonl',
     row_count: job.row_count ?? null,
     created_at: job.created_at,
     completed_at: job.completed_at ?? null,

@@ -8,6 +8,7 @@ export const exportCreateSchema = logFilterSchema
   .extend({
     workspace_id: z.string().min(1).max(128).optional().meta({ description: 'Another workspace of the organisation (admin callers only).' }),
     metadata: z.record(z.string().min(1).max(64), z.string().min(1).max(512)).optional().meta({ description: 'Exact metadata matches, e.g. {"_user": "alice"}.' }),
+    format: z.enum(['jsonl', 'parquet', 'csv']).default('jsonl').meta({ description: 'JSON Lines (default), Parquet or CSV: one row of the requests table per request (docs/observability.md lists the columns).' }),
   })
   .meta({ id: 'ExportCreate' });
 
@@ -20,7 +21,7 @@ export const exportSchema = z
     workspace_id: z.string(),
     status: z.enum(['pending', 'running', 'completed', 'failed']),
     filters: z.record(z.string(), z.unknown()),
-    format: z.literal('jsonl'),
+    format: z.enum(['jsonl', 'parquet', 'csv']),
     row_count: z.number().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),

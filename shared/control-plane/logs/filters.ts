@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import { badRequest } from '../../http/errors.js';
-import type { LogFilter } from '../../store/log-repository.js';
+import type { LogFilter } from '../../observability/engine/log-queries.js';
 import { validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { logFilterSchema } from './schemas.js';

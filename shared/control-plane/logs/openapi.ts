@@ -11,7 +11,7 @@ export const openApiOperations: OpenApiOperation[] = [
     operationId: 'listRequestLogs',
     summary: 'List request logs',
     description:
-      'One record per gateway request, newest first. Besides the named filters, any number of `metadata.<key>=<value>` parameters (e.g. `metadata._user=alice`). Every filter is served by a key of the logs table (docs/architecture.md). Records older than LOG_RETENTION_DISPLAY days are never returned.',
+      'One record per gateway request, newest first. Besides the named filters, any number of `metadata.<key>=<value>` parameters (e.g. `metadata._user=alice`). Served by the log engine (DuckDB locally, Athena on AWS: docs/observability.md); the `x-gw-data-freshness-ms` response header says how fresh the data is. Records older than LOG_RETENTION_DISPLAY days are never returned.',
     tags: [TAG],
     scopes: ['logs:read'],
     query: logListQuerySchema,

@@ -1,6 +1,5 @@
 import { jsonResponse } from '../../http/types.js';
 import { loadBody } from '../../observability/log-bodies.js';
-import { LogRepository } from '../../store/log-repository.js';
 import type { ControlPlaneRequest } from '../app.js';
 import { notFound, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
@@ -9,13 +8,14 @@ import { validate } from '../validation.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from './filters.js';
 import { hideUsageForMembers } from './hide-usage.js';
+import { freshnessHeaders, LogReader } from './log-reader.js';
 import { presentLog } from './present.js';
 import { logIdPathSchema, type RequestLog } from './schemas.js';
 
 /** GET /v1/logs and GET /v1/logs/{id}: the request logs of the caller's workspace (scope logs:read). */
 export function registerLogRoutes(register: RouteRegistrar): void {
-  register('GET', '/v1/logs', async (call) => jsonResponse(200, await listLogs(call)));
-  register('GET', '/v1/logs/{id}', async (call) => jsonResponse(200, await getLog(call)));
+  register('GET', '/v1/logs', async (call) => jsonResponse(200, await listLogs(call), await freshnessHeaders()));
+  register('GET', '/v1/logs/{id}', async (call) => jsonResponse(200, await getLog(call), await freshnessHeaders()));
 }
 
 export async function listLogs(call: ControlPlaneRequest): Promise<Page<RequestLog>> {
@@ -23,7 +23,9 @@ export async function listLogs(call: ControlPlaneRequest): Promise<Page<RequestL
   const { filter, workspaceId } = readLogFilter(call.request.query, ['limit', 'cursor']);
   const page = readPageRequest(call.request);
   const workspace = await logWorkspace(call.principal, workspaceId);
-  const [result, viewer] = await Promise.all([new LogRepository().list(workspace, filter, page.limit, page.startKey), usageViewerFor(call.principal, workspace)]);
+  const scope = { organisationId: call.principal.organisationId, workspaceId: workspace };
+  const [result, viewer] = await Promise.all([new LogReader().list(scope, filter, page.limit, page.startKey), usageViewerFor(call.principal, workspace)]);
+  // The one place list rows are presented.
   return toPage(result.items.map((record) => hideUsageForMembers(presentLog(record), viewer)), result.nextKey);
 }
 
@@ -32,7 +34,7 @@ export async function getLog(call: ControlPlaneRequest): Promise<RequestLog> {
   requireScope(call.principal, 'logs:read');
   const { id } = validate(logIdPathSchema, call.params);
   const workspace = await logWorkspace(call.principal, call.request.query.workspace_id);
-  const record = await new LogRepository().get(workspace, id);
+  const record = await new LogReader().get({ organisationId: call.principal.organisationId, workspaceId: workspace }, id);
   if (!record) throw notFound('request log', id);
   const [requestBody, responseBody] = await Promise.all([
     record.request_body_ref ? loadBody(record.request_body_ref) : record.request_body,

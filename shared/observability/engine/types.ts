@@ -28,6 +28,10 @@ export interface SqlStatement {
 }
 
 export interface QueryResult {
+  /**
+   * Column name → value. Engines may hand values over as their drivers give them (DuckDB: numbers, Dates, map
+   * entries; Athena: text): the read side reads every known column by its logical type (rows.ts).
+   */
   rows: Array<Record<string, unknown>>;
   /** Bytes the engine read for the query, where it reports them (Athena); undefined for DuckDB. */
   scannedBytes?: number;
@@ -39,7 +43,7 @@ export interface QueryEngine {
   query(statement: SqlStatement): Promise<QueryResult>;
   /** Starts writing the statement's result to `destination` (a file path locally, an s3:// prefix on AWS). */
   startExport(statement: SqlStatement, format: 'jsonl' | 'parquet' | 'csv', destination: string): Promise<{ jobId: string }>;
-  exportStatus(jobId: string): Promise<{ state: 'running' | 'succeeded' | 'failed'; error?: string; outputs?: string[] }>;
+  exportStatus(jobId: string): Promise<{ state: 'running' | 'succeeded' | 'failed'; error?: string; outputs?: string[]; rows?: number }>;
   /** How fresh reads are: rows appended more than this long ago are visible (ms). */
   readonly freshnessMs: number;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
@@ -11,9 +11,10 @@ import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
-import { LOGS_TABLE, MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
+import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import type { TestGateway } from '../../support/gateway.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
+import { requestLogsOfTrace } from '../../support/request-logs.js';
 
 export const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -142,9 +143,7 @@ export async function storeBudget(workspaceId: string, budget: { creditLimit: nu
  */
 export async function requestLog(traceId: string): Promise<Record<string, unknown>> {
   return eventually(async () => {
-    const result = await dynamoDocumentClient().send(
-      new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TRACE#${traceId}` } }),
-    );
-    return result.Items?.[0];
+    await drainAllBackgroundWork();
+    return (await requestLogsOfTrace(traceId))[0] as unknown as Record<string, unknown> | undefined;
   }, `the request log of ${traceId}`);
 }

@@ -1,14 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { settings } from '../../../shared/settings.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
-import { LOGS_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import type { PromptView } from '../../../shared/control-plane/prompts/schemas.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
+import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { readSseEvents } from '../../support/sse-client.js';
 import { api, expectError, newKey, newWorkspace, type Reply } from '../control-plane/identities-support.js';
 
@@ -84,11 +81,9 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
     const headers = { ...providerHeaders(), 'x-gw-trace-id': 'prompt-trace-metadata', 'x-gw-metadata': JSON.stringify({ _user: 'alice' }) };
     expect((await complete(prompt.id, { variables }, headers)).status).toBe(200);
     await drainAllBackgroundWork();
-    const logged = await dynamoDocumentClient().send(
-      new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'TRACE#prompt-trace-metadata' } }),
-    );
-    expect(logged.Items).toHaveLength(1);
-    expect(logged.Items![0].metadata).toEqual({ _prompt: prompt.id, _user: 'alice' });
+    const logged = await requestLogsOfTrace('prompt-trace-metadata');
+    expect(logged).toHaveLength(1);
+    expect(logged[0].metadata).toEqual({ _prompt: prompt.id, _user: 'alice' });
     expect((upstream.requests.at(-1)!.json as { user: string }).user).toBe('alice');
   });
 

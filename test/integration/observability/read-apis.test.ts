@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Analytics } from '../../../shared/control-plane/analytics/schemas.js';
@@ -7,9 +6,9 @@ import type { RequestLog } from '../../../shared/control-plane/logs/schemas.js';
 import type { Trace, TraceSummary } from '../../../shared/control-plane/traces/schemas.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
-import { logKeys } from '../../../shared/store/log-keys.js';
-import { LOGS_TABLE, tableName } from '../../../shared/store/table-definitions.js';
+import { requestRow } from '../../../shared/observability/engine/columns.js';
+import { logEngines } from '../../../shared/observability/engine/select.js';
+import type { RequestLogRecord } from '../../../shared/observability/log-record.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
@@ -66,7 +65,7 @@ beforeAll(async () => {
 
 const ids = (records: RequestLog[]) => records.map((record) => record.trace_id);
 
-describe('GET /v1/logs filters, each served by a key', () => {
+describe('GET /v1/logs filters, each a condition of one engine query', () => {
   it('finds a user’s requests by user= and by metadata._user=, newest first, only in the caller’s workspace', async () => {
     const byUser = await logsWhere(gateway, `user=alice&metadata.run=${run}`);
     expect(ids(byUser)).toEqual([traces[2], traces[0]]);
@@ -91,23 +90,19 @@ describe('GET /v1/logs filters, each served by a key', () => {
     expect(await logsWhere(gateway, `metadata.run=${run}&cache_status=HIT`)).toEqual([]);
   });
 
-  it('status=200, status=error, cache_status=DISABLED: the common values have no index rows, the time line serves them', async () => {
-    const workspaceId = gateway.bootstrap.workspaceId;
-    const rowsOf = async (field: 'status' | 'outcome' | 'cache_status', value: string) => {
-      const result = await dynamoDocumentClient().send(new QueryCommand({ TableName: tableName(settings(), LOGS_TABLE), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': logKeys.index(workspaceId, field, value) } }));
-      return (result.Items ?? []).map((row) => String(row.ref_pk));
-    };
-    const tracesOf = (refs: string[]) => traces.filter((trace) => refs.includes(logKeys.tracePartition(trace)));
-    expect(tracesOf(await rowsOf('status', '200'))).toEqual([]);
-    expect(tracesOf(await rowsOf('outcome', 'success'))).toEqual([]);
-    expect(tracesOf(await rowsOf('cache_status', 'DISABLED'))).toEqual([]);
-    expect(tracesOf(await rowsOf('status', '500'))).toEqual([traces[4]]);
-    expect(tracesOf(await rowsOf('outcome', 'error'))).toEqual([traces[4]]);
-
+  it('status=200, status=error, cache_status=DISABLED: common values filter like any other', async () => {
     const succeeded = ids((await allPages<RequestLog>(gateway, '/v1/logs?status=200', {}, 2)).items);
     expect(succeeded.filter((id) => traces.includes(id))).toEqual([traces[3], traces[2], traces[1], traces[0]]);
     const uncached = ids((await allPages<RequestLog>(gateway, `/v1/logs?cache_status=DISABLED&status=200`, {}, 2)).items);
     expect(uncached.filter((id) => traces.includes(id))).toEqual([traces[3], traces[2], traces[1], traces[0]]);
+  });
+
+  it('says how fresh its data is in a header', async () => {
+    const reply = await fetch(`${gateway.url}/v1/logs?limit=1`, { headers: { 'x-gw-api-key': gateway.apiKey } });
+    expect(reply.status).toBe(200);
+    const freshness = Number(reply.headers.get('x-gw-data-freshness-ms'));
+    expect(freshness).toBeGreaterThan(0);
+    expect(freshness).toBeLessThanOrEqual(1_000);
   });
 
   it('pages through every filter the same way: no repeats, nothing lost', async () => {
@@ -160,14 +155,14 @@ describe('GET /v1/logs filters, each served by a key', () => {
     expectError(await api(gateway, 'GET', '/v1/logs', { bearer: listOnly }), 403, 'missing_scope');
   });
 
-  it('hides records older than LOG_RETENTION_DISPLAY even before the table’s TTL removes them', async () => {
+  it('hides records older than LOG_RETENTION_DISPLAY even before retention deletes them', async () => {
     const old = new Date(Date.now() - (settings().LOG_RETENTION_DISPLAY + 1) * 86_400_000).toISOString();
+    const [recent] = await logsWhere(gateway, `trace_id=${traces[0]}`);
     const id = `old-${run}`;
-    const key = logKeys.record(`old-trace-${run}`, old, id);
-    const record = { id, trace_id: `old-trace-${run}`, workspace_id: gateway.bootstrap.workspaceId, created_at: old, metadata: { run: `old-${run}` }, status: 200, outcome: 'success', spans: [] };
-    const table = tableName(settings(), LOGS_TABLE);
-    await dynamoDocumentClient().send(new PutCommand({ TableName: table, Item: { ...key, gsi1pk: logKeys.workspaceTimeline(gateway.bootstrap.workspaceId), gsi1sk: `${old}#${id}`, ...record } }));
-    await dynamoDocumentClient().send(new PutCommand({ TableName: table, Item: { pk: logKeys.index(gateway.bootstrap.workspaceId, 'id', id), sk: `${old}#${id}`, ref_pk: key.pk, ref_sk: key.sk } }));
+    const record = { ...recent, id, request_id: id, trace_id: `old-trace-${run}`, created_at: old, organisation_id: gateway.bootstrap.organisationId, spans: [] } as unknown as RequestLogRecord;
+    const { sink } = await logEngines();
+    sink.append('requests', [requestRow(record)]);
+    await sink.flush();
     expect(await logsWhere(gateway, `trace_id=old-trace-${run}`)).toEqual([]);
     expect(await logsWhere(gateway, `trace_id=old-trace-${run}&from=${encodeURIComponent(old)}`)).toEqual([]);
     expectError(await api(gateway, 'GET', `/v1/logs/${id}`), 404, 'not_found');
@@ -197,7 +192,7 @@ describe('traces and spans', () => {
   });
 });
 
-describe('GET /v1/analytics from rollups', () => {
+describe('GET /v1/analytics computed by the engine', () => {
   it('equals the sum of the logs, per model, user, api key and workspace, hourly and daily', async () => {
     await drainAllBackgroundWork();
     const logs = await logsWhere(gateway, 'limit=100');
@@ -228,7 +223,7 @@ describe('GET /v1/analytics from rollups', () => {
     expect(daily.body.rows.reduce((sum, row) => sum + row.requests, 0)).toBe(logs.length);
   });
 
-  it('stays exact under 200 concurrent requests: the rollup counts every log record once', async () => {
+  it('stays exact under 200 concurrent requests: every log record counted once', async () => {
     const burst = randomUUID().slice(0, 8);
     const send = () =>
       fetch(`${gateway.url}/v1/chat/completions`, {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
 import type { RequestLog } from '../../../shared/control-plane/logs/schemas.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { logEngines } from '../../../shared/observability/engine/select.js';
 import { logger } from '../../../shared/observability/logger.js';
 import { otelTraceId } from '../../../shared/observability/otlp-export.js';
 import { settings } from '../../../shared/settings.js';
@@ -140,7 +141,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
 });
 
 describe('data exports', () => {
-  it('writes the filtered logs as JSON Lines in the background and serves them with the caller’s key', async () => {
+  it('writes the filtered logs as JSON Lines (an engine COPY job, started in the background) and serves them with the caller’s key', async () => {
     const traceId = `export-${Date.now()}`;
     replies.push(await (await send(traceId, secretBody({ stream: true }))).text());
     await drainAllBackgroundWork();
@@ -155,12 +156,14 @@ describe('data exports', () => {
     expect(download.headers.get('content-type')).toContain('application/x-ndjson');
     const text = await download.text();
     replies.push(text);
-    const lines = text.trim().split('\n').map((line) => JSON.parse(line) as RequestLog);
+    // One row of the requests table per line: the engine wrote it (COPY), gw never held the rows.
+    const lines = text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ object: 'request_log', trace_id: traceId, stream: true, metadata: { _user: 'sentinel-user' } });
-    // The bodies were in the blob store; the export reads them back (redacted).
-    expect(JSON.stringify(lines[0].request_body)).toContain('[REDACTED]');
-    expect(String(lines[0].response_body)).toContain('data: [DONE]');
+    expect(lines[0]).toMatchObject({ trace_id: traceId, stream: true, status: 200, metadata: { _user: 'sentinel-user' }, prompt_tokens: 9, completion_tokens: 12 });
+    // The bodies were larger than GW_LOG_BODY_INLINE_BYTES: the row names them in the blob store (redacted there).
+    expect(lines[0].request_body_ref).toMatch(/^logs\//);
+    const requestBody = readFileSync(join(process.env.GW_BLOB_DIR!, ...String(lines[0].request_body_ref).split('/')), 'utf8');
+    expect(requestBody).toContain('[REDACTED]');
   });
 
   it('keeps exports to their workspace and refuses bad bodies and weaker keys', async () => {
@@ -200,6 +203,10 @@ describe('the sentinel scan', () => {
         startKey = page.LastEvaluatedKey;
       } while (startKey);
     }
+    // Request logs are the log engine's rows: every column of every row is scanned too.
+    const { engine } = await logEngines();
+    for (const table of ['requests', 'spans']) stored.push(...(await engine.query({ sql: `SELECT * FROM ${table}`, params: [] })).rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value))));
+    expect(stored.some((text) => text.includes('sentinel-stream-'))).toBe(true);
     const blobs = filesUnder(process.env.GW_BLOB_DIR!).map((file) => readFileSync(file, 'utf8'));
     expect(blobs.length).toBeGreaterThan(0);
     const everything = { stored, blobs, printed, otlp: rawReceived, replies };

@@ -104,19 +104,22 @@ describe('membersViewAnalytics=false', () => {
     return response.text();
   }
 
-  it('hides them in an export a member makes, and in an admin’s export when a member downloads it', async () => {
+  it('leaves them out of an export a member makes, and does not hand a member an admin’s export that holds them', async () => {
     const mine = await download(await finishedExport(memberKey), memberKey);
     expect(mine.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(mine)).toMatchObject({ usage: null, cost: null });
+    const row = JSON.parse(mine) as Record<string, unknown>;
+    expect(row.trace_id).toBe(traceId);
+    for (const column of ['cost', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'attempts', 'response_body']) expect(row).not.toHaveProperty(column);
     expect(hasUsage(mine)).toBe(false);
 
     const admins = await finishedExport(undefined);
     const full = await download(admins, undefined);
-    expect(JSON.parse(full).usage.total_tokens).toBeGreaterThan(0);
+    expect(JSON.parse(full).total_tokens).toBeGreaterThan(0);
     const asMember = await read<DataExport>(`/v1/exports/${admins.id}`, memberKey);
-    const filtered = await download(asMember, memberKey);
-    expect(JSON.parse(filtered)).toMatchObject({ usage: null, cost: null, trace_id: traceId });
-    expect(hasUsage(filtered)).toBe(false);
+    expect(asMember).toMatchObject({ status: 'completed', download_url: null });
+    const refused = await fetch(`${gateway.url}/v1/exports/${admins.id}/download?workspace_id=${workspace.id}`, { headers: { 'x-gw-api-key': memberKey } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: 'export_usage_hidden' } });
   });
 
   it('managersViewAnalytics=false hides them from a manager the same way', async () => {

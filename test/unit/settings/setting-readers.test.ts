@@ -6,9 +6,8 @@ import { settingIssues as issues } from '../../support/settings-refusal.js';
 // values each kind of setting takes and refuses, and how refusals are reported.
 describe('setting readers', () => {
   it('an unset setting takes its default; a set one its value, numbers read as numbers', () => {
-    const parsed = parseSettings({ GW_MAX_BODY_BYTES: ' 2048 ', GW_IMAGE_FETCH_MAX_REDIRECTS: '0', GW_LOCAL_LOG_MAX_RECORDS: '1e3', GW_SECRET_STORE: 'local-file' });
-    expect(parsed).toMatchObject({ GW_MAX_BODY_BYTES: 2048, GW_IMAGE_FETCH_MAX_REDIRECTS: 0, GW_LOCAL_LOG_MAX_RECORDS: 1000, GW_SECRET_STORE: 'local-file', GW_TABLE_MAIN: 'gw-main' });
-    expect(parsed.GW_CACHE_MAX_STALE_MS).toBeUndefined();
+    const parsed = parseSettings({ GW_MAX_BODY_BYTES: ' 2048 ', GW_IMAGE_FETCH_MAX_REDIRECTS: '0', GW_CACHE_MAX_STALE_MS: '1e3', GW_SECRET_STORE: 'local-file' });
+    expect(parsed).toMatchObject({ GW_MAX_BODY_BYTES: 2048, GW_IMAGE_FETCH_MAX_REDIRECTS: 0, GW_CACHE_MAX_STALE_MS: 1000, GW_SECRET_STORE: 'local-file', GW_TABLE_MAIN: 'gw-main' });
     expect(parsed.DB_SSL).toBeUndefined();
   });
 

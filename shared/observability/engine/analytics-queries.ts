@@ -1,0 +1,49 @@
+import { and, col, metadataValue, rangeConditions, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
+import type { SqlDialect, SqlStatement } from './types.js';
+
+/** What analytics group by: a column of its own, or any `metadata.<key>`. */
+export type AnalyticsGroup = 'workspace' | 'model' | 'provider' | 'api_key' | `metadata.${string}`;
+
+const GROUP_COLUMNS: Record<Exclude<AnalyticsGroup, `metadata.${string}`>, string> = {
+  workspace: 'workspace_id',
+  model: 'model',
+  provider: 'provider',
+  api_key: 'api_key_id',
+};
+
+export interface AnalyticsQuery {
+  scope: LogScope;
+  range: TimeRange;
+  groupBy: AnalyticsGroup;
+  interval: 'hour' | 'day';
+}
+
+function groupKey(dialect: SqlDialect, groupBy: AnalyticsGroup): Fragment {
+  if (groupBy.startsWith('metadata.')) return metadataValue(dialect, groupBy.slice('metadata.'.length));
+  return col('requests', GROUP_COLUMNS[groupBy as keyof typeof GROUP_COLUMNS]);
+}
+
+/** Percentiles by the engine: exact on DuckDB, Trino's approx_percentile (a t-digest, ~1 % rank error) on Athena. */
+function percentile(dialect: SqlDialect, fraction: 0.5 | 0.95): Fragment {
+  return trusted(dialect === 'trino' ? `approx_percentile(latency_ms, ${fraction})` : `quantile_cont(latency_ms, ${fraction})`);
+}
+
+function figures(dialect: SqlDialect): Fragment {
+  return sql`count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, sum(coalesce(cost, 0)) AS cost, sum(CASE WHEN cache_status IN (${'HIT'}, ${'SEMANTIC HIT'}) THEN 1 ELSE 0 END) AS cache_hits, ${percentile(dialect, 0.5)} AS latency_p50_ms, ${percentile(dialect, 0.95)} AS latency_p95_ms`;
+}
+
+function where(dialect: SqlDialect, query: AnalyticsQuery): Fragment {
+  return and([...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range), sql`${groupKey(dialect, query.groupBy)} IS NOT NULL`]);
+}
+
+/** Totals per key, most requests first. */
+export function analyticsTotals(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
+  return statement(sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM requests WHERE ${where(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key`);
+}
+
+/** One point per interval bucket and key, oldest first. */
+export function analyticsSeries(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
+  return statement(
+    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM requests WHERE ${where(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key`,
+  );
+}

@@ -1,0 +1,200 @@
+import type { RequestLogRecord } from '../log-record.js';
+import type { EngineRow, EngineTable } from './types.js';
+
+/**
+ * THE columns of the `requests` and `spans` tables (issue #32). The DuckDB DDL (duckdb/schema.ts) and the Glue
+ * table on AWS are both built from these lists, and the query builder only ever names a column found here, so a
+ * column exists in every engine or in none. `day` ('YYYY-MM-DD', UTC) is the partition column: of `created_at`
+ * for a request, of `start_time` for a span.
+ */
+export type LogicalType = 'string' | 'bigint' | 'double' | 'boolean' | 'timestamp' | 'map<string,string>';
+
+export interface ColumnDefinition {
+  name: string;
+  type: LogicalType;
+  /** The Hive partition column (not a data column of the Parquet files on AWS). */
+  partition?: true;
+}
+
+const column = (name: string, type: LogicalType): ColumnDefinition => ({ name, type });
+
+export const REQUEST_COLUMNS: readonly ColumnDefinition[] = [
+  column('id', 'string'),
+  column('request_id', 'string'),
+  column('trace_id', 'string'),
+  column('span_id', 'string'),
+  column('created_at', 'timestamp'),
+  column('organisation_id', 'string'),
+  column('workspace_id', 'string'),
+  column('api_key_id', 'string'),
+  column('virtual_key_id', 'string'),
+  column('endpoint', 'string'),
+  column('provider', 'string'),
+  column('model', 'string'),
+  column('status', 'bigint'),
+  column('outcome', 'string'),
+  column('latency_ms', 'double'),
+  column('ttft_ms', 'double'),
+  column('prompt_tokens', 'bigint'),
+  column('completion_tokens', 'bigint'),
+  column('total_tokens', 'bigint'),
+  column('cached_tokens', 'bigint'),
+  column('reasoning_tokens', 'bigint'),
+  column('cost', 'double'),
+  column('cache_status', 'string'),
+  column('retry_count', 'bigint'),
+  column('last_used_option', 'string'),
+  column('stream', 'boolean'),
+  column('metadata', 'map<string,string>'),
+  column('error_type', 'string'),
+  column('error_code', 'string'),
+  column('error_message', 'string'),
+  // Every upstream try as JSON text (target path, provider, status, latency, error).
+  column('attempts', 'string'),
+  // Bodies inline as JSON text (redacted, size-capped), or a key of the blob store when too large to inline.
+  column('request_body', 'string'),
+  column('response_body', 'string'),
+  column('request_body_ref', 'string'),
+  column('response_body_ref', 'string'),
+  column('body_truncated', 'boolean'),
+  { name: 'day', type: 'string', partition: true },
+];
+
+export const SPAN_COLUMNS: readonly ColumnDefinition[] = [
+  column('span_id', 'string'),
+  column('parent_span_id', 'string'),
+  // The request (log record) the span belongs to, and its trace and owners, so a span is found without a join.
+  column('log_id', 'string'),
+  column('trace_id', 'string'),
+  column('organisation_id', 'string'),
+  column('workspace_id', 'string'),
+  column('name', 'string'),
+  column('kind', 'string'),
+  column('start_time', 'timestamp'),
+  column('end_time', 'timestamp'),
+  column('duration_ms', 'double'),
+  column('status', 'string'),
+  // String, number and boolean values: JSON text keeps their types (a map<string,string> would not).
+  column('attributes', 'string'),
+  column('error_type', 'string'),
+  column('error_code', 'string'),
+  column('error_message', 'string'),
+  { name: 'day', type: 'string', partition: true },
+];
+
+export const TABLE_COLUMNS: Readonly<Record<EngineTable, readonly ColumnDefinition[]>> = { requests: REQUEST_COLUMNS, spans: SPAN_COLUMNS };
+
+/** The column of `table` called `name`, or undefined: the query builder accepts no other identifier. */
+export function columnOf(table: EngineTable, name: string): ColumnDefinition | undefined {
+  return TABLE_COLUMNS[table].find((definition) => definition.name === name);
+}
+
+const DUCKDB_TYPES: Record<LogicalType, string> = {
+  string: 'VARCHAR',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  timestamp: 'TIMESTAMP',
+  'map<string,string>': 'MAP(VARCHAR, VARCHAR)',
+};
+
+/** The DuckDB type of a logical type (timestamps are UTC without a zone). */
+export function duckDbType(type: LogicalType): string {
+  return DUCKDB_TYPES[type];
+}
+
+/** The Glue / Hive type of a logical type: the logical names are Hive's own. */
+export function glueType(type: LogicalType): string {
+  return type;
+}
+
+/** Glue table columns (partition keys excluded) and partition keys of `table`, for the CDK Glue table. */
+export function glueColumns(table: EngineTable): { columns: Array<{ name: string; type: string }>; partitionKeys: Array<{ name: string; type: string }> } {
+  const definitions = TABLE_COLUMNS[table];
+  return {
+    columns: definitions.filter((definition) => !definition.partition).map(({ name, type }) => ({ name, type: glueType(type) })),
+    partitionKeys: definitions.filter((definition) => definition.partition).map(({ name, type }) => ({ name, type: glueType(type) })),
+  };
+}
+
+/**
+ * A time as the engines' timestamp text: `YYYY-MM-DD HH:MM:SS.sss`, UTC, no zone. DuckDB and Trino both CAST it
+ * to TIMESTAMP, and Firehose's JSON-to-Parquet conversion (Hive JSON SerDe) reads it as one.
+ */
+export function sqlTimestamp(iso: string): string {
+  return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** The partition value of a time: its UTC day. */
+export function dayOf(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 10);
+}
+
+const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/** One flat `requests` row of a (redacted) record; spans go to their own rows (`spanRows`). */
+export function requestRow(record: RequestLogRecord): EngineRow {
+  const usage = record.usage;
+  return {
+    id: record.id,
+    request_id: record.request_id ?? record.id,
+    trace_id: record.trace_id,
+    span_id: record.span_id,
+    created_at: sqlTimestamp(record.created_at),
+    organisation_id: record.organisation_id,
+    workspace_id: record.workspace_id,
+    api_key_id: record.api_key_id,
+    virtual_key_id: record.virtual_key_id ?? null,
+    endpoint: record.endpoint,
+    provider: record.provider ?? null,
+    model: record.model ?? null,
+    status: record.status,
+    outcome: record.outcome,
+    latency_ms: record.latency_ms,
+    ttft_ms: record.ttft_ms ?? null,
+    prompt_tokens: usage ? usage.prompt_tokens : null,
+    completion_tokens: usage ? usage.completion_tokens : null,
+    total_tokens: usage ? usage.total_tokens : null,
+    cached_tokens: usage ? usage.cached_tokens : null,
+    reasoning_tokens: usage ? usage.reasoning_tokens : null,
+    cost: record.cost ?? null,
+    cache_status: record.cache_status ?? null,
+    retry_count: record.retry_count ?? 0,
+    last_used_option: record.last_used_option ?? null,
+    stream: record.stream === true,
+    metadata: { ...(record.metadata ?? {}) },
+    error_type: record.error?.type ?? null,
+    error_code: record.error?.code ?? record.error_code ?? null,
+    error_message: record.error?.message ?? null,
+    attempts: JSON.stringify(record.attempts ?? []),
+    request_body: json(record.request_body),
+    response_body: json(record.response_body),
+    request_body_ref: record.request_body_ref ?? null,
+    response_body_ref: record.response_body_ref ?? null,
+    body_truncated: record.body_truncated === true,
+    day: dayOf(record.created_at),
+  };
+}
+
+/** One `spans` row per span of the record, each naming its request, trace and owners. */
+export function spanRows(record: RequestLogRecord): EngineRow[] {
+  return (record.spans ?? []).map((span) => ({
+    span_id: span.span_id,
+    parent_span_id: span.parent_span_id ?? null,
+    log_id: record.id,
+    trace_id: record.trace_id,
+    organisation_id: record.organisation_id,
+    workspace_id: record.workspace_id,
+    name: span.name,
+    kind: span.kind,
+    start_time: sqlTimestamp(span.start_time),
+    end_time: span.end_time ? sqlTimestamp(span.end_time) : null,
+    duration_ms: span.duration_ms ?? null,
+    status: span.status,
+    attributes: JSON.stringify(span.attributes ?? {}),
+    error_type: span.error?.type ?? null,
+    error_code: span.error?.code ?? null,
+    error_message: span.error?.message ?? null,
+    day: dayOf(span.start_time),
+  }));
+}

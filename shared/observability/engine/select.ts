@@ -1,0 +1,85 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { settings } from '../../settings.js';
+import { onDrain } from '../background.js';
+import { logger } from '../logger.js';
+import type { LogEventSink, QueryEngine } from './types.js';
+
+export interface LogEngines {
+  sink: LogEventSink;
+  engine: QueryEngine;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+let opened: Promise<LogEngines> | undefined;
+let drainRegistered = false;
+
+/** Which engine holds request logs: GW_LOG_ENGINE, else `aws` inside a Lambda and `duckdb` everywhere else. */
+export function logEngineKind(): 'duckdb' | 'aws' {
+  return settings().GW_LOG_ENGINE ?? (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined ? 'aws' : 'duckdb');
+}
+
+/**
+ * The sink the after-path appends to and the engine the read APIs query, opened once per process on first use
+ * (neither the gateway's cold start nor a Lambda bundle's cold path loads an engine). A drain (Lambda end of
+ * invocation, local shutdown, tests) flushes the sink.
+ */
+export function logEngines(): Promise<LogEngines> {
+  if (!drainRegistered) {
+    drainRegistered = true;
+    onDrain(async () => {
+      if (opened) await (await opened.catch(() => undefined))?.sink.flush();
+    });
+  }
+  opened ??= open().catch((error: unknown) => {
+    opened = undefined;
+    throw error;
+  });
+  return opened;
+}
+
+/** Flushes and closes the engines (local shutdown, tests); the next `logEngines()` opens them again. */
+export async function closeLogEngines(): Promise<void> {
+  const current = opened;
+  opened = undefined;
+  const engines = await current?.catch(() => undefined);
+  await engines?.sink.close();
+}
+
+async function open(): Promise<LogEngines> {
+  if (logEngineKind() === 'aws') {
+    // The AWS engine (Firehose sink, Athena queries) is built on branch h/aws as engine/aws/index.ts, exporting
+    // `createAwsLogEngine(): Promise<LogEngines>`; the integration replaces this line with
+    // `return (await import('./aws/index.js')).createAwsLogEngine();` (a literal specifier, so esbuild bundles it).
+    throw new Error('GW_LOG_ENGINE=aws: the AWS log engine (shared/observability/engine/aws/) is not part of this build; set GW_LOG_ENGINE=duckdb');
+  }
+  const current = settings();
+  const { openDuckDbLogEngine } = await import('./duckdb/engine.js');
+  if (current.GW_LOG_DUCKDB_PATH === ':memory:') {
+    const spill = join(tmpdir(), `gw-duckdb-spill-${process.pid}`);
+    process.once('exit', () => rmSync(spill, { recursive: true, force: true }));
+  }
+  const retentionMs = Math.min(current.LOG_RETENTION_DISPLAY * DAY_MS, current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_MS);
+  return openDuckDbLogEngine({
+    path: current.GW_LOG_DUCKDB_PATH,
+    // A file database spills beside itself (`<file>.tmp`, DuckDB's default); one in memory to a folder of this process.
+    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? join(tmpdir(), `gw-duckdb-spill-${process.pid}`) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
+    memoryLimit: current.GW_LOG_DUCKDB_MEMORY_LIMIT,
+    retentionMs,
+    retentionIntervalMs: HOUR_MS,
+    onError: (message, error) => logger.error(message, { error: error as Error }),
+  });
+}
+
+/**
+ * The folder DuckDB exports are written to: GW_LOG_EXPORT_DIR, else `exports/` of the local blob folder (so the
+ * blob folder's lifecycle expires them like every other blob), else a temporary folder of this process.
+ */
+export function localExportDirectory(): string {
+  const current = settings();
+  if (current.GW_LOG_EXPORT_DIR) return current.GW_LOG_EXPORT_DIR;
+  return current.GW_BLOB_BUCKET ? join(tmpdir(), `gw-exports-${process.pid}`) : join(resolve(current.GW_BLOB_DIR), 'exports');
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettings } from '../../../shared/settings.js';
+import { settingIssues } from '../../support/settings-refusal.js';
+
+// Which engine holds request logs. This file's process asks for the AWS engine, which is not part of this build
+// (shared/observability/engine/aws/ comes with the AWS side): it must say so, not fall back silently.
+process.env.GW_LOG_ENGINE = 'aws';
+
+describe('the log engine selection', () => {
+  it('reads GW_LOG_ENGINE as duckdb or aws, unset meaning the runtime decides', () => {
+    expect(parseSettings({}).GW_LOG_ENGINE).toBeUndefined();
+    expect(parseSettings({ GW_LOG_ENGINE: 'duckdb' }).GW_LOG_ENGINE).toBe('duckdb');
+    expect(settingIssues({ GW_LOG_ENGINE: 'clickhouse' })).toEqual([expect.stringContaining('GW_LOG_ENGINE')]);
+  });
+
+  it('refuses GW_LOG_ENGINE=aws with a clear error while the AWS engine is not built in, on every try (nothing half-open is kept)', async () => {
+    const { logEngineKind, logEngines } = await import('../../../shared/observability/engine/select.js');
+    expect(logEngineKind()).toBe('aws');
+    await expect(logEngines()).rejects.toThrow('GW_LOG_ENGINE=aws: the AWS log engine');
+    await expect(logEngines()).rejects.toThrow('set GW_LOG_ENGINE=duckdb');
+  });
+});

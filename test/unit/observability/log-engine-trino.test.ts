@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { analyticsSeries, analyticsTotals } from '../../../shared/observability/engine/analytics-queries.js';
+import { exportRequests, getRequest, listRequests, spansOf, traceRequests, traceSummaries, type LogQuery } from '../../../shared/observability/engine/log-queries.js';
+import type { SqlStatement } from '../../../shared/observability/engine/types.js';
+import { placeholders } from '../../integration/observability/log-engine-support.js';
+
+// The Athena (Trino) rendering of every query shape the DuckDB test runs for real: what matters for Athena is checked
+// on the text — the day predicate that prunes partitions, the workspace and organisation filters, `?` for every value,
+// Trino's functions (element_at, approx_percentile), and named columns instead of `*`.
+
+const scope = { organisationId: 'org-1', workspaceId: 'ws-1' };
+const range = { from: '2026-11-10T09:30:00.000Z', to: '2026-11-12T18:00:00.000Z' };
+const hostile = "x' OR '1'='1";
+const query: LogQuery = { scope, range, filter: { model: hostile, metadata: { _user: 'alice', team: hostile }, status: 'error' } };
+
+const shapes: Record<string, SqlStatement> = {
+  list: listRequests('trino', query, 20, { created_at: '2026-11-11T00:00:00.000Z', id: 'r9' }),
+  get: getRequest('trino', query, 'r1'),
+  trace: traceRequests('trino', query, 'trace-1'),
+  spansOfTrace: spansOf('trino', { scope, range }, { traceId: hostile }),
+  spansOfLogs: spansOf('trino', { scope, range }, { logIds: ['r1', hostile] }),
+  traceSummaries: traceSummaries('trino', query, 20, { ended_at: '2026-11-11T00:00:00.000Z', trace_id: 't9' }),
+  totals: analyticsTotals('trino', { scope, range, groupBy: `metadata.${hostile}`, interval: 'hour' }),
+  series: analyticsSeries('trino', { scope: { organisationId: 'org-1', workspaceId: hostile }, range, groupBy: 'model', interval: 'day' }),
+  export: exportRequests('trino', query),
+};
+
+describe.each(Object.entries(shapes))('the Trino rendering of %s', (_name, statement) => {
+  it('binds every value with `?` and splices none', () => {
+    expect(placeholders(statement.sql)).toBe(statement.params.length);
+    // No string literal at all, and no value that could not also be a word of SQL (ids, times, the hostile one).
+    expect(statement.sql).not.toContain("'");
+    for (const value of statement.params) if (typeof value === 'string' && /\W/.test(value)) expect(statement.sql).not.toContain(value);
+    expect(statement.params).toContain(hostile);
+  });
+
+  it('prunes partitions with `day BETWEEN ? AND ?` from the range (spans: a day earlier)', () => {
+    const match = /day BETWEEN \? AND \?/.exec(statement.sql);
+    expect(match).not.toBeNull();
+    const before = placeholders(statement.sql.slice(0, match!.index));
+    const [fromDay, toDay] = statement.params.slice(before, before + 2);
+    expect(toDay).toBe('2026-11-12');
+    expect(fromDay).toBe(statement.sql.includes('FROM spans') ? '2026-11-09' : '2026-11-10');
+  });
+
+  it('always filters by the organisation and the workspace, and names its columns', () => {
+    expect(statement.sql).toMatch(/organisation_id = \?/);
+    expect(statement.sql).toMatch(/workspace_id = \?/);
+    expect(statement.params).toEqual(expect.arrayContaining(['org-1']));
+    expect(statement.params.includes('ws-1') || statement.params.includes(hostile)).toBe(true);
+    expect(statement.sql).not.toMatch(/SELECT \*/);
+    expect(statement.sql).toMatch(/CAST\(\? AS TIMESTAMP\)/);
+  });
+});
+
+describe('Trino functions', () => {
+  it('reads metadata with element_at(metadata, ?) and never with a subscript', () => {
+    expect(shapes.list.sql).toContain('element_at(metadata, ?) = ?');
+    expect(shapes.totals.sql).toContain('SELECT element_at(metadata, ?) AS group_key');
+    for (const statement of Object.values(shapes)) expect(statement.sql).not.toContain('metadata[');
+  });
+
+  it('computes percentiles with approx_percentile, never quantile_cont', () => {
+    for (const statement of [shapes.totals, shapes.series]) {
+      expect(statement.sql).toContain('approx_percentile(latency_ms, 0.5) AS latency_p50_ms');
+      expect(statement.sql).toContain('approx_percentile(latency_ms, 0.95) AS latency_p95_ms');
+      expect(statement.sql).not.toContain('quantile_cont');
+    }
+    expect(shapes.series.sql).toContain('date_trunc(?, created_at)');
+    expect(shapes.series.params[0]).toBe('day');
+    expect(shapes.traceSummaries.sql).toContain('array_join(array_distinct(array_agg(model)), ?)');
+  });
+
+  it('scopes an organisation-wide grouping by the organisation alone', () => {
+    const statement = analyticsTotals('trino', { scope: { organisationId: 'org-1' }, range, groupBy: 'workspace', interval: 'day' });
+    expect(statement.sql).toContain('organisation_id = ?');
+    expect(statement.sql).not.toContain('workspace_id = ?');
+    expect(statement.sql).toContain('day BETWEEN ? AND ?');
+  });
+
+  it('leaves columns a caller may not see out of an export statement (its rows never pass through gw)', () => {
+    const statement = exportRequests('trino', query, { omitColumns: ['cost', 'prompt_tokens'] });
+    const selected = statement.sql.slice('SELECT '.length, statement.sql.indexOf(' FROM requests')).split(', ');
+    expect(selected).not.toContain('cost');
+    expect(selected).not.toContain('prompt_tokens');
+    expect(selected).toContain('completion_tokens');
+    expect(selected).not.toContain('day');
+  });
+
+  it('renders the same shapes for DuckDB with its own functions', () => {
+    const totals = analyticsTotals('duckdb', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
+    expect(totals.sql).toContain('metadata[?]');
+    expect(totals.sql).toContain('quantile_cont(latency_ms, 0.5)');
+    expect(totals.params).toEqual(analyticsTotals('trino', { scope, range, groupBy: 'metadata.team', interval: 'hour' }).params);
+  });
+});
