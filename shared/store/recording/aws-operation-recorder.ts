@@ -21,11 +21,12 @@ export type RecordedFunction = 'gateway' | 'control-plane' | 'expire-api-keys' |
 
 export interface RecordedOperation {
   fn?: RecordedFunction;
-  service: 'dynamodb' | 'secretsmanager' | 's3';
+  service: 'dynamodb' | 'secretsmanager' | 's3' | 'firehose' | 'athena' | 'glue';
   action: string;
   /**
    * `table/<id>` or `table/<id>/index/<name>` (id as in table-definitions.ts, or `?<name>` for a table gw does not
-   * define), `secret/<full secret name>`, `bucket/blobs/<key>` (the stack's blob bucket).
+   * define), `secret/<full secret name>`, `bucket/blobs/<key>` (the stack's blob bucket), `bucket/log-results` and
+   * `bucket/log-results/<key>` (request-log query results and exports), `deliverystream/<name>`, `workgroup/<name>`.
    */
   resource: string;
 }

@@ -14,12 +14,14 @@ interface RecordableClient {
 type Input = Record<string, unknown>;
 type ResourcesOf = (action: string, input: Input) => string[];
 
-function attach(client: RecordableClient, service: RecordedOperation['service'], resourcesOf: ResourcesOf): void {
+/** `iamAction` names the IAM action a command needs where it differs from the command (ListObjectsV2 → ListBucket). */
+function attach(client: RecordableClient, service: RecordedOperation['service'], resourcesOf: ResourcesOf, iamAction = (command: string) => command): void {
   if (!isRecordingAwsOperations()) return;
   const middleware: InitializeMiddleware<object, object> =
     (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      const action = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      for (const resource of resourcesOf(action, args.input as Input)) recordAwsOperation({ service, action, resource });
+      const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      const action = iamAction(command);
+      for (const resource of resourcesOf(command, args.input as Input)) recordAwsOperation({ service, action, resource });
       return next(args);
     };
   client.middlewareStack.add(middleware, { step: 'initialize', name: 'gwAwsOperationRecorder', override: true });
@@ -43,4 +45,28 @@ export function recordDynamoOperations(client: RecordableClient): void {
 /** Secrets Manager: the full secret name (`Name` on create, `SecretId` otherwise). */
 export function recordSecretsManagerOperations(client: RecordableClient): void {
   attach(client, 'secretsmanager', (_action, input) => [`secret/${String(input.Name ?? input.SecretId ?? '*')}`]);
+}
+
+/** Firehose (request-log rows): the delivery stream, by name, as its IAM ARN ends. */
+export function recordFirehoseOperations(client: RecordableClient): void {
+  attach(client, 'firehose', (_action, input) => [`deliverystream/${String(input.DeliveryStreamName ?? '*')}`]);
+}
+
+/** Athena: every query call is authorised on the workgroup the engine runs in (a query id names no workgroup). */
+export function recordAthenaOperations(client: RecordableClient, workgroup: string): void {
+  attach(client, 'athena', () => [`workgroup/${workgroup}`]);
+}
+
+/**
+ * S3 on the request-log results bucket: listing is `s3:ListBucket` on the bucket (whatever the command is called),
+ * object reads and writes are on `bucket/log-results/<key>`.
+ */
+export function recordLogResultsS3Operations(client: RecordableClient): void {
+  const isList = (command: string) => command.startsWith('ListObjects');
+  attach(
+    client,
+    's3',
+    (command, input) => (isList(command) ? ['bucket/log-results'] : [`bucket/log-results/${String(input.Key ?? '*')}`]),
+    (command) => (isList(command) ? 'ListBucket' : command),
+  );
 }
