@@ -57,7 +57,7 @@ export async function startAwsJsonService(): Promise<AwsJsonService> {
       } else {
         // S3 path-style: GET /<bucket>?list-type=2&prefix=…
         const url = new URL(request.url ?? '/', 'http://stub');
-        const input = { Bucket: decodeURIComponent(url.pathname.slice(1)), ...Object.fromEntries(url.searchParams) };
+        const input = { Bucket: decodeURIComponent(url.pathname.replace(/^\/|\/$/g, '')), ...Object.fromEntries(url.searchParams) };
         call = { operation: url.searchParams.get('list-type') === '2' ? 'ListObjectsV2' : `${request.method} ${url.pathname}`, input };
       }
       calls.push(call);
