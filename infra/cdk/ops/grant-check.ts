@@ -30,13 +30,14 @@ type Json = unknown;
 interface TemplateResource {
   Type: string;
   Properties?: Record<string, Json>;
+  Metadata?: Record<string, Json>;
 }
 export interface TemplateJson {
   Resources: Record<string, TemplateResource>;
 }
 
 /** Services whose grants come from behaviour; logs:, xray: and kms: are fixed plumbing of every function. */
-const CHECKED_SERVICES = ['dynamodb', 'secretsmanager', 's3'];
+const CHECKED_SERVICES = ['dynamodb', 'secretsmanager', 's3', 'firehose', 'athena', 'glue'];
 
 /** The function behind `POWERTOOLS_SERVICE_NAME = gw-<name>`, by role logical id. */
 function rolesByFunction(template: TemplateJson): Map<string, string> {
@@ -57,6 +58,11 @@ function rolesByFunction(template: TemplateJson): Map<string, string> {
 function resourceAliases(template: TemplateJson): Map<string, string> {
   const aliases = new Map<string, string>();
   const tableIds: Record<string, string> = { GW_TABLE_MAIN: 'main', GW_TABLE_CACHE: 'cache', GW_TABLE_LOGS: 'logs' };
+  // A resource may name itself for the check (`gw:grantAlias` metadata, e.g. the request-log buckets).
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    const alias = resource.Metadata?.['gw:grantAlias'];
+    if (typeof alias === 'string') aliases.set(id, alias);
+  }
   for (const resource of Object.values(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const variables = (resource.Properties?.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {};
@@ -74,7 +80,10 @@ function resourceAliases(template: TemplateJson): Map<string, string> {
 function renderResource(value: Json, aliases: Map<string, string>): string {
   if (typeof value === 'string') {
     const secret = /^arn:[^:]*:secretsmanager:[^:]*:[^:]*:secret:(.*)$/.exec(value);
-    return secret ? `secret/${secret[1]}` : value;
+    if (secret) return `secret/${secret[1]}`;
+    // `deliverystream/<name>`, `workgroup/<name>`, `catalog`, `database/<db>`, `table/<db>/<table>`: named in the ARN.
+    const named = /^arn:[^:]*:(?:firehose|athena|glue):[^:]*:[^:]*:(.*)$/.exec(value);
+    return named ? named[1] : value;
   }
   if (value && typeof value === 'object') {
     const object = value as Record<string, Json>;
@@ -128,6 +137,9 @@ function allows(pair: GrantPair, action: string, resource: string): boolean {
 
 /** How to fix a missing grant, in the words of the file that declares it. */
 function missingGrantHint(operation: RecordedOperationLine): string {
+  if (['firehose', 'athena', 'glue'].includes(operation.service) || operation.resource.startsWith('bucket/log-')) {
+    return `give '${operation.fn}' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
+  }
   const table = /^table\/([^/]+)(\/index\/(.+))?$/.exec(operation.resource);
   if (table && table[3]) return `add '${table[3]}' to queryIndexes of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;
   if (table) return `add '${operation.action}' to the actions of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;

@@ -107,7 +107,7 @@ export class FirehoseSink implements LogEventSink {
   /** One call, then only the records it reported as failed, after each delay of the backoff. */
   private async sendWithRetries(table: EngineTable, records: Uint8Array[]): Promise<void> {
     let pending = records;
-    let lastError = '';
+    let lastError: string | undefined;
     for (let attempt = 0; ; attempt++) {
       const result = await this.options.client.send(
         new PutRecordBatchCommand({ DeliveryStreamName: this.options.streams[table], Records: pending.map((Data) => ({ Data })) }),

@@ -204,9 +204,16 @@ describe('the AWS engine from settings', () => {
     process.env.GW_FIREHOSE_ENDPOINT = firehose.endpoint;
     const { sink: logs } = createAwsLogEngine(PROVISIONAL_ENGINE_COLUMNS);
     resetRecordedOperationCounts();
-    runAsFunction('gateway', () => logs.append('requests', [request(7)]));
+    runAsFunction('gateway', () => {
+      logs.append('requests', [request(7)]);
+      logs.append('spans', [{ span_id: 's7', trace_id: 'trace_7', day: '2026-11-27' }]);
+    });
     await drainAllBackgroundWork();
     expect(allSent('gw-requests')).toHaveLength(1);
-    expect(recordedOperationCounts()).toEqual([{ fn: 'gateway', service: 'firehose', action: 'PutRecordBatch', resource: 'deliverystream/gw-requests', count: 1 }]);
+    expect(allSent('gw-spans')).toHaveLength(1);
+    expect(recordedOperationCounts().sort((a, b) => a.resource.localeCompare(b.resource))).toEqual([
+      { fn: 'gateway', service: 'firehose', action: 'PutRecordBatch', resource: 'deliverystream/gw-requests', count: 1 },
+      { fn: 'gateway', service: 'firehose', action: 'PutRecordBatch', resource: 'deliverystream/gw-spans', count: 1 },
+    ]);
   });
 });
