@@ -17,14 +17,15 @@ export interface ClientOptions {
 }
 
 /** Keep-alive sockets so a warm Lambda pays no TLS handshake per flush or poll. */
-function handler(): NodeHttpHandler {
-  return new NodeHttpHandler({ httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }), connectionTimeout: 2_000, requestTimeout: 10_000 });
+function handler(requestTimeout = 10_000): NodeHttpHandler {
+  return new NodeHttpHandler({ httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }), connectionTimeout: 2_000, requestTimeout });
 }
 
 export function createFirehoseClient(options: ClientOptions): FirehoseClient {
   // The SDK retries whole-call failures (throttling, 5xx, resets) itself; the sink retries the records a
-  // successful call reports as failed.
-  const client = new FirehoseClient({ region: options.region, endpoint: options.endpoint, maxAttempts: 3, requestHandler: handler() });
+  // successful call reports as failed. A call of at most 4 MiB in the region takes well under a second: the short
+  // timeout bounds the billed time a Lambda's drain can spend on a Firehose that does not answer (3 × 3 s).
+  const client = new FirehoseClient({ region: options.region, endpoint: options.endpoint, maxAttempts: 3, requestHandler: handler(3_000) });
   recordFirehoseOperations(client);
   return traceAwsClient(client);
 }
