@@ -5,6 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeRow, hiveTimestamp } from '../../../shared/observability/engine/aws/row-json.js';
 import type { LogicalColumnType } from '../../../shared/observability/engine/aws/table-columns.js';
+import type { EngineRow } from '../../../shared/observability/engine/types.js';
 import { PROVISIONAL_ENGINE_COLUMNS } from '../../infra/fixtures/request-log-columns.js';
 
 /**
@@ -33,7 +34,7 @@ describe('encodeRow', () => {
 
   it("produces lines that read back, as Parquet, with the table's types and the row's values", async () => {
     const columns = PROVISIONAL_ENGINE_COLUMNS.requests;
-    const rows = [
+    const rows: EngineRow[] = [
       { id: 'req_1', created_at: Date.UTC(2026, 10, 27, 10, 15, 3, 123), status: 200, cost: 0.00042, stream: true, metadata: { team: 'a "quoted", value', 'k=v': 'x\ny' }, latency_ms: 1234.9 },
       { id: "req_'2", created_at: '2026-11-27T00:00:00.000Z', status: null, cost: 1e-9, stream: false, metadata: {}, target_path: '\u2028☃' },
     ];

@@ -1,40 +1,50 @@
 import { settings } from '../../../settings.js';
 import { onDrain } from '../../background.js';
-import type { LogEventSink, QueryEngine } from '../types.js';
-import { AthenaQueryEngine } from './athena-engine.js';
-import { createAthenaClient, createFirehoseClient, createResultsS3Client } from './clients.js';
+import type { LogEventSink, QueryEngine, SqlStatement } from '../types.js';
+import type { AthenaQueryEngine } from './athena-engine.js';
+import { createFirehoseClient } from './clients.js';
 import { FirehoseSink } from './firehose-sink.js';
 import type { EngineColumnsByTable } from './table-columns.js';
 
-export { AthenaQueryEngine } from './athena-engine.js';
 export { AthenaEngineError, AthenaQueryFailedError, AthenaQueryTimeoutError, InvalidExportDestinationError } from './athena-errors.js';
-export { FirehoseSink } from './firehose-sink.js';
 export type { EngineColumnSpec, EngineColumnsByTable } from './table-columns.js';
 
 /**
  * The request-log engine on AWS, from the settings the stack gives each function (infra/cdk/constructs/request-logs.ts):
  * rows to the two Firehose delivery streams, queries and exports on Athena. `columns` is the one column list
- * (shared/observability/engine/columns.ts). The sink is flushed at every Lambda drain (background.ts), after the
- * response has ended.
+ * (shared/observability/engine/columns.ts). Call it once per process: the sink is flushed at every Lambda drain
+ * (background.ts), after the response has ended.
  */
 export function createAwsLogEngine(columns: EngineColumnsByTable): { sink: LogEventSink; engine: QueryEngine } {
+  return { sink: createAwsLogSink(columns), engine: createAwsQueryEngine() };
+}
+
+/** The gateway's half: the Firehose sink, registered with the Lambda drain. */
+export function createAwsLogSink(columns: EngineColumnsByTable): LogEventSink {
   const current = settings();
-  const region = current.AWS_REGION;
   const sink = new FirehoseSink({
-    client: createFirehoseClient({ region, endpoint: current.GW_FIREHOSE_ENDPOINT }),
+    client: createFirehoseClient({ region: current.AWS_REGION, endpoint: current.GW_FIREHOSE_ENDPOINT }),
     streams: { requests: current.GW_LOG_STREAM_REQUESTS, spans: current.GW_LOG_STREAM_SPANS },
     columns,
   });
   onDrain(() => sink.flush());
-  const engine = new AthenaQueryEngine({
-    athena: createAthenaClient({ region, endpoint: current.GW_ATHENA_ENDPOINT, workgroup: current.GW_ATHENA_WORKGROUP }),
-    s3: createResultsS3Client({ region, endpoint: current.GW_S3_ENDPOINT }),
-    workgroup: current.GW_ATHENA_WORKGROUP,
-    database: current.GW_ATHENA_DATABASE,
-    timeoutMs: current.GW_LOG_QUERY_TIMEOUT_MS,
-    freshnessMs: current.GW_LOG_FRESHNESS_MS,
-  });
-  return { sink, engine };
+  return sink;
+}
+
+/**
+ * The control plane's half: the Athena engine. The Athena and S3 clients load with the first query, so a function
+ * that only writes rows (the gateway) never pays for them in its bundle's cold start.
+ */
+export function createAwsQueryEngine(): QueryEngine {
+  let athena: Promise<AthenaQueryEngine> | undefined;
+  const engine = () => (athena ??= import('./athena-from-settings.js').then((module) => module.createAthenaEngineFromSettings()));
+  return {
+    dialect: 'trino',
+    freshnessMs: settings().GW_LOG_FRESHNESS_MS,
+    query: async (statement: SqlStatement) => (await engine()).query(statement),
+    startExport: async (statement, format, destination) => (await engine()).startExport(statement, format, destination),
+    exportStatus: async (jobId) => (await engine()).exportStatus(jobId),
+  };
 }
 
 /** Where exports go: `s3://<results bucket>/exports/<id>/` (the bucket's lifecycle expires them). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AthenaQueryEngine } from '../../../../shared/observability/engine/aws/athena-engine.js';
 import { createAthenaClient, createResultsS3Client } from '../../../../shared/observability/engine/aws/clients.js';
 import { AthenaQueryFailedError, AthenaQueryTimeoutError, InvalidExportDestinationError } from '../../../../shared/observability/engine/aws/athena-errors.js';
+import { awsExportDestination, createAwsQueryEngine } from '../../../../shared/observability/engine/aws/index.js';
 import { recordedOperationCounts, resetRecordedOperationCounts, runAsFunction } from '../../../../shared/store/recording/aws-operation-recorder.js';
 import { startAwsJsonService, type AwsJsonService } from '../../../support/aws-json-service.js';
 
@@ -234,5 +235,20 @@ describe('the recorded operations (grant check input)', () => {
       'control-plane athena:StartQueryExecution workgroup/gw-logs',
       'control-plane s3:ListBucket bucket/log-results',
     ]);
+  });
+});
+
+describe('the query engine from settings', () => {
+  it('runs in the workgroup and database the stack names, its Athena client loaded with the first query', async () => {
+    // Settings are read on first use, so these stand in for what the stack sets on the function.
+    Object.assign(process.env, { GW_ATHENA_ENDPOINT: aws.endpoint, GW_S3_ENDPOINT: aws.endpoint, GW_ATHENA_WORKGROUP: 'gw-logs', GW_LOG_RESULTS_BUCKET: 'gw-log-results' });
+    scriptStates([{ State: 'SUCCEEDED' }]);
+    aws.on('GetQueryResults', () => ({ json: { ResultSet: { ResultSetMetadata: { ColumnInfo: [column('n', 'bigint')] }, Rows: [row('n'), row('3')] } } }));
+    const logs = createAwsQueryEngine();
+    expect([logs.dialect, logs.freshnessMs]).toEqual(['trino', 60_000]);
+    expect(aws.calls).toHaveLength(0);
+    expect((await logs.query({ sql: 'SELECT count(*) AS n FROM requests WHERE workspace_id = ?', params: ['ws_1'] })).rows).toEqual([{ n: 3 }]);
+    expect(aws.callsOf('StartQueryExecution')[0].input).toMatchObject({ WorkGroup: 'gw-logs', QueryExecutionContext: { Database: 'gw_logs' } });
+    expect(awsExportDestination('exp_9')).toBe('s3://gw-log-results/exports/exp_9/');
   });
 });
