@@ -98,6 +98,28 @@ describe('FirehoseSink records', () => {
   });
 });
 
+describe('FirehoseSink flush', () => {
+  it('waits for a send its timer started that is still in flight (a drain must not return before it)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    firehose.on('PutRecordBatch', async (input) => {
+      await held;
+      return acceptAll(input);
+    });
+    const logs = sink({ maxDelayMs: 1 });
+    logs.append('requests', [request(1)]);
+    await expect.poll(() => firehose.callsOf('PutRecordBatch').length).toBe(1);
+    let flushed = false;
+    const flushing = logs.flush().then(() => (flushed = true));
+    // Give the flush every chance to return early: a few turns of the event loop.
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(flushed).toBe(false);
+    release();
+    await flushing;
+    expect(flushed).toBe(true);
+  });
+});
+
 describe('FirehoseSink batching', () => {
   it('cuts 1,234 rows into calls of at most 500 records, each row sent once', async () => {
     const logs = sink();
