@@ -135,6 +135,24 @@ const SETTING_READERS = {
   GW_LOG_DUCKDB_MEMORY_LIMIT: text('256MB'),
   // Where DuckDB exports are written (unset: `exports/` of the local blob folder, GW_BLOB_DIR).
   GW_LOG_EXPORT_DIR: optionalText(),
+  // Request logs on AWS (issue #32, shared/observability/engine/aws/): the gateway sends rows to one Firehose delivery
+  // stream per table, the control plane queries them with Athena. The stack sets every name; the defaults are the
+  // names a stack called `gw` creates (infra/cdk/constructs/request-logs.ts).
+  GW_LOG_STREAM_REQUESTS: text('gw-requests'),
+  GW_LOG_STREAM_SPANS: text('gw-spans'),
+  GW_ATHENA_WORKGROUP: text('gw-logs'),
+  GW_ATHENA_DATABASE: text('gw_logs', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue database name)' }),
+  GW_ATHENA_TABLE_REQUESTS: text('requests', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue table name)' }),
+  GW_ATHENA_TABLE_SPANS: text('spans', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue table name)' }),
+  // The bucket of query results (`results/`, written by the workgroup) and exports (`exports/`, written by UNLOAD).
+  GW_LOG_RESULTS_BUCKET: optionalText(3),
+  // A query still running after this long is stopped (StopQueryExecution); under the control plane's 29 s API limit.
+  GW_LOG_QUERY_TIMEOUT_MS: integer(25_000, { min: 1_000, max: 600_000 }),
+  // How old a row must be to be visible: the delivery streams' buffer interval plus delivery (stack-set).
+  GW_LOG_FRESHNESS_MS: integer(60_000, { min: 0 }),
+  // Other Firehose / Athena endpoints (VPC endpoints, test servers); AWS's own by default.
+  GW_FIREHOSE_ENDPOINT: optionalUrl(),
+  GW_ATHENA_ENDPOINT: optionalUrl(),
   // The web console's built assets (npm run build → dist/console; the Lambda bundle ships them under console/).
   GW_CONSOLE_DIR: text('dist/console'),
   // Where gpt-tokenizer is imported from (shared/tokenizer.ts): the package locally, a file beside the Lambda bundle.

@@ -32,6 +32,16 @@ export const STACK_OWNED_SETTINGS: readonly string[] = [
   'GW_LOCAL_SECRET_DIR',
   'GW_LOCAL_SECRET_KEY',
   'GW_ALLOW_LOOPBACK_HOSTS',
+  'GW_LOG_STREAM_REQUESTS',
+  'GW_LOG_STREAM_SPANS',
+  'GW_ATHENA_WORKGROUP',
+  'GW_ATHENA_DATABASE',
+  'GW_ATHENA_TABLE_REQUESTS',
+  'GW_ATHENA_TABLE_SPANS',
+  'GW_LOG_RESULTS_BUCKET',
+  'GW_LOG_FRESHNESS_MS',
+  'GW_FIREHOSE_ENDPOINT',
+  'GW_ATHENA_ENDPOINT',
 ];
 
 /**
@@ -104,6 +114,13 @@ const contextSchema = z
     settings: z.preprocess(jsonFromString, z.record(z.string(), settingValue).default({})),
     /** Deploy the bundles `npm run build` wrote under this directory (e.g. `dist`) instead of bundling again. */
     prebuiltBundles: optionalText,
+    /**
+     * Athena's per-query scan limit for request-log queries and exports (MB, BytesScannedCutoffPerQuery; Athena's
+     * minimum is 10): a query that would read more is cancelled, at $5 per TB a 10 GB query costs 5 cents.
+     */
+    logQueryScanLimitMb: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(10_000_000).default(10_240)),
+    /** First day the request-log tables' `day` partition projection covers (it runs to today). */
+    requestLogsStartDate: z.preprocess(emptyToUndefined, z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').default('2026-01-01')),
     /** Run cdk-nag's AwsSolutions checks during synth. */
     nag: flag(true),
     /**

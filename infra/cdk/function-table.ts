@@ -30,6 +30,12 @@ export type SecretAccess = 'read' | 'manage';
 /** `read-write`: Get, Put and Delete objects in the stack's blob bucket (GW_BLOB_BUCKET), nothing on the bucket itself. */
 export type BlobAccess = 'read-write';
 
+/**
+ * Request logs on the analytical engine (infra/cdk/constructs/request-logs.ts): `write` sends rows to the Firehose
+ * delivery streams (PutRecordBatch), `query` runs Athena queries and exports over them.
+ */
+export type RequestLogAccess = 'write' | 'query';
+
 export interface FunctionSpec {
   name: FunctionName;
   /** Handler file, relative to the project root; a row whose file does not exist yet is left out of the stack. */
@@ -44,6 +50,7 @@ export interface FunctionSpec {
   tables: readonly TableGrant[];
   secrets?: SecretAccess;
   blobs?: BlobAccess;
+  requestLogs?: RequestLogAccess;
   /** p99 Duration above this alarms. */
   p99DurationAlarmMs: number;
   /** Errors alarm: the error rate (% of invocations) for API functions, the error count for scheduled ones. */
@@ -86,6 +93,8 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     secrets: 'read',
     // Large request/response bodies of log records and stored conversations.
     blobs: 'read-write',
+    // One record per request and per span to Firehose after the response has ended (shared/observability/engine/aws/).
+    requestLogs: 'write',
     // Approaching the 900 s timeout: streams are about to be cut.
     p99DurationAlarmMs: 840_000,
     errorAlarmThreshold: 5,
@@ -108,6 +117,8 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     secrets: 'manage',
     // Exports and the log bodies the read APIs return.
     blobs: 'read-write',
+    // Logs, traces, analytics and exports are Athena queries (UNLOAD for exports) over the Glue tables.
+    requestLogs: 'query',
     p99DurationAlarmMs: 5_000,
     errorAlarmThreshold: 5,
   },

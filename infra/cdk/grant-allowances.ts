@@ -1,6 +1,16 @@
 import type { GrantAllowance } from './ops/grant-check.js';
 
 /**
+ * What Athena does with the control plane's permissions while one of its queries runs: no SDK call of gw's issues
+ * these, so no recorder can see them (infra/cdk/constructs/request-logs.ts, grantQuery). Names are those of the
+ * stack cdk.json synthesises (`gw`).
+ */
+const ATHENA_ON_BEHALF = 'Athena performs this with the caller\'s permissions while a request-log query or UNLOAD runs (Glue catalog reads, S3 reads of the data and writes of results/exports); gw issues no such call itself, so no test can record it.';
+const REQUEST_LOG_TABLES = ['catalog', 'database/gw_logs', 'table/gw_logs/requests', 'table/gw_logs/spans'];
+const athenaOnBehalf = (action: string, resources: readonly string[]): GrantAllowance[] =>
+  resources.map((resource) => ({ fn: 'control-plane', action, resource, reason: ATHENA_ON_BEHALF }));
+
+/**
  * Grants the test suite does not (necessarily) exercise, each kept for a stated reason. scripts/check-grants.ts fails
  * on any other grant no test used, and on an entry here that no longer matches a grant. Resources are written as
  * the check renders them: `table/<id>`, `table/<id>/index/<name>`, `secret/<stackName>/*`, `bucket/blobs/*`.
@@ -36,4 +46,19 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
     resource: 'table/main',
     reason: 'Replaying the DynamoDB charge journal claims a pending charge with a conditional DeleteItem and puts it back when applying fails (shared/gateway/enforcement/charge-journal.ts); the suite replays the local file journal.',
   })),
+  ...athenaOnBehalf('glue:GetDatabase', ['catalog', 'database/gw_logs']),
+  ...athenaOnBehalf('glue:GetTable', REQUEST_LOG_TABLES),
+  ...athenaOnBehalf('glue:GetPartitions', REQUEST_LOG_TABLES),
+  ...athenaOnBehalf('s3:GetObject', ['bucket/log-data/*', 'bucket/log-results/results/*']),
+  ...athenaOnBehalf('s3:ListBucket', ['bucket/log-data']),
+  ...athenaOnBehalf('s3:GetBucketLocation', ['bucket/log-data', 'bucket/log-results']),
+  ...(['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'] as const).flatMap((action) =>
+    athenaOnBehalf(action, ['bucket/log-results/results/*', 'bucket/log-results/exports/*']),
+  ),
+  {
+    fn: 'control-plane',
+    action: 's3:GetObject',
+    resource: 'bucket/log-results/exports/*',
+    reason: 'An export file is downloaded through a presigned GET the control plane signs (the signature carries its GetObject permission); the read APIs that sign it are h/logs\'s, issue #32.',
+  },
 ];

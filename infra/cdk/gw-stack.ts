@@ -17,6 +17,9 @@ import { Operations } from './constructs/operations.js';
 import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
 import { GwWebAcl } from './constructs/web-acl.js';
+import { RequestLogs } from './constructs/request-logs.js';
+import type { EngineColumnsByTable } from '../../shared/observability/engine/aws/table-columns.js';
+import { REQUEST_LOG_COLUMNS } from './request-log-columns.js';
 import { FUNCTION_TABLE, type FunctionName, type FunctionSpec } from './function-table.js';
 import { OUTPUT_KEYS, tableOutputKey } from './outputs.js';
 
@@ -26,6 +29,8 @@ export interface GwStackProps extends StackProps {
   projectRoot: string;
   /** The function table; tests point rows at fixture handlers. */
   functions?: readonly FunctionSpec[];
+  /** The request-log column list (infra/cdk/request-log-columns.ts by default). */
+  requestLogColumns?: EngineColumnsByTable;
 }
 
 export class MissingBundleError extends Error {}
@@ -45,6 +50,7 @@ export class GwStack extends Stack {
   readonly operations: Operations;
   readonly secretsKey?: IKey;
   readonly blobs: BlobBucket;
+  readonly requestLogs: RequestLogs;
   readonly webAcl?: GwWebAcl;
 
   constructor(scope: Construct, id: string, props: GwStackProps) {
@@ -59,6 +65,14 @@ export class GwStack extends Stack {
     this.secretsKey = this.secretsKmsKey(config, production);
     // Objects expire with the request logs that point at them (LOG_RETENTION_DISPLAY, days).
     this.blobs = new BlobBucket(this, 'Blobs', { expireAfterDays: parseSettings(config.settings).LOG_RETENTION_DISPLAY, production });
+    this.requestLogs = new RequestLogs(this, 'RequestLogs', {
+      columns: props.requestLogColumns ?? REQUEST_LOG_COLUMNS,
+      retentionDays: parseSettings(config.settings).LOG_RETENTION_DISPLAY,
+      scanLimitBytes: config.logQueryScanLimitMb * 1024 * 1024,
+      projectionStartDate: config.requestLogsStartDate,
+      logRetention,
+      production,
+    });
 
     const specs = (props.functions ?? FUNCTION_TABLE).map((spec) => ({ spec, entry: resolveEntry(props.projectRoot, spec.entry) }));
     for (const name of REQUIRED_FUNCTIONS) {
@@ -83,7 +97,7 @@ export class GwStack extends Stack {
         production,
         sourceMaps: config.sourceMaps ?? !production,
       });
-      grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket });
+      grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket, requestLogs: this.requestLogs });
       if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') this.grantBedrock(fn, config.bedrockModelArns);
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes) {
@@ -185,6 +199,7 @@ export class GwStack extends Stack {
     // Secret names start with the stack's name, and each role is granted exactly that prefix (access-grants.ts).
     environment.GW_SECRET_NAME_PREFIX = this.stackName;
     environment.GW_BLOB_BUCKET = this.blobs.bucket.bucketName;
+    Object.assign(environment, this.requestLogs.environment());
     // The control-plane bundle carries the console's assets beside its code (nodejs-bundling.ts, scripts/build-console.ts).
     environment.GW_CONSOLE_DIR = '/var/task/console';
     // gpt-tokenizer ships as its own file beside each bundle, loaded on first use (shared/tokenizer.ts).
@@ -208,6 +223,7 @@ export class GwStack extends Stack {
         reason: `Credentials are created at run time, one secret per virtual key, saved config, MCP server or integration, all under this stack's ${secretNamePrefix(this.stackName)} prefix; the wildcard is that prefix (and the random suffix Secrets Manager appends), nothing wider and nothing of another stack.`,
       });
     }
+    if (spec.requestLogs === 'query') this.requestLogs.acknowledgeQueryWildcards(policy);
     if (spec.blobs) {
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.blobs.bucket.node.defaultChild as CfnElement)}.Arn>/*]`,

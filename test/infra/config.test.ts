@@ -75,7 +75,8 @@ describe('reading the stack configuration from CDK context', () => {
     expect(issuesOf({ settings: { GUARDRAILS_ENABLE: 'OFF' } })).toEqual(['settings.GUARDRAILS_ENABLE: not a gw setting (see shared/settings.ts)']);
     expect(issuesOf({ settings: { GW_TABLE_MAIN: 'other' } })).toEqual(['settings.GW_TABLE_MAIN: is set by the stack and cannot be overridden']);
     // The secret prefix and the blob bucket are the stack's: another prefix would leave the role's grant behind.
-    for (const name of ['GW_SECRET_NAME_PREFIX', 'GW_BLOB_BUCKET']) {
+    // So are the request-log streams, workgroup, database and buckets: the roles are granted exactly those names.
+    for (const name of ['GW_SECRET_NAME_PREFIX', 'GW_BLOB_BUCKET', 'GW_LOG_STREAM_REQUESTS', 'GW_ATHENA_WORKGROUP', 'GW_ATHENA_DATABASE', 'GW_LOG_RESULTS_BUCKET']) {
       expect(issuesOf({ settings: { [name]: 'other-stack' } })).toEqual([`settings.${name}: is set by the stack and cannot be overridden`]);
     }
     // The tests' AWS-operation recorder is not a setting at all.
@@ -85,6 +86,10 @@ describe('reading the stack configuration from CDK context', () => {
     expect(secretIssues).toEqual(['settings.GW_JWT_SECRET: is a secret and would be stored in plain text in the template; use GW_JWT_JWKS_URL']);
     expect(secretIssues.join('')).not.toContain(secret);
     expect(issuesOf({ settings: { GW_AUTH_CACHE_TTL_MS: 'soon' } })).toEqual([expect.stringMatching(/^settings\.GW_AUTH_CACHE_TTL_MS: .*\(got "soon"\)$/)]);
+    // Athena's scan limit has a floor of 10 MB, the projection a date.
+    expect(issuesOf({ logQueryScanLimitMb: 5 })).toEqual([expect.stringMatching(/^logQueryScanLimitMb: /)]);
+    expect(issuesOf({ requestLogsStartDate: 'last year' })).toEqual(['requestLogsStartDate: must be YYYY-MM-DD']);
+    expect(fromContext({ settings: { GW_LOG_QUERY_TIMEOUT_MS: '20000' } })().settings).toEqual({ GW_LOG_QUERY_TIMEOUT_MS: '20000' });
     // Optional settings without a default are known too.
     expect(fromContext({ settings: { GW_JWT_ISSUER: 'https://issuer.example.com' } })().settings).toEqual({ GW_JWT_ISSUER: 'https://issuer.example.com' });
   });

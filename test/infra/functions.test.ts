@@ -16,6 +16,8 @@ function aliasesOf(stack: GwStack): Record<string, string> {
   for (const [, fn] of stack.functions) aliases[logicalId(fn.logGroup.node.defaultChild)] = 'own-log-group';
   if (stack.secretsKey) aliases[logicalId(stack.secretsKey.node.defaultChild)] = 'secrets-key';
   aliases[logicalId(stack.blobs.bucket.node.defaultChild)] = 'blob-bucket';
+  aliases[logicalId(stack.requestLogs.dataBucket.node.defaultChild)] = 'log-data';
+  aliases[logicalId(stack.requestLogs.resultsBucket.node.defaultChild)] = 'log-results';
   return aliases;
 }
 
@@ -23,6 +25,20 @@ const SECRETS = 'arn:${Partition}:secretsmanager:${Region}:${AccountId}:secret:g
 const BLOBS = 'blob-bucket/*';
 const FOUNDATION_MODELS = 'arn:${Partition}:bedrock:${Region}::foundation-model/*';
 const ALWAYS = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
+const ARN = (service: string, resource: string) => `arn:\${Partition}:${service}:\${Region}:\${AccountId}:${resource}`;
+const GLUE_TABLES = ['catalog', 'database/gw_logs', 'table/gw_logs/requests', 'table/gw_logs/spans'].map((resource) => ARN('glue', resource));
+/** Request-log grants (infra/cdk/constructs/request-logs.ts): exactly the calls of the sink, the engine, and Athena for them. */
+const REQUEST_LOG_GRANTS = {
+  write: ['requests', 'spans'].map((table) => `firehose:PutRecordBatch ${ARN('firehose', `deliverystream/gw-${table}`)}`),
+  query: [
+    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryResults', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
+    ...GLUE_TABLES.slice(0, 2).map((resource) => `glue:GetDatabase ${resource}`),
+    ...['GetTable', 'GetPartitions'].flatMap((action) => GLUE_TABLES.map((resource) => `glue:${action} ${resource}`)),
+    's3:GetObject log-data/*',
+    ...['ListBucket', 'GetBucketLocation'].flatMap((action) => [`s3:${action} log-data`, `s3:${action} log-results`]),
+    ...['GetObject', 'PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].flatMap((action) => [`s3:${action} log-results/results/*`, `s3:${action} log-results/exports/*`]),
+  ],
+} as const;
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
 
 describe('the functions, with the scheduled ones present (fixture handlers)', () => {
@@ -79,7 +95,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
       expect(properties.ReservedConcurrentExecutions).toBeUndefined();
     }
     const retentions = Object.values(resources(template, 'AWS::Logs::LogGroup')).map((group) => group.Properties?.RetentionInDays);
-    expect(retentions).toEqual(new Array(6).fill(30)); // four functions, the API's access and execution logs
+    expect(retentions).toEqual(new Array(7).fill(30)); // four functions, the API's access and execution logs, Firehose's delivery errors
   });
 
   it('attaches no AWS managed policy to any function role', () => {
@@ -104,6 +120,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
       if (spec.blobs) expected.push(...BLOB_BUCKET_ACTIONS[spec.blobs].map((action) => `${action} blob-bucket`));
       // Bedrock calls without credentials are signed with the gateway's role: any foundation model of the region.
       if (spec.name === 'gateway') expected.push(...['InvokeModel', 'InvokeModelWithResponseStream'].map((action) => `bedrock:${action} ${FOUNDATION_MODELS}`));
+      if (spec.requestLogs) expected.push(...REQUEST_LOG_GRANTS[spec.requestLogs]);
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
       expect(grants.filter((grant) => grant.split(' ')[1] === '*').every((grant) => grant.startsWith('xray:')), spec.name).toBe(true);

@@ -74,6 +74,29 @@ describe('the grant check', () => {
     expect(stale.staleAllowances).toEqual(["the allowance for 'gateway' dynamodb:Scan on table/main matches no grant: remove it from infra/cdk/grant-allowances.ts"]);
   });
 
+  it('checks request-log calls too: streams, workgroup, catalog and buckets in the recorder\'s terms, the others\' calls refused', () => {
+    const recorded = [
+      op('gateway', 'firehose', 'PutRecordBatch', 'deliverystream/gw-requests'),
+      op('gateway', 'firehose', 'PutRecordBatch', 'deliverystream/gw-spans'),
+      op('control-plane', 'athena', 'StartQueryExecution', 'workgroup/gw-logs'),
+      op('control-plane', 's3', 'ListBucket', 'bucket/log-results'),
+      op('control-plane', 's3', 'GetObject', 'bucket/log-results/exports/exp_1/part-0.parquet'),
+      op('control-plane', 'glue', 'GetTable', 'table/gw_logs/requests'),
+      // Refused: the control plane never writes rows, the gateway never queries, nobody writes the data bucket or another stack's stream.
+      op('control-plane', 'firehose', 'PutRecordBatch', 'deliverystream/gw-requests'),
+      op('gateway', 'athena', 'StartQueryExecution', 'workgroup/gw-logs'),
+      op('control-plane', 's3', 'PutObject', 'bucket/log-data/requests/day=2026-11-27/x.parquet'),
+      op('gateway', 'firehose', 'PutRecordBatch', 'deliverystream/gw-staging-requests'),
+    ];
+    const hint = (fn: string) => `give '${fn}' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
+    expect(checkGrants(template, recorded, [], { checkUnused: false }).missing).toEqual([
+      `'control-plane' issues firehose:PutRecordBatch on deliverystream/gw-requests, which its role does not allow: ${hint('control-plane')}`,
+      `'control-plane' issues s3:PutObject on bucket/log-data/requests/day=2026-11-27/x.parquet, which its role does not allow: ${hint('control-plane')}`,
+      `'gateway' issues athena:StartQueryExecution on workgroup/gw-logs, which its role does not allow: ${hint('gateway')}`,
+      `'gateway' issues firehose:PutRecordBatch on deliverystream/gw-staging-requests, which its role does not allow: ${hint('gateway')}`,
+    ]);
+  });
+
   it('does not judge unused grants after a partial run, and does not check operations outside any function', () => {
     const result = checkGrants(template, [op(undefined, 'dynamodb', 'Scan', 'table/main')], [], { checkUnused: false });
     expect(result).toEqual({ missing: [], unused: [], staleAllowances: [], unattributed: 1 });

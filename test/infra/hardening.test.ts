@@ -1,3 +1,4 @@
+import type { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InvalidContextError } from '../../infra/cdk/config.js';
@@ -61,8 +62,9 @@ describe('two stacks in one account', () => {
 
 describe('the blob bucket', () => {
   it('is private, encrypted, TLS-only, expires objects at the log retention, and is named to the functions', () => {
-    const { template } = synthGwStack({ context: { settings: { LOG_RETENTION_DISPLAY: 30 } } });
-    template.resourceCountIs('AWS::S3::Bucket', 1);
+    const { stack, template } = synthGwStack({ context: { settings: { LOG_RETENTION_DISPLAY: 30 } } });
+    // The blob bucket and the request-log data and results buckets (test/infra/request-logs.test.ts).
+    template.resourceCountIs('AWS::S3::Bucket', 3);
     template.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
@@ -73,7 +75,7 @@ describe('the blob bucket', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
-    const bucket = Object.keys(resources(template, 'AWS::S3::Bucket'))[0];
+    const bucket = stack.getLogicalId(stack.blobs.bucket.node.defaultChild as CfnElement);
     for (const name of ['gateway', 'control-plane']) {
       expect((functionProperties(template, name).Environment as { Variables: Record<string, unknown> }).Variables.GW_BLOB_BUCKET).toEqual({ Ref: bucket });
     }

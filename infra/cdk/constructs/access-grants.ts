@@ -5,6 +5,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { secretNamePrefix } from '../../../shared/store/secrets/secrets-manager-secret-store.js';
 import { effectiveTableGrants, type BlobAccess, type FunctionSpec, type SecretAccess } from '../function-table.js';
 import type { DataTables } from './data-tables.js';
+import type { RequestLogs } from './request-logs.js';
 
 /**
  * What each secret access level may do, on names under the stack's prefix only: exactly the calls
@@ -50,6 +51,7 @@ export interface GrantTargets {
   settings: Readonly<Record<string, string>>;
   secretsKey?: IKey;
   blobBucket?: IBucket;
+  requestLogs?: RequestLogs;
 }
 
 /**
@@ -58,7 +60,9 @@ export interface GrantTargets {
  * secrets on the stack's prefix, objects in the blob bucket. Nothing is granted through CDK's broad
  * `grantReadData`/`grantReadWriteData` helpers (they add Scan, DescribeTable, stream reads and every index).
  */
-export function grantFunctionAccess(role: IRole, spec: FunctionSpec, { tables, settings, secretsKey, blobBucket }: GrantTargets): void {
+export function grantFunctionAccess(role: IRole, spec: FunctionSpec, { tables, settings, secretsKey, blobBucket, requestLogs }: GrantTargets): void {
+  if (spec.requestLogs === 'write') requestLogs?.grantWrite(role);
+  if (spec.requestLogs === 'query') requestLogs?.grantQuery(role);
   for (const grant of effectiveTableGrants(spec, settings)) {
     const table = tables.table(grant.table);
     if (grant.actions.length) {

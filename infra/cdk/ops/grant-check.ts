@@ -30,6 +30,7 @@ type Json = unknown;
 interface TemplateResource {
   Type: string;
   Properties?: Record<string, Json>;
+  Metadata?: Record<string, Json>;
 }
 export interface TemplateJson {
   Resources: Record<string, TemplateResource>;
@@ -39,14 +40,14 @@ export interface TemplateJson {
  * Services whose grants come from behaviour, checked action and resource; logs:, xray: and kms: are fixed plumbing
  * of every function.
  */
-const CHECKED_SERVICES = ['dynamodb', 'secretsmanager', 's3'];
+const CHECKED_SERVICES = ['dynamodb', 'secretsmanager', 's3', 'firehose', 'athena', 'glue'];
 /**
  * Services checked by action only: every client goes through `recordedClient` (shared/store/recording/), so an
- * operation on them that no statement of the function allows fails the check; their resources (delivery streams,
- * work groups, roles to assume) are not rendered in the recordings' terms, and the local runtime does not run these
- * clients (DuckDB, not Firehose/Athena), so an unused grant on them is not reported.
+ * operation on them that no statement of the function allows fails the check; their resources (roles to assume,
+ * model ARNs) are not rendered in the recordings' terms, and the local runtime does not call them, so an unused
+ * grant on them is not reported.
  */
-const ACTION_CHECKED_SERVICES = ['firehose', 'athena', 'glue', 'sts', 'bedrock'];
+const ACTION_CHECKED_SERVICES = ['sts', 'bedrock'];
 
 /** The function behind `POWERTOOLS_SERVICE_NAME = gw-<name>`, by role logical id. */
 function rolesByFunction(template: TemplateJson): Map<string, string> {
@@ -67,6 +68,11 @@ function rolesByFunction(template: TemplateJson): Map<string, string> {
 function resourceAliases(template: TemplateJson): Map<string, string> {
   const aliases = new Map<string, string>();
   const tableIds: Record<string, string> = { GW_TABLE_MAIN: 'main', GW_TABLE_CACHE: 'cache', GW_TABLE_LOGS: 'logs' };
+  // A resource may name itself for the check (`gw:grantAlias` metadata, e.g. the request-log buckets).
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    const alias = resource.Metadata?.['gw:grantAlias'];
+    if (typeof alias === 'string') aliases.set(id, alias);
+  }
   for (const resource of Object.values(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const variables = (resource.Properties?.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {};
@@ -84,7 +90,10 @@ function resourceAliases(template: TemplateJson): Map<string, string> {
 function renderResource(value: Json, aliases: Map<string, string>): string {
   if (typeof value === 'string') {
     const secret = /^arn:[^:]*:secretsmanager:[^:]*:[^:]*:secret:(.*)$/.exec(value);
-    return secret ? `secret/${secret[1]}` : value;
+    if (secret) return `secret/${secret[1]}`;
+    // `deliverystream/<name>`, `workgroup/<name>`, `catalog`, `database/<db>`, `table/<db>/<table>`: named in the ARN.
+    const named = /^arn:[^:]*:(?:firehose|athena|glue):[^:]*:[^:]*:(.*)$/.exec(value);
+    return named ? named[1] : value;
   }
   if (value && typeof value === 'object') {
     const object = value as Record<string, Json>;
@@ -139,6 +148,9 @@ function allows(pair: GrantPair, action: string, resource: string): boolean {
 
 /** How to fix a missing grant, in the words of the file that declares it. */
 function missingGrantHint(operation: RecordedOperationLine): string {
+  if (['firehose', 'athena', 'glue'].includes(operation.service) || operation.resource.startsWith('bucket/log-')) {
+    return `give '${operation.fn}' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
+  }
   const table = /^table\/([^/]+)(\/index\/(.+))?$/.exec(operation.resource);
   if (table && table[3]) return `add '${table[3]}' to queryIndexes of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;
   if (table) return `add '${operation.action}' to the actions of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { settings } from '../../settings.js';
 import { exportRequests, type LogFilter } from '../../observability/engine/log-queries.js';
 import { localExportDirectory, logEngines } from '../../observability/engine/select.js';
 import type { LogScope } from '../../observability/engine/sql.js';
@@ -15,7 +16,10 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = { jsonl: 'appl
  */
 export function exportDestination(dialect: 'duckdb' | 'trino', job: Pick<ExportRecord, 'id' | 'workspace_id'>, format: ExportFormat): string {
   const file = `${job.id}.${format}`;
-  return dialect === 'duckdb' ? join(localExportDirectory(), job.workspace_id, file) : `exports/${job.workspace_id}/${job.id}/`;
+  if (dialect === 'duckdb') return join(localExportDirectory(), job.workspace_id, file);
+  const bucket = settings().GW_LOG_RESULTS_BUCKET;
+  if (!bucket) throw new Error('GW_LOG_RESULTS_BUCKET is not set: the stack sets it for the request-log engine');
+  return `s3://${bucket}/exports/${job.workspace_id}/${job.id}/`;
 }
 
 /**

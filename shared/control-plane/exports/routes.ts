@@ -67,14 +67,14 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
   if (!(await usageViewerFor(call.principal, workspace)).seesUsage) job.usage_hidden = true;
   await new ExportRepository().create(job);
   runInBackground('data export', () => startExportJob(job, { organisationId: call.principal.organisationId, workspaceId: workspace }, filter));
-  return presentExport(job, null);
+  return presentExport(job, []);
 }
 
 export async function getExport(call: ControlPlaneRequest): Promise<DataExport> {
   const job = await findExport(call);
   // An export holding tokens and cost is not handed to a caller who may not see them: no link, and a 403 at download.
-  const url = job.status === 'completed' && !(await needsHiding(call, job)) ? downloadUrl(call.request, job) : null;
-  return presentExport(job, url);
+  const urls = job.status === 'completed' && !(await needsHiding(call, job)) ? await downloadUrls(call.request, job) : [];
+  return presentExport(job, urls);
 }
 
 /** True when the caller may not see tokens and cost but the export holds them (someone who may made it). */
@@ -101,18 +101,27 @@ function localOutput(job: ExportRecord): string | undefined {
   return output && isAbsolute(output) ? output : undefined;
 }
 
-/** An engine whose output is a URL (AWS: presigned by the engine) hands it out; a local file goes through this route. */
-function downloadUrl(request: NeutralRequest, job: ExportRecord): string | null {
-  const [output] = job.outputs ?? [];
-  if (output?.startsWith('https://')) return output;
-  if (!localOutput(job)) return null;
+/** How long a presigned export link works. */
+const DOWNLOAD_URL_TTL_SECONDS = 3_600;
+
+/**
+ * Where the caller fetches the files: S3 outputs (Athena UNLOAD, which may write several files) as presigned URLs;
+ * a local file through this control plane's download route, behind the caller's key.
+ */
+async function downloadUrls(request: NeutralRequest, job: ExportRecord): Promise<string[]> {
+  const outputs = job.outputs ?? [];
+  if (outputs.length > 0 && outputs.every((output) => output.startsWith('s3://'))) {
+    const { presignExportFiles } = await import('../../observability/engine/aws/export-download.js');
+    return presignExportFiles(outputs, DOWNLOAD_URL_TTL_SECONDS);
+  }
+  if (!localOutput(job)) return [];
   const host = request.headers.host ?? '127.0.0.1';
   const scheme = request.headers['x-forwarded-proto'] ?? 'http';
   const query = job.workspace_id ? `?workspace_id=${encodeURIComponent(job.workspace_id)}` : '';
-  return `${scheme}://${host}/v1/exports/${job.id}/download${query}`;
+  return [`${scheme}://${host}/v1/exports/${job.id}/download${query}`];
 }
 
-function presentExport(job: ExportRecord, url: string | null): DataExport {
+function presentExport(job: ExportRecord, urls: string[]): DataExport {
   return {
     object: 'export',
     id: job.id,
@@ -123,7 +132,8 @@ function presentExport(job: ExportRecord, url: string | null): DataExport {
     row_count: job.row_count ?? null,
     created_at: job.created_at,
     completed_at: job.completed_at ?? null,
-    download_url: url,
+    download_url: urls[0] ?? null,
+    download_urls: urls,
     error: job.error ?? null,
   };
 }

@@ -25,7 +25,8 @@ export const exportSchema = z
     row_count: z.number().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
-    download_url: z.string().nullable().meta({ description: 'Once completed: a presigned S3 URL (1 hour), or locally a gw route that takes the same API key.' }),
+    download_url: z.string().nullable().meta({ description: 'Once completed: the first of download_urls, or null.' }),
+    download_urls: z.array(z.string()).meta({ description: 'Once completed: presigned S3 URLs (1 hour), one per file the engine wrote (Athena UNLOAD may write several), or locally one gw route that takes the same API key. Empty before completion, and for a caller who may not see the tokens and cost the export holds.' }),
     error: z.string().nullable(),
   })
   .meta({ id: 'DataExport' });

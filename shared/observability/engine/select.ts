@@ -51,10 +51,9 @@ export async function closeLogEngines(): Promise<void> {
 
 async function open(): Promise<LogEngines> {
   if (logEngineKind() === 'aws') {
-    // The AWS engine (Firehose sink, Athena queries) is built on branch h/aws as engine/aws/index.ts, exporting
-    // `createAwsLogEngine(): Promise<LogEngines>`; the integration replaces this line with
-    // `return (await import('./aws/index.js')).createAwsLogEngine();` (a literal specifier, so esbuild bundles it).
-    throw new Error('GW_LOG_ENGINE=aws: the AWS log engine (shared/observability/engine/aws/) is not part of this build; set GW_LOG_ENGINE=duckdb');
+    // Firehose sink and Athena queries (engine/aws/): the Glue tables and the sink's rows share TABLE_COLUMNS.
+    const [{ createAwsLogEngine }, { TABLE_COLUMNS }] = await Promise.all([import('./aws/index.js'), import('./columns.js')]);
+    return createAwsLogEngine(TABLE_COLUMNS);
   }
   const current = settings();
   const { openDuckDbLogEngine } = await import('./duckdb/engine.js');

@@ -28,7 +28,8 @@ export interface RecordedOperation {
   action: string;
   /**
    * `table/<id>` or `table/<id>/index/<name>` (id as in table-definitions.ts, or `?<name>` for a table gw does not
-   * define), `secret/<full secret name>`, `bucket/blobs/<key>` or `bucket/blobs` (the stack's blob bucket); for the
+   * define), `secret/<full secret name>`, `bucket/blobs/<key>` or `bucket/blobs` (the stack's blob bucket), `bucket/log-results[/<key>]` (request-log
+   * query results and exports); for the
    * services checked by action only, what the input names (sdk-recording-middleware.ts).
    */
   resource: string;

@@ -34,10 +34,15 @@ const S3_ACTIONS: Readonly<Record<string, { action: string; on: 'bucket' | 'obje
   ListObjectVersions: { action: 'ListBucketVersions', on: 'bucket' },
 };
 
-/** `bucket/blobs` for the stack's blob bucket (GW_BLOB_BUCKET or the test stand-in's), `bucket/?<name>` otherwise. */
+/**
+ * `bucket/blobs` for the stack's blob bucket (GW_BLOB_BUCKET or the test stand-in's), `bucket/log-results` for the
+ * request-log results and exports bucket (GW_LOG_RESULTS_BUCKET), `bucket/?<name>` otherwise.
+ */
 function bucketResource(bucket: unknown): string {
   const name = String(bucket ?? '*');
-  return name === settings().GW_BLOB_BUCKET || name === BLOB_STAND_IN_BUCKET ? 'bucket/blobs' : `bucket/?${name}`;
+  const current = settings();
+  if (name === current.GW_BLOB_BUCKET || name === BLOB_STAND_IN_BUCKET) return 'bucket/blobs';
+  return name === current.GW_LOG_RESULTS_BUCKET ? 'bucket/log-results' : `bucket/?${name}`;
 }
 
 /** The bucket name the tests' S3 stand-in serves the blob store under (shared/store/blobs/blob-store-factory.ts). */
@@ -71,7 +76,8 @@ const OPERATIONS_OF: Readonly<Record<RecordedService, OperationsOf>> = {
   // Services checked by action only (grant-check.ts): their resources are named in the template in ways a recording
   // cannot reproduce (delivery streams, work groups, roles to assume), so the resource is what the input names.
   firehose: (command, input) => [{ action: command, resource: `deliverystream/${String(input.DeliveryStreamName ?? '*')}` }],
-  athena: (command, input) => [{ action: command, resource: `workgroup/${String(input.WorkGroup ?? '*')}` }],
+  // A query id names no workgroup: every call of gw's engine runs in the one the stack gives it.
+  athena: (command, input) => [{ action: command, resource: `workgroup/${String(input.WorkGroup ?? settings().GW_ATHENA_WORKGROUP)}` }],
   glue: (command, input) => [{ action: command, resource: `table/${String(input.DatabaseName ?? '*')}/${String(input.TableName ?? input.Name ?? '*')}` }],
   sts: (command, input) => [{ action: command, resource: `role/${String(input.RoleArn ?? '*')}` }],
 };
@@ -92,3 +98,4 @@ export function recordedClient<C extends RecordableClient>(client: C, service: R
   client.middlewareStack.add(middleware, { step: 'initialize', name: 'gwAwsOperationRecorder', override: true });
   return client;
 }
+

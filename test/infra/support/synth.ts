@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { readConfig } from '../../../infra/cdk/config.js';
 import { FUNCTION_TABLE, type FunctionSpec } from '../../../infra/cdk/function-table.js';
-import { GwStack } from '../../../infra/cdk/gw-stack.js';
+import { GwStack, type GwStackProps } from '../../../infra/cdk/gw-stack.js';
 
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..', '..');
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -22,6 +22,7 @@ export function tableWithScheduledFixtures(): FunctionSpec[] {
 export interface SynthOptions {
   context?: Record<string, unknown>;
   functions?: readonly FunctionSpec[];
+  requestLogColumns?: GwStackProps['requestLogColumns'];
 }
 
 /**
@@ -36,6 +37,6 @@ export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwS
     context: { ...cdkJsonContext(), prebuiltBundles: join(FIXTURES, 'bundles'), ...options.context },
   });
   const config = readConfig((key) => app.node.tryGetContext(key));
-  const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions });
+  const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
   return { app, stack, template: Template.fromStack(stack) };
 }

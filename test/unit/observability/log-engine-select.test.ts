@@ -13,10 +13,12 @@ describe('the log engine selection', () => {
     expect(settingIssues({ GW_LOG_ENGINE: 'clickhouse' })).toEqual([expect.stringContaining('GW_LOG_ENGINE')]);
   });
 
-  it('refuses GW_LOG_ENGINE=aws with a clear error while the AWS engine is not built in, on every try (nothing half-open is kept)', async () => {
+  it('opens the AWS engine for GW_LOG_ENGINE=aws: the Firehose sink and the Athena engine, once per process', async () => {
     const { logEngineKind, logEngines } = await import('../../../shared/observability/engine/select.js');
     expect(logEngineKind()).toBe('aws');
-    await expect(logEngines()).rejects.toThrow('GW_LOG_ENGINE=aws: the AWS log engine');
-    await expect(logEngines()).rejects.toThrow('set GW_LOG_ENGINE=duckdb');
+    const engines = await logEngines();
+    expect(engines.engine.dialect).toBe('trino');
+    expect(engines.sink.constructor.name).toBe('FirehoseSink');
+    expect(await logEngines()).toBe(engines);
   });
 });

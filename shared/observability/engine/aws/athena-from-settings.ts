@@ -1,0 +1,16 @@
+import { settings } from '../../../settings.js';
+import { AthenaQueryEngine } from './athena-engine.js';
+import { createAthenaClient, createResultsS3Client } from './clients.js';
+
+/** The Athena engine from the settings the stack gives each function (loaded on first query: see index.ts). */
+export function createAthenaEngineFromSettings(): AthenaQueryEngine {
+  const current = settings();
+  return new AthenaQueryEngine({
+    athena: createAthenaClient({ region: current.AWS_REGION, endpoint: current.GW_ATHENA_ENDPOINT, workgroup: current.GW_ATHENA_WORKGROUP }),
+    s3: createResultsS3Client({ region: current.AWS_REGION, endpoint: current.GW_S3_ENDPOINT }),
+    workgroup: current.GW_ATHENA_WORKGROUP,
+    database: current.GW_ATHENA_DATABASE,
+    timeoutMs: current.GW_LOG_QUERY_TIMEOUT_MS,
+    freshnessMs: current.GW_LOG_FRESHNESS_MS,
+  });
+}
