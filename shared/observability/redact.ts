@@ -39,7 +39,11 @@ export class KnownCredentials {
   private readonly values = new Set<string>();
 
   add(value: string | undefined): void {
-    if (value !== undefined && value.length >= MIN_KNOWN_LENGTH) this.values.add(value);
+    if (value === undefined || value.length < MIN_KNOWN_LENGTH) return;
+    this.values.add(value);
+    // As it appears inside JSON text (a relayed body, an SSE event's data) when escaping changes it.
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) this.values.add(escaped);
   }
 
   get size(): number {
