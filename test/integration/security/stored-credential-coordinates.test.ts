@@ -121,4 +121,16 @@ describe('a stored Azure key with a resource name the caller picks', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(mock.requests.length).toBe(before + 1);
   });
+
+  it('takes resource names only, on every entry point: the name becomes part of a hostname', async () => {
+    for (const endpoint of ENDPOINTS) {
+      const reply = await post(endpoint.path, endpoint.body, {
+        'x-gw-provider': 'azure-openai',
+        authorization: 'Bearer caller-azure-key-3456',
+        'x-gw-azure-resource-name': 'evil.example.com',
+        'x-gw-azure-deployment-id': 'dep',
+      });
+      expectError(reply, 400, 'invalid_azure_resource', { param: 'x-gw-azure-resource-name' });
+    }
+  });
 });

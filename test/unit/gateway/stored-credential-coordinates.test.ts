@@ -40,4 +40,13 @@ describe('assertStoredCredentialCoordinates', () => {
       expect(refusal(() => assertStoredCredentialCoordinates(key, provider, { resourceName: 'other' }, undefined))).toBeUndefined();
     }
   });
+
+  it('takes resource names only: a dot cannot move the host to another domain', () => {
+    for (const resourceName of ['evil.example.com#', 'a.b', 'x/y']) {
+      const error = refusal(() => assertStoredCredentialCoordinates(undefined, 'azure-openai', { resourceName }, undefined));
+      expect(error, resourceName).toBeUndefined();
+      const stored = refusal(() => assertStoredCredentialCoordinates(key, 'azure-openai', { resourceName }, undefined));
+      expect({ status: stored?.status, code: stored?.code }).toEqual({ status: 400, code: 'invalid_azure_resource' });
+    }
+  });
 });
