@@ -54,7 +54,7 @@ async function storedAzureSources(): Promise<Array<{ name: string; headers: Reco
   // one that names another provider starts from nothing, and the header's resource name never reaches it.
   const storedConfig = { provider: 'azure-openai', api_key: 'azure-cfg-secret-1234', azure_deployment_id: 'dep' };
   const saved = await created('/v1/configs', { name: `azure ${suffix}`, config: storedConfig });
-  const integration = await created<{ slug: string }>('/v1/integrations', {
+  const integration = await created<{ id: string; slug: string }>('/v1/integrations', {
     name: `azure ${suffix}`,
     slug: `azure-${suffix}`,
     provider: 'azure-openai',
@@ -62,7 +62,7 @@ async function storedAzureSources(): Promise<Array<{ name: string; headers: Reco
     shared_with_workspaces: 'all',
   });
   await created('/v1/providers', { integration_id: integration.slug, slug: `az-${suffix}` });
-  const deployment = await created<{ slug: string }>('/v1/deployments', { name: `azure ${suffix}`, slug: `az-dep-${suffix}`, type: 'production', config: storedConfig });
+  const deployment = await created<{ id: string; slug: string }>('/v1/deployments', { name: `azure ${suffix}`, slug: `az-dep-${suffix}`, type: 'production', config: storedConfig });
   const elsewhere = { 'x-gw-azure-resource-name': 'attacker-res', 'x-gw-azure-deployment-id': 'dep' };
   const azureProvider = { 'x-gw-provider': 'azure-openai' };
   return [
