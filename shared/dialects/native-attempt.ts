@@ -11,6 +11,7 @@ import type { CacheDecision } from '../gateway/cache/response-cache.js';
 import type { OpenAIBody, StreamEvent } from '../providers/types.js';
 import { isRecord } from '../providers/common/json-guards.js';
 import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from './types.js';
+import { knownRequestCredentials } from '../observability/request-credentials.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
@@ -51,6 +52,7 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
     const collector = cache.store ? codec.createNativeAnswerCollector() : undefined;
     const relayed = await openStreamRelay(upstream, collector ? collecting(translator, collector) : translator, {
       clientWantsUsage: true,
+      credentials: knownRequestCredentials(context.request),
       onEnd: ({ ok, errorCode }) => {
         const answer = ok ? collector?.result() : undefined;
         if (answer) cache.store?.(answer);

@@ -20,6 +20,7 @@ import { sendFannedOut } from './fan-out.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { canonicalEndpoint } from '../dialects/registry.js';
 import { providerErrorFrom } from './upstream-errors.js';
+import { knownRequestCredentials } from '../observability/request-credentials.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
@@ -132,6 +133,7 @@ export async function attemptLeaf(
       const assembler = cache.store ? new StreamAssembler() : undefined;
       const relayed = await openStreamRelay(upstream, adapter.createStreamTranslator(input), {
         clientWantsUsage,
+        credentials: knownRequestCredentials(context.request),
         onChunk: assembler ? (chunk) => assembler.add(chunk) : undefined,
         onUsage: (usage) => (report.usage = usage),
         onEnd: ({ ok, errorCode }) => {

@@ -8,7 +8,8 @@ import type { LeafSettings } from './config/target-tree.js';
 import { validateCustomHost } from './custom-host.js';
 import { parseForwardHeaders } from './forward-headers.js';
 import type { RequestOptions } from './request-options.js';
-import { assertStoredCredentialHost, storedResourceNames } from './stored-credential-host.js';
+import { assertStoredCredentialCoordinates, assertStoredCredentialHost, storedResourceNames } from './stored-credential-host.js';
+import { azureResourceHost } from '../providers/azure-openai/resource-host.js';
 import { resolveVirtualKey } from './virtual-key-target.js';
 import { functionRoleFor } from './function-role.js';
 
@@ -73,6 +74,8 @@ export async function resolveLeafTarget(
   const headerHost = options.customHost !== undefined ? checkedHeaderCustomHost(options.customHost) : undefined;
   const customHost = headerHost ?? leaf.customHost;
   assertStoredCredentialHost(leaf.storedCredential, customHost, headerHost === undefined ? leaf.customHostSetBy : undefined);
+  // Without a custom host, a cloud coordinate may pick the host instead (an Azure resource name): the same rule.
+  if (customHost === undefined) assertStoredCredentialCoordinates(leaf.storedCredential, provider.slug, leaf.azure, leaf.azureResourceSetBy);
   noteTargetCredentials(request, leaf);
   return {
     adapter,
@@ -110,13 +113,16 @@ async function withVirtualKey(leaf: LeafSettings, workspaceId: string): Promise<
   const stored = key.settings;
   const resource = storedResourceNames.virtualKey(key.id);
   const storedHost = stored.customHost === undefined ? undefined : checkedStoredCustomHost(stored.customHost);
+  // The hosts stored with the key: its custom host, and its Azure resource's own host.
+  const hosts = [storedHost, stored.azure?.resourceName === undefined ? undefined : azureResourceHost(stored.azure.resourceName)].filter((host): host is string => host !== undefined);
   return {
     ...leaf,
     provider: key.provider,
     apiKey: stored.apiKey,
     customHost: leaf.customHost ?? storedHost,
     customHostSetBy: leaf.customHost === undefined ? resource : leaf.customHostSetBy,
-    storedCredential: { resource, hosts: storedHost === undefined ? [] : [storedHost], allowedHosts: key.allowedHosts },
+    azureResourceSetBy: leaf.azure?.resourceName === undefined ? resource : leaf.azureResourceSetBy,
+    storedCredential: { resource, hosts, allowedHosts: key.allowedHosts },
     azure: { ...stored.azure, ...leaf.azure },
     vertex: { ...stored.vertex, ...leaf.vertex },
     aws: { ...stored.aws, ...leaf.aws },

@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors.js';
+import { azureResourceHost } from '../providers/azure-openai/resource-host.js';
 
 /**
  * A credential gw stores (a virtual key's, a saved config's or deployment's `api_key`, an integration's key),
@@ -23,23 +24,62 @@ export interface ConfigSource {
   allowedHosts: readonly string[];
 }
 
+/** What chose a host: a custom host (the default), or a cloud coordinate that names a per-customer host. */
+export interface HostChoice {
+  /** The header (or config field) to name in the error. */
+  param: string;
+  /** How the caller chose it, for the message. */
+  callerChoice: string;
+  /** What the caller can drop instead. */
+  dropWhat: string;
+}
+
+const CUSTOM_HOST_CHOICE: HostChoice = { param: 'x-gw-custom-host', callerChoice: 'the request (x-gw-custom-host or an inline config’s custom_host)', dropWhat: 'custom host' };
+const AZURE_RESOURCE_CHOICE: HostChoice = {
+  param: 'x-gw-azure-resource-name',
+  callerChoice: 'the request (x-gw-azure-resource-name or an inline config’s azure_resource_name)',
+  dropWhat: 'resource name',
+};
+
 /**
  * The one check where a target's credential meets its host, run for every leaf of every entry point
  * (resolve-target.ts). `hostSetBy` is the stored resource that chose the host, or undefined when the caller did.
  */
-export function assertStoredCredentialHost(credential: StoredCredential | undefined, host: string | undefined, hostSetBy: string | undefined): void {
+export function assertStoredCredentialHost(
+  credential: StoredCredential | undefined,
+  host: string | undefined,
+  hostSetBy: string | undefined,
+  choice: HostChoice = CUSTOM_HOST_CHOICE,
+): void {
   // No stored credential, or the provider's own API: nothing to check.
   if (!credential || host === undefined) return;
   if (hostSetBy === credential.resource) return;
   const origin = originOf(host);
   if (credential.hosts.some((own) => originOf(own) === origin) || credential.allowedHosts.includes(origin)) return;
-  const chooser = hostSetBy === undefined ? 'the request (x-gw-custom-host or an inline config’s custom_host)' : hostSetBy;
+  const chooser = hostSetBy === undefined ? choice.callerChoice : hostSetBy;
   throw badRequest(
     'stored_credential_custom_host',
     `The credential stored in ${credential.resource} is sent only to its own host, but ${chooser} names the host ${origin}; ` +
-      `drop the custom host, send your own credential, or have the owner of ${credential.resource} add ${origin} to its allowed_custom_hosts`,
-    'x-gw-custom-host',
+      `drop the ${choice.dropWhat}, send your own credential, or have the owner of ${credential.resource} add ${origin} to its allowed_custom_hosts`,
+    choice.param,
   );
+}
+
+/**
+ * The same rule for the cloud coordinates that pick the host when no custom host does. Only Azure's resource
+ * name leaves the provider's own API: `{resource}.openai.azure.com` is a customer's own host, so another resource
+ * name re-points a stored key at someone else's resource. Vertex's region (`{region}-aiplatform.googleapis.com`)
+ * and Bedrock's (`bedrock-runtime.{region}.amazonaws.com`) stay on Google's and AWS's own APIs (their adapters
+ * accept region names only), so a caller's region is no host choice. docs/security.md, "Stored credentials and hosts".
+ */
+export function assertStoredCredentialCoordinates(
+  credential: StoredCredential | undefined,
+  provider: string,
+  azure: { resourceName?: string } | undefined,
+  resourceSetBy: string | undefined,
+): void {
+  if (!credential || provider !== 'azure-openai' || azure?.resourceName === undefined) return;
+  assertStoredCredentialHost(credential, azureResourceHost(azure.resourceName), resourceSetBy, AZURE_RESOURCE_CHOICE);
 }
 
 /** `scheme://host[:port]` of a base URL (lower case, default port dropped); the text itself when it is no URL. */

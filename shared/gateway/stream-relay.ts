@@ -1,5 +1,6 @@
 import { GatewayError } from '../http/errors.js';
 import { SSE_DONE, encodeSseData, encodeSseEvent } from '../http/sse.js';
+import { maskCredentials, type KnownCredentials } from '../observability/redact.js';
 import type { StreamEvent, StreamTranslator } from '../providers/types.js';
 import { isIdleTimeout, type UpstreamResponse } from './upstream-client.js';
 
@@ -12,6 +13,11 @@ export interface StreamRelayOptions {
   onUsage?: (usage: Record<string, unknown>) => void;
   /** Called once when the relay is over: `ok` is true only when the stream ended cleanly. */
   onEnd?: (outcome: { ok: boolean; errorCode?: string }) => void;
+  /**
+   * The request's credentials (request-credentials.ts): masked in every error event relayed to the client, where a
+   * provider may quote the key back. Only error events are scanned; content chunks pass untouched.
+   */
+  credentials?: KnownCredentials;
 }
 
 const encoder = new TextEncoder();
@@ -120,7 +126,9 @@ function encodeEvents(events: StreamEvent[], options: StreamRelayOptions): Uint8
   for (const event of events) {
     if (event.type === 'done') parts.push(SSE_DONE);
     else if (event.type === 'error') {
-      parts.push(encodeSseEvent('error', errorPayload(event.error.code ?? 'upstream_stream_error', event.error.message, event.providerError)));
+      const known = options.credentials;
+      const message = known && known.size > 0 ? known.mask(event.error.message) : event.error.message;
+      parts.push(encodeSseEvent('error', errorPayload(event.error.code ?? 'upstream_stream_error', message, maskCredentials(event.providerError, known))));
     } else {
       const chunk = withoutUnrequestedUsage(event, options);
       if (chunk) parts.push(chunk);

@@ -18,6 +18,7 @@ import { callMcpServer, type McpHttpMethod } from './outbound.js';
 import { redact } from '../observability/redact.js';
 import { knownRequestCredentials, requestCredentials } from '../observability/request-credentials.js';
 import { admitMcpRequest, releaseMcpAdmission } from './metering.js';
+import { maskedBody } from './mcp-masking.js';
 import { relayServerEvents } from './sse-relay.js';
 import { ToolCallSpans } from './tool-call-spans.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
@@ -113,12 +114,15 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       logToolCalls(request, principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
     };
 
+    // The server's stored credential never reaches the client, however the server quotes it (an error's message,
+    // a 500 page, a tool's failed result): masked by value in every body and event relayed (mcp-masking.ts).
+    const known = knownRequestCredentials(request);
     if (isEventStream(contentType)) {
-      const events = relayServerEvents(upstream.body, server.tools, (responses) => spans.settle(responses), finish(true));
+      const events = relayServerEvents(upstream.body, server.tools, (responses) => spans.settle(responses), finish(true), known);
       return { status: upstream.status, headers, body: withLeadingEvents(denied, events, method === 'GET') };
     }
     const raw = await readUpstreamBody(upstream.body, MAX_JSON_RESPONSE_BYTES);
-    const body = isJsonMediaType(contentType) && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw;
+    const body = maskedBody(isJsonMediaType(contentType) && raw.length > 0 ? filteredJson(raw, server, spans, denied) : raw, known);
     finish(false)();
     return { status: upstream.status, headers, body };
   };

@@ -1,5 +1,7 @@
 import { SseDecoder, type EventSourceMessage } from '../http/sse.js';
+import type { KnownCredentials } from '../observability/redact.js';
 import { filterServerMessage, type ResponseOutcome } from './jsonrpc.js';
+import { maskedText } from './mcp-masking.js';
 import type { McpToolRules } from './types.js';
 
 const encoder = new TextEncoder();
@@ -13,16 +15,17 @@ function encodeEvent(event: EventSourceMessage, data: string): Uint8Array {
 }
 
 /** One event, with denied tools taken out of any `tools/list` result it carries. */
-function relayEvent(event: EventSourceMessage, rules: McpToolRules, onResponses: (responses: ResponseOutcome[]) => void): Uint8Array {
+function relayEvent(event: EventSourceMessage, rules: McpToolRules, onResponses: (responses: ResponseOutcome[]) => void, known: KnownCredentials | undefined): Uint8Array {
+  const data = maskedText(event.data, known);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(event.data);
+    parsed = JSON.parse(data);
   } catch {
-    return encodeEvent(event, event.data);
+    return encodeEvent(event, data);
   }
   const { message, changed, responses } = filterServerMessage(parsed, rules);
   if (responses.length > 0) onResponses(responses);
-  return encodeEvent(event, changed ? JSON.stringify(message) : event.data);
+  return encodeEvent(event, changed ? JSON.stringify(message) : data);
 }
 
 /**
@@ -34,14 +37,16 @@ export async function* relayServerEvents(
   rules: McpToolRules,
   onResponses: (responses: ResponseOutcome[]) => void,
   onEnd: (error?: unknown) => void,
+  /** The server's stored credential (and any other the request used), masked in every relayed event. */
+  known?: KnownCredentials,
 ): AsyncGenerator<Uint8Array> {
   const decoder = new SseDecoder();
   let failure: unknown;
   try {
     for await (const chunk of upstream) {
-      for (const event of decoder.push(chunk)) yield relayEvent(event, rules, onResponses);
+      for (const event of decoder.push(chunk)) yield relayEvent(event, rules, onResponses, known);
     }
-    for (const event of decoder.end()) yield relayEvent(event, rules, onResponses);
+    for (const event of decoder.end()) yield relayEvent(event, rules, onResponses, known);
   } catch (error) {
     failure = error;
     throw error;

@@ -28,27 +28,57 @@ const SECRET_TEXT: ReadonlyArray<RegExp> = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
 
-/** Shorter values are not masked by value: masking every "abc" in a text would hide more than it protects. */
-const MIN_KNOWN_LENGTH = 8;
+/**
+ * Credentials of this length or more are masked by value wherever they appear. Shorter ones (a test key, a PIN-like
+ * token) would blank ordinary words if masked everywhere, so they are masked only where they stand as a
+ * credential: a whole string that is exactly the value (a JSON field, a header), a JSON string value in raw
+ * JSON text (`: "abc12"`), and a word-bounded occurrence shortly after a word that labels a credential (`key`,
+ * `token`, `secret`, `password`, `credential`, `Bearer`, `authorization`: "Incorrect API key provided: abc12").
+ * Values under a key that names a credential are redacted whatever their length (`redact`). docs/security.md.
+ */
+export const MIN_KNOWN_LENGTH = 8;
+
+// Up to 32 characters on one line between the label and the value: "API key provided: ", "token '", "Bearer ".
+// Labels may sit inside longer names (authorization_token, x-api-key): a short value near them is masked too.
+const CREDENTIAL_LABEL = String.raw`(?:api[\s_-]?key|key|token|secret|password|passwd|credential|credentials|bearer|authorization)`;
+
+/** Where a short credential stands as one (see MIN_KNOWN_LENGTH). */
+function shortCredentialPattern(value: string): RegExp {
+  const literal = value.replace(/[.*+?^${}()|[\]\\/-]/g, String.raw`\$&`);
+  return new RegExp(String.raw`(?<=${CREDENTIAL_LABEL}[^\n]{0,32}?)(?<![A-Za-z0-9])${literal}(?![A-Za-z0-9])|(?<=:\s*")${literal}(?=")`, 'gi');
+}
 
 /**
  * The credentials one request used (or one MCP server holds), masked by value wherever they appear. Cheap:
- * one `includes` scan per text and credential (a request has one to three), nothing at all when there are none.
+ * one `includes` scan per text and credential (a request has one to three), nothing at all when there are none;
+ * a short credential costs a regex only on a text that contains it.
  */
 export class KnownCredentials {
   private readonly values = new Set<string>();
+  private readonly shortValues = new Map<string, RegExp>();
 
   add(value: string | undefined): void {
-    if (value !== undefined && value.length >= MIN_KNOWN_LENGTH) this.values.add(value);
+    if (value === undefined || value === '') return;
+    // As it appears inside JSON text (a relayed body, an SSE event's data) when escaping changes it.
+    const escaped = JSON.stringify(value).slice(1, -1);
+    for (const form of escaped === value ? [value] : [value, escaped]) {
+      if (form.length >= MIN_KNOWN_LENGTH) this.values.add(form);
+      else if (!this.shortValues.has(form)) this.shortValues.set(form, shortCredentialPattern(form));
+    }
   }
 
   get size(): number {
-    return this.values.size;
+    return this.values.size + this.shortValues.size;
   }
 
   mask(text: string): string {
     let result = text;
     for (const value of this.values) if (result.includes(value)) result = result.replaceAll(value, REDACTED);
+    if (this.shortValues.size === 0) return result;
+    for (const [value, pattern] of this.shortValues) {
+      if (!result.includes(value)) continue;
+      result = result === value ? REDACTED : result.replace(pattern, REDACTED);
+    }
     return result;
   }
 }

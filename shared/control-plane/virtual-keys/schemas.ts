@@ -22,7 +22,7 @@ export const azureSettingsSchema = z
     api_version: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'must look like 2024-10-21 or 2025-04-01-preview').optional(),
     model_name: text(255).optional(),
   })
-  .meta({ description: 'Azure OpenAI settings (provider azure-openai). Headers x-gw-azure-* sent with a request override them.' });
+  .meta({ description: 'Azure OpenAI settings (provider azure-openai). Headers x-gw-azure-* sent with a request override them; another resource_name only when allowed_custom_hosts lists its host (https://{resource}.openai.azure.com).' });
 
 /** A Google service-account key file, as a JSON object or as the file's text. Stored as a secret. */
 export const serviceAccountJsonSchema = z

@@ -5,6 +5,7 @@ import type { UpstreamCall } from '../../providers/types.js';
 import { PassThroughStreamTranslator } from '../native-stream.js';
 import type { NativeCallInput, NativeStreamTranslator } from '../types.js';
 import { canonicalUsageFromResponses } from './response.js';
+import { azureResourceHost } from '../../providers/azure-openai/resource-host.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -26,7 +27,7 @@ export function buildNativeResponsesCall(input: NativeCallInput): UpstreamCall {
     }
     // Azure's v1 Responses route takes the deployment name as the model.
     if (azure.deploymentId) body.model = azure.deploymentId;
-    const host = (input.target.customHost ?? `https://${encodeURIComponent(azure.resourceName!)}.openai.azure.com`).replace(/\/+$/, '');
+    const host = (input.target.customHost ?? azureResourceHost(azure.resourceName!)).replace(/\/+$/, '');
     if (input.target.apiKey) headers['api-key'] = input.target.apiKey;
     return { url: `${host}/openai/v1/responses`, headers, body: JSON.stringify(body) };
   }

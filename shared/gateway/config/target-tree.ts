@@ -34,6 +34,8 @@ export interface LeafSettings {
   storedCredential?: StoredCredential;
   /** The stored resource that chose `customHost`; undefined when the caller did (header, inline config). */
   customHostSetBy?: string;
+  /** The same for `azure.resourceName`, which chooses the host of an Azure target (stored-credential-host.ts). */
+  azureResourceSetBy?: string;
   /** The stored config this tree comes from (saved config, deployment); undefined for inline configs and headers. */
   configSource?: ConfigSource;
 }
@@ -120,6 +122,7 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
     ...base,
     // Who chose the host and whose credential it is: the check where they meet is stored-credential-host.ts.
     customHostSetBy: target.custom_host === undefined ? base.customHostSetBy : source?.resource,
+    azureResourceSetBy: target.azure_resource_name === undefined ? base.azureResourceSetBy : source?.resource,
     storedCredential: setsCredential(target) ? credentialOfConfig(source) : base.storedCredential,
     provider: ownProvider ?? base.provider,
     apiKey: target.api_key ?? base.apiKey,

@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { summariseOpenAIStyleError } from '../openai-compatible/error-summary.js';
 import { OpenAISseTranslator } from '../openai-compatible/stream.js';
+import { azureResourceHost } from './resource-host.js';
 import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type TargetSettings, type UpstreamCall } from '../types.js';
 
 /** The GA API version used when the caller names none. */
@@ -49,6 +50,6 @@ export function azureDeploymentUrl(target: TargetSettings, path: string): string
   if (!/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(apiVersion)) {
     throw badRequest('invalid_azure_api_version', 'x-gw-azure-api-version must look like 2024-10-21 or 2025-04-01-preview', 'x-gw-azure-api-version');
   }
-  const host = target.customHost ?? `https://${encodeURIComponent(azure.resourceName!)}.openai.azure.com`;
+  const host = target.customHost ?? azureResourceHost(azure.resourceName!);
   return `${host.replace(/\/+$/, '')}/openai/deployments/${encodeURIComponent(deployment)}${path}?api-version=${apiVersion}`;
 }

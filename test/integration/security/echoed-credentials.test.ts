@@ -123,6 +123,16 @@ describe('a credential the provider quotes back', () => {
     });
   }
 
+  it('(a credential shorter than 8 characters) is masked where the provider quotes it as the key', async () => {
+    const secret = 'k4f2a9';
+    const reply = await send({ 'x-gw-provider': 'openai', 'x-gw-custom-host': echoing.url, authorization: `Bearer ${secret}` });
+    expect(reply.status, reply.text).toBe(401);
+    expect(presentedKey(echoing.requests.at(-1)!)).toBe(secret);
+    expect(reply.text).toContain('Incorrect API key provided: [REDACTED]');
+    expect(reply.text).not.toContain(secret);
+    for (const text of (await readPaths(reply.traceId)).texts) expect(text).not.toContain(secret);
+  });
+
   it('is masked on the Anthropic Messages entry point too (x-api-key)', async () => {
     const secret = 'anth-3928170615243342516a';
     const reply = await send(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KnownCredentials, maskCredentials, redact, redactText, REDACTED } from '../../../shared/observability/redact.js';
+import { KnownCredentials, maskCredentials, MIN_KNOWN_LENGTH, redact, redactText, REDACTED } from '../../../shared/observability/redact.js';
 import { knownRequestCredentials, noteTargetCredentials } from '../../../shared/observability/request-credentials.js';
 
 describe('redact: the one redaction function', () => {
@@ -76,6 +76,26 @@ describe('redact: the one redaction function', () => {
     expect(maskCredentials({ message: 'plain-credential-123 sk-abcdefghijklmnopqrstuv' }, known)).toEqual({ message: `${REDACTED} sk-abcdefghijklmnopqrstuv` });
     const untouched = { a: 'b' };
     expect(maskCredentials(untouched, new KnownCredentials())).toBe(untouched);
+  });
+
+  it('masks a credential shorter than MIN_KNOWN_LENGTH only where it stands as a credential', () => {
+    const known = new KnownCredentials();
+    known.add('abc12');
+    expect(MIN_KNOWN_LENGTH).toBe(8);
+    expect(known.size).toBe(1);
+    // Quoted after a word that labels a credential, as a whole field, as a JSON string value in raw JSON text.
+    expect(known.mask('Incorrect API key provided: abc12. You can find your API key …')).toBe(`Incorrect API key provided: ${REDACTED}. You can find your API key …`);
+    expect(known.mask('Authorization: Bearer abc12')).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(known.mask('x-api-token=abc12')).toBe(`x-api-token=${REDACTED}`);
+    expect(known.mask('{"presented":"abc12"}')).toBe(`{"presented":"${REDACTED}"}`);
+    expect(redact({ echoed: 'abc12' }, known)).toEqual({ echoed: REDACTED });
+    // Elsewhere, and inside longer words, it is ordinary text.
+    expect(known.mask('the abc12 value is ordinary')).toBe('the abc12 value is ordinary');
+    expect(known.mask('key provided: abc123 and xabc12')).toBe('key provided: abc123 and xabc12');
+    // Regex characters in a short credential are literal.
+    const odd = new KnownCredentials();
+    odd.add('a.b*c');
+    expect(odd.mask('token a.b*c, token aXbbc')).toBe(`token ${REDACTED}, token aXbbc`);
   });
 
   it('collects every credential a target carries: API key, AWS keys and session token, a service account’s private key', () => {
