@@ -203,6 +203,20 @@ describe('per-function overrides from context', () => {
     expect(bedrockGrants({ bedrockModelArns: [] })).toEqual([]);
   });
 
+  it('lets the gateway assume the roles of bedrockAssumableRoleArns (default: the account\'s gw-bedrock-* roles), or none when GW_BEDROCK_FUNCTION_ROLE is OFF', () => {
+    const stsGrants = (context: Record<string, unknown>) => {
+      const synthesised = synthGwStack({ functions: tableWithScheduledFixtures(), context });
+      return grantsOf(synthesised.template, 'gateway', aliasesOf(synthesised.stack)).filter((grant) => grant.startsWith('sts:'));
+    };
+    const [byDefault] = stsGrants({});
+    expect(byDefault).toMatch(/^sts:AssumeRole arn:.*:iam::.*:role\/gw-bedrock-\*$/);
+    const role = 'arn:aws:iam::123456789012:role/team-a-bedrock';
+    expect(stsGrants({ bedrockAssumableRoleArns: [role] })).toEqual([`sts:AssumeRole ${role}`]);
+    expect(stsGrants({ settings: { GW_BEDROCK_FUNCTION_ROLE: 'OFF' } })).toEqual([]);
+    expect(stsGrants({ bedrockAssumableRoleArns: [] })).toEqual([]);
+    expect(() => synthGwStack({ context: { bedrockAssumableRoleArns: ['arn:aws:s3:::bucket'] } })).toThrow(/bedrockAssumableRoleArns/);
+  });
+
   it('grants KMS on an existing key given by ARN instead of creating one', () => {
     const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
     const { template } = synthGwStack({ context: { secretsKmsKey: keyArn } });
