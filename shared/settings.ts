@@ -46,6 +46,9 @@ const SETTING_READERS = {
   // Bedrock calls that carry no credentials are signed with this process's own AWS credentials (the default chain:
   // on Lambda, the function's role), in its region unless x-gw-aws-region says otherwise. The stack turns it on.
   GW_BEDROCK_FUNCTION_ROLE: offUnlessOn,
+  // Another STS endpoint (a VPC endpoint, tests' stand-in) for the roles virtual keys name (aws.role_arn); the
+  // regional STS endpoint of AWS_REGION by default.
+  GW_STS_ENDPOINT: optionalUrl(),
 
   // The admin key the local runtime (or `npm run cli -- bootstrap`) makes sure exists; empty means generate one.
   GW_BOOTSTRAP_API_KEY: optionalText(0, {

@@ -142,6 +142,11 @@ const contextSchema = z
      * region. Add inference-profile ARNs for cross-region profiles; `[]` grants nothing.
      */
     bedrockModelArns: z.preprocess(jsonFromString, z.array(arn('bedrock')).optional()),
+    /**
+     * Roles the gateway's role may assume (sts:AssumeRole) for virtual keys that name one (aws.role_arn), when
+     * GW_BEDROCK_FUNCTION_ROLE is on. Default: roles of the stack's account named gw-bedrock-*. `[]` grants none.
+     */
+    bedrockAssumableRoleArns: z.preprocess(jsonFromString, z.array(arn('iam')).optional()),
   })
   .superRefine((config, ctx) => {
     if (config.domainName && !config.certificateArn) {

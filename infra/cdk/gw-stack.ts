@@ -23,6 +23,9 @@ import { REQUEST_LOG_COLUMNS } from './request-log-columns.js';
 import { FUNCTION_TABLE, type FunctionName, type FunctionSpec } from './function-table.js';
 import { OUTPUT_KEYS, tableOutputKey } from './outputs.js';
 
+/** The name prefix of the roles the gateway may assume by default (bedrockAssumableRoleArns). */
+export const ASSUMABLE_ROLE_PREFIX = 'gw-bedrock-';
+
 export interface GwStackProps extends StackProps {
   config: GwConfig;
   /** Absolute path of the repository: handler entries are relative to it, package-lock.json is in it. */
@@ -98,7 +101,10 @@ export class GwStack extends Stack {
         sourceMaps: config.sourceMaps ?? !production,
       });
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket, requestLogs: this.requestLogs });
-      if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') this.grantBedrock(fn, config.bedrockModelArns);
+      if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') {
+        this.grantBedrock(fn, config.bedrockModelArns);
+        this.grantAssumeRole(fn, config.bedrockAssumableRoleArns);
+      }
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes) {
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
@@ -164,6 +170,23 @@ export class GwStack extends Stack {
       Validations.of(fn.role.node.tryFindChild('DefaultPolicy')!).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/*]',
         reason: 'Which foundation model a request names is the caller\'s choice; the default grants invoking any in the stack\'s region (nothing else). List the allowed models in bedrockModelArns to narrow it.',
+      });
+    }
+  }
+
+  /**
+   * The gateway's role may assume the roles virtual keys name for Bedrock (aws.role_arn, shared/gateway/assumed-role.ts):
+   * the listed ARNs, by default the account's roles named gw-bedrock-*, so a workspace admin cannot name any role of
+   * the account that happens to trust the gateway. Each role must also trust the gateway's role.
+   */
+  private grantAssumeRole(fn: GwFunction, roleArns: readonly string[] | undefined): void {
+    const resources = roleArns ?? [this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: `${ASSUMABLE_ROLE_PREFIX}*` })];
+    if (resources.length === 0) return;
+    fn.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'assumeBedrockRoles', effect: Effect.ALLOW, actions: ['sts:AssumeRole'], resources: [...resources] }));
+    if (roleArns === undefined) {
+      Validations.of(fn.role.node.tryFindChild('DefaultPolicy')!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/${ASSUMABLE_ROLE_PREFIX}*]`,
+        reason: `Virtual keys name the role to assume; the default allows only the account's roles named ${ASSUMABLE_ROLE_PREFIX}* (each must trust the gateway's role too). List them in bedrockAssumableRoleArns to narrow it.`,
       });
     }
   }

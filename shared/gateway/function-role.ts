@@ -1,4 +1,4 @@
-import type { AwsCredentialsValue, TargetSettings } from '../providers/types.js';
+import type { AwsCredentialsValue, AwsRoleToAssume, TargetSettings } from '../providers/types.js';
 import { settings } from '../settings.js';
 
 /**
@@ -19,9 +19,15 @@ async function functionRoleCredentials(): Promise<AwsCredentialsValue> {
   return { accessKeyId, secretAccessKey, sessionToken };
 }
 
+/** A role assumed with this identity (assumed-role.ts, imported on first use: STS and its cache stay out of a cold start). */
+async function assumeRole(role: AwsRoleToAssume): Promise<AwsCredentialsValue> {
+  const { assumedRoleCredentials } = await import('./assumed-role.js');
+  return assumedRoleCredentials(role);
+}
+
 /** The gateway's identity for a target of `provider`, when the setting offers it (Bedrock only). */
 export function functionRoleFor(provider: string): TargetSettings['awsFunctionRole'] {
   const current = settings();
   if (provider !== 'bedrock' || !current.GW_BEDROCK_FUNCTION_ROLE) return undefined;
-  return { credentials: functionRoleCredentials, region: current.AWS_REGION };
+  return { credentials: functionRoleCredentials, region: current.AWS_REGION, assumeRole };
 }

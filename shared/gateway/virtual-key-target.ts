@@ -51,6 +51,10 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
       sessionToken: secret.aws_session_token,
       region: record.aws?.region,
     });
+    // The role to assume is not a secret (its trust policy, not its name, protects it): kept on the record.
+    if (record.aws?.role_arn !== undefined) {
+      target.aws.role = definedOnly({ roleArn: record.aws.role_arn, externalId: record.aws.external_id, sessionName: record.aws.session_name });
+    }
   }
   return target;
 }

@@ -1,5 +1,4 @@
 import { settings } from '../settings.js';
-import { requestRow, spanRows } from './engine/columns.js';
 import { logEngines } from './engine/select.js';
 import type { RequestLogRecord } from './log-record.js';
 
@@ -15,7 +14,8 @@ let gate: Promise<void> | undefined;
 export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
   if (!settings().GW_REQUEST_LOGS) return;
   if (gate) await gate;
-  const { sink } = await logEngines();
+  // The row builder loads with the engine, after the first response: neither is on the gateway's cold start.
+  const [{ sink }, { requestRow, spanRows }] = await Promise.all([logEngines(), import('./engine/columns.js')]);
   sink.append('requests', [requestRow(record)]);
   const spans = spanRows(record);
   if (spans.length > 0) sink.append('spans', spans);

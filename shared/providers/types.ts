@@ -14,6 +14,13 @@ export const ENDPOINT_PATHS: Record<Endpoint, string> = {
 };
 
 /** AWS credentials as SigV4 signs with them (shared/providers/common/aws-sigv4.ts). */
+/** An IAM role a virtual key names for Bedrock (aws.role_arn, external_id, session_name). */
+export interface AwsRoleToAssume {
+  roleArn: string;
+  externalId?: string;
+  sessionName?: string;
+}
+
 export interface AwsCredentialsValue {
   accessKeyId: string;
   secretAccessKey: string;
@@ -30,12 +37,17 @@ export interface TargetSettings {
   customHost?: string;
   azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
   vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
-  aws?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
+  aws?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; role?: AwsRoleToAssume };
   /**
    * The gateway's own AWS identity (GW_BEDROCK_FUNCTION_ROLE: on Lambda, the function's role), for an AWS call that
    * carries no credentials: its credentials (the SDK's default chain, refreshed before they expire) and region.
    */
-  awsFunctionRole?: { credentials: () => Promise<AwsCredentialsValue>; region: string };
+  awsFunctionRole?: {
+    credentials: () => Promise<AwsCredentialsValue>;
+    region: string;
+    /** The credentials of a role this identity assumes (a virtual key's aws.role_arn), cached until near expiry. */
+    assumeRole: (role: AwsRoleToAssume) => Promise<AwsCredentialsValue>;
+  };
   anthropicBeta?: string;
   anthropicVersion?: string;
 }

@@ -79,12 +79,12 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     }
   });
 
-  it('leaves the price data, zod, the S3 and Secrets Manager clients, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
+  it('leaves the price data, zod, the S3, Secrets Manager and STS clients, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
     const gateway = built.find(({ name }) => name === 'gateway')!;
     const cold = gateway.byPackage.map(({ source }) => source);
-    const lazy = ['@pydantic/genai-prices', 'zod', '@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', 'lru-cache', 'aws-xray-sdk-core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
+    const lazy = ['@pydantic/genai-prices', 'zod', '@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sts', 'lru-cache', 'aws-xray-sdk-core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
     for (const source of lazy) expect(cold, source).not.toContain(source);
-    expect(gateway.totalByPackage.map(({ source }) => source)).toEqual(expect.arrayContaining(['@pydantic/genai-prices', '@aws-sdk/client-s3']));
+    expect(gateway.totalByPackage.map(({ source }) => source)).toEqual(expect.arrayContaining(['@pydantic/genai-prices', '@aws-sdk/client-s3', '@aws-sdk/client-sts']));
     expect(gateway.coldFiles[0]).toBe(gateway.file);
   });
 
@@ -118,6 +118,8 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       // The semantic cache's index with its first lookup; the Secrets Manager store with the first secret read.
       'shared/gateway/cache/vector-index/dynamo-vector-index.ts',
       'shared/store/secrets/secrets-manager-secret-store.ts',
+      // STS and its credential cache with the first Bedrock call through a virtual key that names a role.
+      'shared/gateway/assumed-role.ts',
     ];
     for (const source of lazy) expect(gateway.coldOwnSources, source).not.toContain(source);
     expect(gateway.coldOwnSources).toEqual(expect.arrayContaining(['shared/gateway/app.ts', 'shared/dialects/registry.ts', 'shared/gateway/passthrough/paths.ts']));

@@ -120,6 +120,8 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
       if (spec.blobs) expected.push(...BLOB_BUCKET_ACTIONS[spec.blobs].map((action) => `${action} blob-bucket`));
       // Bedrock calls without credentials are signed with the gateway's role: any foundation model of the region.
       if (spec.name === 'gateway') expected.push(...['InvokeModel', 'InvokeModelWithResponseStream'].map((action) => `bedrock:${action} ${FOUNDATION_MODELS}`));
+      // Roles a virtual key may name for Bedrock (bedrockAssumableRoleArns, default: the account's gw-bedrock-* roles).
+      if (spec.name === 'gateway') expected.push('sts:AssumeRole arn:${Partition}:iam::${AccountId}:role/gw-bedrock-*');
       if (spec.requestLogs) expected.push(...REQUEST_LOG_GRANTS[spec.requestLogs]);
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
@@ -219,6 +221,20 @@ describe('per-function overrides from context', () => {
     expect(bedrockGrants({ bedrockModelArns: [profile] })).toEqual([`bedrock:InvokeModel ${profile}`, `bedrock:InvokeModelWithResponseStream ${profile}`]);
     expect(bedrockGrants({ settings: { GW_BEDROCK_FUNCTION_ROLE: 'OFF' } })).toEqual([]);
     expect(bedrockGrants({ bedrockModelArns: [] })).toEqual([]);
+  });
+
+  it('lets the gateway assume the roles of bedrockAssumableRoleArns (default: the account\'s gw-bedrock-* roles), or none when GW_BEDROCK_FUNCTION_ROLE is OFF', () => {
+    const stsGrants = (context: Record<string, unknown>) => {
+      const synthesised = synthGwStack({ functions: tableWithScheduledFixtures(), context });
+      return grantsOf(synthesised.template, 'gateway', aliasesOf(synthesised.stack)).filter((grant) => grant.startsWith('sts:'));
+    };
+    const [byDefault] = stsGrants({});
+    expect(byDefault).toMatch(/^sts:AssumeRole arn:.*:iam::.*:role\/gw-bedrock-\*$/);
+    const role = 'arn:aws:iam::123456789012:role/team-a-bedrock';
+    expect(stsGrants({ bedrockAssumableRoleArns: [role] })).toEqual([`sts:AssumeRole ${role}`]);
+    expect(stsGrants({ settings: { GW_BEDROCK_FUNCTION_ROLE: 'OFF' } })).toEqual([]);
+    expect(stsGrants({ bedrockAssumableRoleArns: [] })).toEqual([]);
+    expect(() => synthGwStack({ context: { bedrockAssumableRoleArns: ['arn:aws:s3:::bucket'] } })).toThrow(/bedrockAssumableRoleArns/);
   });
 
   it('grants KMS on an existing key given by ARN instead of creating one', () => {

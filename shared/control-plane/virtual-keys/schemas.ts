@@ -43,8 +43,27 @@ export const awsSettingsSchema = z
     secret_access_key: credentialText(256).optional(),
     session_token: credentialText(4096).optional(),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'must be an AWS region such as us-east-1').optional(),
+    role_arn: z
+      .string()
+      .max(2048)
+      .regex(/^arn:aws(-[a-z]+)*:iam::\d{12}:role\/([\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/gw-bedrock-team')
+      .optional()
+      .meta({ description: 'An IAM role the gateway assumes (STS AssumeRole, with its own role) to sign Bedrock calls; instead of stored access keys. Not a secret.' }),
+    external_id: z
+      .string()
+      .regex(/^[\w+=,.@:/-]{2,1224}$/, 'must be 2–1224 letters, digits or +=,.@:/-_')
+      .optional()
+      .meta({ description: 'The external id the role’s trust policy requires (sts:ExternalId); needs role_arn. Not a secret.' }),
+    session_name: z
+      .string()
+      .regex(/^[\w+=,.@-]{2,64}$/, 'must be 2–64 letters, digits or +=,.@-_')
+      .optional()
+      .meta({ description: 'The role session name (shows in CloudTrail); default gw-gateway. Needs role_arn.' }),
   })
-  .meta({ description: 'Amazon Bedrock settings (provider bedrock). access_key_id, secret_access_key and session_token are stored as secrets.' });
+  .meta({
+    description:
+      'Amazon Bedrock settings (provider bedrock). access_key_id, secret_access_key and session_token are stored as secrets; role_arn (with external_id, session_name) names a role to assume instead.',
+  });
 
 const customHostSchema = z.url({ protocol: /^https?$/ }).max(2048).meta({ description: 'Base URL that replaces the provider’s own (checked like x-gw-custom-host).' });
 
@@ -89,7 +108,7 @@ export const virtualKeySchema = z
     provider: z.string(),
     azure: azureSettingsSchema.optional(),
     vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
-    aws: awsSettingsSchema.pick({ region: true }).optional(),
+    aws: awsSettingsSchema.pick({ region: true, role_arn: true, external_id: true, session_name: true }).optional(),
     custom_host: z.string().optional(),
     allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this key’s credential may be sent to (docs/security.md).' }),
     stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),

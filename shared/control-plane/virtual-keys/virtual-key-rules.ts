@@ -89,10 +89,22 @@ export function assertValidState(state: Omit<VirtualKeyState, 'secret'>, secretF
   if (has('aws_session_token') && !has('aws_access_key_id')) {
     throw badRequest('incomplete_aws_credentials', 'aws: session_token needs access_key_id and secret_access_key', 'aws.access_key_id');
   }
-  if (!has('api_key') && !has('vertex_service_account_json') && !has('aws_access_key_id')) {
+  const aws = state.settings.aws;
+  if (aws?.role_arn === undefined && (aws?.external_id !== undefined || aws?.session_name !== undefined)) {
+    throw badRequest('incomplete_aws_role', 'aws: external_id and session_name need role_arn', 'aws.role_arn');
+  }
+  // One credential per key: a role to assume replaces stored access keys or a Bedrock API key, never combines with them.
+  if (aws?.role_arn !== undefined && (has('aws_access_key_id') || has('api_key'))) {
+    throw badRequest(
+      'conflicting_aws_credentials',
+      'aws.role_arn: a key either names a role to assume or stores a credential (aws.access_key_id, or credential: send credential null to remove it)',
+      'aws.role_arn',
+    );
+  }
+  if (!has('api_key') && !has('vertex_service_account_json') && !has('aws_access_key_id') && aws?.role_arn === undefined) {
     throw badRequest(
       'missing_credential',
-      'credential: a virtual key stores a credential; send credential (or vertex.service_account_json, or aws.access_key_id with aws.secret_access_key)',
+      'credential: a virtual key stores a credential; send credential (or vertex.service_account_json, or aws.access_key_id with aws.secret_access_key, or aws.role_arn)',
       'credential',
     );
   }

@@ -69,6 +69,12 @@ function applyVertex(state: VirtualKeyState, block: VertexBlock): void {
 function applyAws(state: VirtualKeyState, block: AwsBlock): void {
   const { access_key_id: accessKeyId, secret_access_key: secretAccessKey, session_token: sessionToken, ...plain } = block;
   state.settings.aws = plain;
+  // A block naming a role replaces the stored block, access keys included (a key has one credential).
+  if (plain.role_arn !== undefined && accessKeyId === undefined && secretAccessKey === undefined) {
+    delete state.secret.aws_access_key_id;
+    delete state.secret.aws_secret_access_key;
+    delete state.secret.aws_session_token;
+  }
   if (accessKeyId !== undefined) {
     state.secret.aws_access_key_id = accessKeyId;
     // A session token belongs to one key pair: a new pair without a token drops the old one.

@@ -165,8 +165,8 @@ function inheritGuardrails(parent: string[] | undefined, own: string[] | undefin
 }
 
 /** The parent's fields with the child's defined ones on top. */
-function overlay<T extends Record<string, string | undefined>>(parent: T, child: T): T {
-  const merged: Record<string, string | undefined> = { ...parent };
+function overlay<T extends object>(parent: T, child: Partial<T>): T {
+  const merged: Record<string, unknown> = { ...(parent as Record<string, unknown>) };
   for (const [key, value] of Object.entries(child)) if (value !== undefined) merged[key] = value;
   return merged as T;
 }

@@ -13,13 +13,27 @@ const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 /**
  * Reads the credentials of the target: `x-gw-aws-*` headers (or the spec's `x-gw-cloudc-*` names), already
  * parsed into `target.aws`. Without an access key id, an `Authorization: Bearer` token is taken as a Bedrock
- * API key; without either, the gateway's own identity signs when it offers one (`awsFunctionRole`,
+ * API key; without either, a role the virtual key names (aws.role_arn) is assumed with the gateway's own identity,
+ * or else that identity signs itself when it offers one (`awsFunctionRole`,
  * GW_BEDROCK_FUNCTION_ROLE), in its region unless x-gw-aws-region names another. Each missing piece is a 400 naming
  * the header to send.
  */
 export function readBedrockAuth(target: TargetSettings): BedrockAuth {
   const aws = target.aws ?? {};
   const functionRole = target.awsFunctionRole;
+  if (!aws.accessKeyId && !target.apiKey && aws.role) {
+    if (!functionRole) {
+      throw badRequest(
+        'aws_role_unavailable',
+        `The virtual key names a role to assume (${aws.role.roleArn}), but this gateway has no AWS identity to assume it with; the deployment must set GW_BEDROCK_FUNCTION_ROLE=ON (the stack does)`,
+        'x-gw-virtual-key',
+      );
+    }
+    const region = aws.region ?? functionRole.region;
+    if (!REGION_PATTERN.test(region)) throw badRequest('invalid_aws_region', 'x-gw-aws-region must be an AWS region name such as us-east-1', 'x-gw-aws-region');
+    const role = aws.role;
+    return { kind: 'sigv4', region, credentials: () => functionRole.assumeRole(role) };
+  }
   if (!aws.accessKeyId && !target.apiKey && functionRole) {
     const region = aws.region ?? functionRole.region;
     if (!REGION_PATTERN.test(region)) throw badRequest('invalid_aws_region', 'x-gw-aws-region must be an AWS region name such as us-east-1', 'x-gw-aws-region');

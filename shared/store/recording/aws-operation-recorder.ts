@@ -89,6 +89,34 @@ export function recordedOperationCounts(): Array<RecordedOperation & { count: nu
 
 export function resetRecordedOperationCounts(): void {
   counts.clear();
+  capacity.clear();
+}
+
+/**
+ * DynamoDB capacity units, measured on request (request-cost tests): while on, every recorded DynamoDB item command
+ * asks for `ReturnConsumedCapacity: TOTAL` and the units the store answers are summed per operation and table, with
+ * the same function label as the counts. Off by default, so other tests send exactly what the code sends.
+ */
+let measuringCapacity = false;
+const capacity = new Map<string, number>();
+
+export function measureConsumedCapacity(on: boolean): void {
+  measuringCapacity = on;
+}
+
+export function isMeasuringConsumedCapacity(): boolean {
+  return measuringCapacity && isRecordingAwsOperations();
+}
+
+export function recordConsumedCapacity(operation: Omit<RecordedOperation, 'fn'>, units: number): void {
+  if (!isMeasuringConsumedCapacity()) return;
+  const line = JSON.stringify({ fn: label.getStore(), ...operation } satisfies RecordedOperation);
+  capacity.set(line, (capacity.get(line) ?? 0) + units);
+}
+
+/** The capacity units each operation consumed since the last reset (only while measuring). */
+export function recordedConsumedCapacity(): Array<RecordedOperation & { units: number }> {
+  return [...capacity.entries()].map(([line, units]) => ({ ...(JSON.parse(line) as RecordedOperation), units }));
 }
 
 /** `table/<id>` for a table name, using the process's settings to map names back to definitions. */

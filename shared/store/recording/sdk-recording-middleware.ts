@@ -1,6 +1,6 @@
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { settings } from '../../settings.js';
-import { isRecordingAwsOperations, recordAwsOperation, tableResource, type RecordedService } from './aws-operation-recorder.js';
+import { isMeasuringConsumedCapacity, isRecordingAwsOperations, recordAwsOperation, recordConsumedCapacity, tableResource, type RecordedService } from './aws-operation-recorder.js';
 
 /**
  * The one hook every AWS SDK v3 client gw constructs goes through: `recordedClient(new XClient(…), 'x')`. It attaches
@@ -82,6 +82,23 @@ const OPERATIONS_OF: Readonly<Record<RecordedService, OperationsOf>> = {
   sts: (command, input) => [{ action: command, resource: `role/${String(input.RoleArn ?? '*')}` }],
 };
 
+/** The DynamoDB commands that can return the capacity they consumed. */
+const CAPACITY_COMMANDS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactGetItems', 'TransactWriteItems']);
+
+interface ConsumedCapacity {
+  TableName?: string;
+  CapacityUnits?: number;
+}
+
+/** The units the store answered, per table (a batch answers one entry per table). */
+function recordCapacity(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+  const current = settings();
+  for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
+    if (entry.TableName === undefined || entry.CapacityUnits === undefined) continue;
+    recordConsumedCapacity({ service: 'dynamodb', action: command, resource: tableResource(current, entry.TableName) }, entry.CapacityUnits);
+  }
+}
+
 /**
  * Records every command `client` sends as the operation(s) it needs on `service` (see the module comment), and
  * returns `client`. Use it on every AWS SDK client, right where it is constructed.
@@ -93,7 +110,11 @@ export function recordedClient<C extends RecordableClient>(client: C, service: R
     (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
       const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
       for (const { action, resource } of operationsOf(command, (args.input ?? {}) as Input)) recordAwsOperation({ service, action, resource });
-      return next(args);
+      if (service !== 'dynamodb' || !CAPACITY_COMMANDS.has(command) || !isMeasuringConsumedCapacity()) return next(args);
+      const input = { ReturnConsumedCapacity: 'TOTAL', ...(args.input as Input) };
+      const result = await next({ ...args, input });
+      recordCapacity(command, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
+      return result;
     };
   client.middlewareStack.add(middleware, { step: 'initialize', name: 'gwAwsOperationRecorder', override: true });
   return client;

@@ -1,6 +1,5 @@
 import { settings } from '../../settings.js';
 import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
-import { LocalFileSecretStore } from './local-file-secret-store.js';
 import { loadOnce } from '../../cache/load-once.js';
 import { secretNamePrefix, type SecretStore } from './secret-store.js';
 
@@ -12,12 +11,12 @@ export function secretStore(): SecretStore {
   const current = settings();
   const prefix = secretNamePrefix(current.GW_SECRET_NAME_PREFIX);
   if (current.GW_SECRET_STORE === 'local-file') {
-    const local = new LocalFileSecretStore({ directory: current.GW_LOCAL_SECRET_DIR, key: current.GW_LOCAL_SECRET_KEY });
+    const local = () => import('./local-file-secret-store.js').then(({ LocalFileSecretStore }) => new LocalFileSecretStore({ directory: current.GW_LOCAL_SECRET_DIR, key: current.GW_LOCAL_SECRET_KEY }));
     // Test-only: the real Secrets Manager client against a stand-in keeping the secrets in the local store, so the
     // recorder on the client sees every Secrets Manager call the code makes (the grant check); never when deployed.
     store = isRecordingAwsOperations()
-      ? storeLoadedOnFirstUse(() => import('../recording/stand-ins/stores-over-stand-ins.js').then(({ secretsManagerStoreOver }) => secretsManagerStoreOver(local, prefix, current.AWS_REGION)))
-      : local;
+      ? storeLoadedOnFirstUse(async () => (await import('../recording/stand-ins/stores-over-stand-ins.js')).secretsManagerStoreOver(await local(), prefix, current.AWS_REGION))
+      : storeLoadedOnFirstUse(local);
   } else {
     const options = { region: current.AWS_REGION, endpoint: current.GW_SECRETS_MANAGER_ENDPOINT, kmsKeyId: current.GW_SECRETS_KMS_KEY_ID, prefix };
     store = storeLoadedOnFirstUse(() => import('./secrets-manager-secret-store.js').then(({ SecretsManagerSecretStore }) => new SecretsManagerSecretStore(options)));
@@ -26,9 +25,9 @@ export function secretStore(): SecretStore {
 }
 
 /**
- * A SecretStore whose implementation is imported by its first call: the Secrets Manager client is needed by the
- * first virtual key, saved-config secret or MCP credential a process reads, which a plain request never does, so
- * it stays out of the gateway's cold start.
+ * A SecretStore whose implementation is imported by its first call: a secret store (the Secrets Manager client, or
+ * the local file store) is needed by the first virtual key, saved-config secret or MCP credential a process reads,
+ * which a plain request never does, so it stays out of the gateway's cold start.
  */
 function storeLoadedOnFirstUse(load: () => Promise<SecretStore>): SecretStore {
   const loaded = loadOnce(load);

@@ -55,6 +55,13 @@ describe('toTargetSettings', () => {
       toTargetSettings(record({ provider: 'bedrock', aws: { region: 'eu-west-1' } }), { aws_access_key_id: 'AKIA', aws_secret_access_key: 'secret', aws_session_token: 'token' }),
     ).toEqual({ aws: { accessKeyId: 'AKIA', secretAccessKey: 'secret', sessionToken: 'token', region: 'eu-west-1' } });
   });
+
+  it('carries a Bedrock key\'s role to assume, with no stored credential', () => {
+    const role = 'arn:aws:iam::123456789012:role/gw-bedrock-team-a';
+    expect(toTargetSettings(record({ provider: 'bedrock', secret_fields: [], aws: { role_arn: role, external_id: 'ext-1', region: 'us-west-2' } }), {})).toEqual({
+      aws: { region: 'us-west-2', role: { roleArn: role, externalId: 'ext-1' } },
+    });
+  });
 });
 
 describe('VirtualKeyResolver', () => {
