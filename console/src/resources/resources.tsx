@@ -173,7 +173,7 @@ export const DEPLOYMENTS: ResourceDescription = {
     fields: [
       { name: 'name', label: 'name', kind: 'text' },
       { name: 'type', label: 'type', kind: 'select', options: ['production', 'non-production'], initial: 'production' },
-      { name: 'config', label: 'config (JSON: inline, or {"id": "cfg-…"})', kind: 'json', placeholder: '{"id": "cfg-…"}' },
+      { name: 'config', label: 'config (JSON: inline, or {"id": "cfg-…"})', kind: 'json', placeholder: '{"strategy": {"mode": "single"}, "targets": [{"provider": "openai"}]}' },
       { name: 'description', label: 'description (optional)', kind: 'text', optional: true },
     ],
   },
