@@ -89,7 +89,7 @@ export function PlaygroundPage({ api }: { api: Api }) {
         >
           <div class="filters">
             <Field label="route through">
-              <select name="route_kind" value={kind} onChange={(event) => (setKind((event.target as HTMLSelectElement).value as Route['kind']), setRouteValue(''))}>
+              <select name="route_kind" aria-label="route through" value={kind} onChange={(event) => (setKind((event.target as HTMLSelectElement).value as Route['kind']), setRouteValue(''))}>
                 {(Object.keys(ROUTE_LABELS) as Route['kind'][]).map((option) => (
                   <option value={option}>{ROUTE_LABELS[option]}</option>
                 ))}
@@ -97,7 +97,7 @@ export function PlaygroundPage({ api }: { api: Api }) {
             </Field>
             {options.length > 0 ? (
               <Field label={ROUTE_LABELS[kind].toLowerCase()}>
-                <select name="route_value" value={value} onChange={(event) => setRouteValue((event.target as HTMLSelectElement).value)}>
+                <select name="route_value" aria-label={ROUTE_LABELS[kind].toLowerCase()} value={value} onChange={(event) => setRouteValue((event.target as HTMLSelectElement).value)}>
                   {options.map((option) => (
                     <option value={option.value}>{option.label}</option>
                   ))}
@@ -112,14 +112,14 @@ export function PlaygroundPage({ api }: { api: Api }) {
           {messages.map((message, index) => (
             <div class="message">
               <Field label={`message ${index + 1} role`}>
-                <select value={message.role} onChange={(event) => setMessages(messages.map((item, at) => (at === index ? { ...item, role: (event.target as HTMLSelectElement).value as Message['role'] } : item)))}>
+                <select aria-label={`message ${index + 1} role`} value={message.role} onChange={(event) => setMessages(messages.map((item, at) => (at === index ? { ...item, role: (event.target as HTMLSelectElement).value as Message['role'] } : item)))}>
                   <option value="system">system</option>
                   <option value="user">user</option>
                   <option value="assistant">assistant</option>
                 </select>
               </Field>
               <Field label={`message ${index + 1}`}>
-                <textarea rows={3} value={message.content} onInput={(event) => setMessages(messages.map((item, at) => (at === index ? { ...item, content: (event.target as HTMLTextAreaElement).value } : item)))} />
+                <textarea aria-label={`message ${index + 1}`} rows={3} value={message.content} onInput={(event) => setMessages(messages.map((item, at) => (at === index ? { ...item, content: (event.target as HTMLTextAreaElement).value } : item)))} />
               </Field>
             </div>
           ))}

@@ -158,7 +158,7 @@ function FieldInput({ field, value, disabled, onChange }: { field: FormField; va
   return (
     <Field label={field.label}>
       {field.kind === 'select' ? (
-        <select name={name} value={String(value)} disabled={disabled} onChange={onInput}>
+        <select name={name} aria-label={field.label} value={String(value)} disabled={disabled} onChange={onInput}>
           {field.options!.map((option) => (
             <option value={option}>{option}</option>
           ))}
