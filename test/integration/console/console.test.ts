@@ -104,6 +104,12 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
     await poll(() => page.getByTestId('total-requests').textContent()).toBe('4');
     expect(await page.getByTestId('total-errors').textContent()).toBe('1');
     await page.getByRole('table', { name: 'Analytics by group' }).waitFor();
+    // A chart per figure, each with a line per model (busiest first), latency percentiles included.
+    for (const figure of ['Requests', 'Errors', 'Tokens', 'Cost (USD)', 'Latency p50 (ms)', 'Latency p95 (ms)']) {
+      await page.getByRole('img', { name: `${figure} over time, by gpt-4o-mini, gpt-4.1-nano`, exact: true }).waitFor();
+    }
+    await page.getByLabel('group by').selectOption('provider');
+    await page.getByRole('img', { name: 'Requests over time, by openai', exact: true }).waitFor();
     await shot('analytics');
   });
 
