@@ -1,6 +1,6 @@
 import type { Api } from '../api';
 import { ResourceView } from '../resources/resource-view';
-import { AUDIT_LOG, DEPLOYMENTS, EXPORTS, INTEGRATIONS, MCP_SERVERS, PROVIDERS, USERS } from '../resources/resources';
+import { AUDIT_LOG, DEPLOYMENTS, EXPORTS, INTEGRATIONS, MCP_SERVERS, PROVIDERS, SCIM_MEMBERS, USERS } from '../resources/resources';
 
 /** The control-plane areas that are one generic view each (or two, for providers and the integrations behind them). */
 export const AREAS = {
@@ -9,7 +9,7 @@ export const AREAS = {
   deployments: [DEPLOYMENTS],
   exports: [EXPORTS],
   audit: [AUDIT_LOG],
-  users: [USERS],
+  users: [USERS, SCIM_MEMBERS],
 };
 
 export function AreaPage({ api, area }: { api: Api; area: keyof typeof AREAS }) {

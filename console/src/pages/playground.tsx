@@ -53,6 +53,8 @@ export function PlaygroundPage({ api }: { api: Api }) {
   const [error, setError] = useState<Error>();
   const [traceId, setTraceId] = useState<string>();
   const [record, setRecord] = useState<Json | { denied: true }>();
+  // Calling models needs a gw API key with completions:write; once gw says the key lacks it, Send stays disabled.
+  const [denied, setDenied] = useState<string | undefined>(api.credential.kind === 'jwt' ? 'the playground needs a gw API key with the completions:write scope; a JWT is read-only' : undefined);
   const abort = useRef<AbortController | undefined>(undefined);
   const options = choices[kind];
   const value = routeValue || options[0]?.value || '';
@@ -71,7 +73,7 @@ export function PlaygroundPage({ api }: { api: Api }) {
       .then(
         // The answer is in; its cost comes from the log record. A key that may call models but not read logs gets a note, not an error.
         () => recordOf(api, id).then(setRecord, (thrown: Error) => (thrown instanceof ApiError && thrown.status === 403 ? setRecord({ denied: true }) : setError(thrown))),
-        setError,
+        (thrown: Error) => (thrown instanceof ApiError && thrown.status === 403 && thrown.code === 'missing_scope' ? setDenied(thrown.message) : setError(thrown)),
       )
       .finally(() => setSending(false));
   };
@@ -127,7 +129,7 @@ export function PlaygroundPage({ api }: { api: Api }) {
             <button type="button" onClick={() => setMessages([...messages, { role: messages.at(-1)?.role === 'user' ? 'assistant' : 'user', content: '' }])}>
               Add message
             </button>
-            <button type="submit" disabled={sending || !value || !body.messages || (body.messages as Message[]).length === 0}>
+            <button type="submit" title={denied} disabled={Boolean(denied) || sending || !value || !body.messages || (body.messages as Message[]).length === 0}>
               {sending ? 'Sending…' : 'Send'}
             </button>
             {sending ? (
@@ -136,6 +138,11 @@ export function PlaygroundPage({ api }: { api: Api }) {
               </button>
             ) : null}
           </span>
+          {denied ? (
+            <p class="muted" data-testid="write-disabled">
+              Your key can't send requests: {denied}
+            </p>
+          ) : null}
         </form>
         <div>
           <ErrorBanner error={error} />

@@ -257,3 +257,20 @@ export const USERS: ResourceDescription = {
   },
   actions: [deleteAction('/v1/admin/users', 'user', 'Remove')],
 };
+
+/** Users your identity provider provisioned through SCIM 2.0; read only here, since the IdP owns them. */
+export const SCIM_MEMBERS: ResourceDescription = {
+  title: 'SCIM-provisioned members',
+  path: '/v1/scim/v2/Users',
+  readScope: 'scim',
+  note: 'Provisioned by your identity provider at /v1/scim/v2 (an organisation admin key or the scim scope); change them there.',
+  // SCIM answers a ListResponse (`Resources`, 1-based paging), not gw's `data` page.
+  list: async (api) => ({ data: ((await api.get('/v1/scim/v2/Users', { count: '100' })).Resources as Json[] | undefined) ?? [] }),
+  columns: [
+    { label: 'User name', cell: (row) => text(row.userName) },
+    { label: 'Name', cell: (row) => text(row.displayName ?? (row.name as Json | undefined)?.formatted) },
+    { label: 'External id', cell: (row) => <code>{text(row.externalId)}</code> },
+    { label: 'Active', cell: (row) => (row.active === false ? 'no' : 'yes') },
+    { label: 'Groups', cell: (row) => (Array.isArray(row.groups) ? row.groups.map((group: Json) => text(group.display)).join(', ') || '—' : '—') },
+  ],
+};

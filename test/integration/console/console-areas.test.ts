@@ -177,8 +177,11 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await shot('exports');
   });
 
-  it('invites a user and lists the organisation’s members', async () => {
+  it('invites a user and lists the organisation’s members, SCIM-provisioned ones too', async () => {
+    await api('POST', '/v1/scim/v2/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'grace@example.com', externalId: 'idp-grace', name: { givenName: 'Grace', familyName: 'Hopper' }, active: true });
     await open('users');
+    await poll(() => rows('SCIM-provisioned members', 'grace@example.com').count()).toBe(1);
+    expect(await rows('SCIM-provisioned members', 'grace@example.com').textContent()).toContain('idp-grace');
     const create = page.getByRole('form', { name: 'Invite a user' });
     await create.getByLabel('email').fill('ada@example.com');
     await create.getByLabel('name (optional)').fill('Ada');
@@ -242,7 +245,17 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
     // Users need an organisation admin key and users:read: the view says so instead of showing a 403.
     await open('users');
-    await poll(() => page.getByTestId('read-denied').textContent()).toContain('users:read');
+    await poll(() => section('Users').getByTestId('read-denied').textContent()).toContain('users:read');
+    await poll(() => section('SCIM-provisioned members').getByTestId('read-denied').textContent()).toContain('scim');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    // The playground: gw refuses the first send (no completions:write), and Send is disabled with the reason from then on.
+    await open('playground');
+    const form = page.getByRole('form', { name: 'Playground request' });
+    await poll(() => form.getByLabel('virtual key', { exact: true }).locator('option').count()).toBeGreaterThanOrEqual(1);
+    await form.getByLabel('message 1', { exact: true }).fill('Not allowed');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await poll(() => form.getByTestId('write-disabled').textContent()).toContain('completions:write');
+    expect(await form.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     expect(await page.getByRole('alert').count()).toBe(0);
   });
 });
