@@ -99,6 +99,21 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await page.getByRole('list', { name: 'Spans' }).waitFor();
   });
 
+  it('rotates a virtual key’s credential, which is sent once and never shown', async () => {
+    await open('keys');
+    const virtualKeys = section('Virtual keys');
+    await poll(() => rows('Virtual keys', 'playground-vk').count()).toBe(1);
+    // The prompt is answered with sk-rotated-sentinel (see the dialog handler above). gw's hot caches may serve the old
+    // credential for a while, so the check is the PATCH gw accepted, not the next upstream request.
+    const patched = page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().endsWith(`/v1/virtual-keys/${virtualKeyId}`));
+    await virtualKeys.getByRole('button', { name: 'Rotate playground-vk' }).click();
+    const response = await patched;
+    expect(response.status()).toBe(200);
+    expect(JSON.parse(response.request().postData()!)).toEqual({ credential: 'sk-rotated-sentinel' });
+    expect(await response.text()).not.toContain('sk-rotated-sentinel');
+    expect(await page.content()).not.toContain('sk-rotated-sentinel');
+  });
+
   it('creates an integration with tags, enables it as a provider, and disables it', async () => {
     await open('providers');
     const integrations = section('Integrations');
