@@ -99,6 +99,19 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await page.getByRole('list', { name: 'Spans' }).waitFor();
   });
 
+  it('sends through a saved config picked in the playground', async () => {
+    const config = await api('POST', '/v1/configs', { name: 'playground-config', config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: virtualKeyId }] } });
+    await open('playground');
+    const form = page.getByRole('form', { name: 'Playground request' });
+    await form.getByLabel('route through').selectOption('config');
+    await poll(() => form.getByLabel('saved config', { exact: true }).locator('option').count()).toBe(1);
+    await form.getByLabel('message 1', { exact: true }).fill('Through a config');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await poll(() => page.getByTestId('playground-answer').textContent()).toBe('Streamed hello from the mock');
+    expect(upstream.requests.at(-1)!.json).toMatchObject({ messages: [{ role: 'user', content: 'Through a config' }] });
+    expect(await page.getByTestId('playground-snippet').textContent()).toContain(`x-gw-config: ${String(config.id)}`);
+  });
+
   it('rotates a virtual key’s credential, which is sent once and never shown', async () => {
     await open('keys');
     const virtualKeys = section('Virtual keys');
