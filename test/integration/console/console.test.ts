@@ -153,6 +153,16 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
     await poll(() => apiKeys.getByTestId('read-denied').textContent()).toContain('api_keys:read');
     expect(await page.getByRole('alert').count()).toBe(0);
     await shot('denied');
+    // The editors of configs, prompts and guardrails say the same and keep their save buttons disabled.
+    for (const [route, scope, button] of [
+      ['configs', 'configs:write', 'Create config'],
+      ['prompts', 'prompts:write', 'Create prompt'],
+      ['guardrails', 'guardrails:write', 'Create guardrail'],
+    ] as const) {
+      await page.goto(`${gateway.url}/console#/${route}`);
+      await poll(() => page.getByTestId('write-disabled').textContent()).toContain(scope);
+      expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
+    }
   });
 
   it('renders the other pages (configs with schema validation, prompts, policies, guardrails), light and dark', async () => {
