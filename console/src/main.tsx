@@ -7,19 +7,27 @@ import { ErrorBanner, TextInput } from './components';
 import { AnalyticsPage } from './pages/analytics';
 import { ConfigsPage } from './pages/configs';
 import { GuardrailsPage } from './pages/guardrails';
-import { KeysPage } from './pages/keys';
 import { LogsPage } from './pages/logs';
 import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { TracePage } from './pages/trace';
+import { lazyPage } from './lazy';
 import { useRoute } from './router';
 import { credentialFrom, forgetCredential, loadCredential, saveCredential, type Credential } from './session';
 
 const PAGES = [
+  ['playground', 'Playground'],
   ['logs', 'Logs'],
   ['traces', 'Traces'],
   ['analytics', 'Analytics'],
   ['keys', 'Keys'],
+  ['providers', 'Providers'],
+  ['mcp', 'MCP servers'],
+  ['deployments', 'Deployments'],
+  ['exports', 'Exports'],
+  ['audit', 'Audit log'],
+  ['users', 'Users'],
+  ['workspace', 'Workspace'],
   ['configs', 'Configs'],
   ['prompts', 'Prompts'],
   ['policies', 'Policies and budgets'],
@@ -65,6 +73,12 @@ function SignIn({ onSignedIn }: { onSignedIn: (credential: Credential) => void }
   );
 }
 
+// The pages that manage control-plane areas load on first use: the entry holds only what the first page needs.
+const PlaygroundPage = lazyPage(() => import('./pages/playground').then((module) => module.PlaygroundPage));
+const KeysPage = lazyPage(() => import('./pages/keys').then((module) => module.KeysPage));
+const WorkspacePage = lazyPage(() => import('./pages/workspace').then((module) => module.WorkspacePage));
+const AreaPage = lazyPage(() => import('./pages/areas').then((module) => module.AreaPage));
+
 function Page({ api, route }: { api: Api; route: string[] }) {
   const [page, id] = route;
   switch (page) {
@@ -72,8 +86,19 @@ function Page({ api, route }: { api: Api; route: string[] }) {
       return <TracePage api={api} traceId={id} />;
     case 'analytics':
       return <AnalyticsPage api={api} />;
+    case 'playground':
+      return <PlaygroundPage api={api} />;
     case 'keys':
       return <KeysPage api={api} />;
+    case 'providers':
+    case 'mcp':
+    case 'deployments':
+    case 'exports':
+    case 'audit':
+    case 'users':
+      return <AreaPage key={page} api={api} area={page} />;
+    case 'workspace':
+      return <WorkspacePage api={api} />;
     case 'configs':
       return <ConfigsPage api={api} />;
     case 'prompts':

@@ -1,89 +1,50 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Api, Json } from '../api';
 import { ErrorBanner, Field, Section, Table, TextInput, text, useLoad } from '../components';
+import { CHARTS, chartKeys, num, timelines, type Metric } from './analytics-series';
 
 const GROUPS = ['model', 'provider', 'api_key', 'workspace'] as const;
-const METRICS = {
-  requests: 'Requests',
-  errors: 'Errors',
-  cost: 'Cost (USD)',
-  tokens: 'Tokens',
-  latency_p50_ms: 'Latency p50 (ms)',
-  latency_p95_ms: 'Latency p95 (ms)',
-  cache_hit_rate: 'Cache hit rate',
-} as const;
-type Metric = keyof typeof METRICS;
+const PALETTE = ['#1763b8', '#1a7f37', '#c2410c', '#7c3aed', '#b91c1c', '#6b7280'];
+const DARK_PALETTE = ['#7cc4ff', '#56d364', '#fb923c', '#c4b5fd', '#ff7b72', '#9aa4b0'];
 
 interface Analytics {
   rows: Json[];
   series?: Json[];
 }
 
-const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** Axis labels that stay readable for fractions of a cent (uPlot's default rounds them to 0). */
+const tick = (value: number) => (value !== 0 && Math.abs(value) < 0.01 ? value.toExponential(1) : String(Number(value.toFixed(4))));
 
-function metricOf(point: Json, metric: Metric): number {
-  if (metric === 'tokens') return num(point.prompt_tokens) + num(point.completion_tokens);
-  if (metric === 'cache_hit_rate') return num(point.requests) ? num(point.cache_hits) / num(point.requests) : 0;
-  return num(point[metric]);
-}
-
-/**
- * One value per interval bucket over the whole window (empty buckets are 0, so the line shows quiet hours too);
- * points of several group keys in one bucket are summed, latency keeps the bucket's worst value.
- */
-function timeline(series: Json[], metric: Metric, from: string, to: string, interval: 'hour' | 'day'): [number[], number[]] {
-  const step = interval === 'hour' ? 3600_000 : 86_400_000;
-  const buckets = new Map<number, Json[]>();
-  for (const point of series) {
-    const time = Date.parse(String(point.time ?? point.bucket ?? ''));
-    if (!Number.isFinite(time)) continue;
-    const bucket = Math.floor(time / step) * step;
-    buckets.set(bucket, [...(buckets.get(bucket) ?? []), point]);
-  }
-  const start = Math.floor((Date.parse(from) || Date.now() - 86_400_000) / step) * step;
-  const end = Math.max(start, Date.parse(to) || Date.now());
-  const times: number[] = [];
-  for (let time = start; time <= end && times.length < 2000; time += step) times.push(time);
-  const values = times.map((time) => {
-    const points = buckets.get(time) ?? [];
-    if (points.length === 0) return 0;
-    if (metric.startsWith('latency')) return Math.max(...points.map((point) => metricOf(point, metric)));
-    if (metric === 'cache_hit_rate') {
-      const requests = points.reduce((sum, point) => sum + num(point.requests), 0);
-      return requests ? points.reduce((sum, point) => sum + num(point.cache_hits), 0) / requests : 0;
-    }
-    return points.reduce((sum, point) => sum + metricOf(point, metric), 0);
-  });
-  return [times.map((time) => time / 1000), values];
-}
-
-function Chart({ data, label }: { data: [number[], number[]]; label: string }) {
+/** One chart: a line per group key (uPlot's legend names each with textContent, never as HTML). */
+function Chart({ data, label, lines }: { data: number[][]; label: string; lines: string[] }) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!holder.current) return;
     const dark = document.documentElement.dataset.theme === 'dark';
+    const colours = dark ? DARK_PALETTE : PALETTE;
     const plot = new uPlot(
       {
-        width: Math.max(320, holder.current.clientWidth),
-        height: 260,
-        series: [{}, { label, stroke: dark ? '#7cc4ff' : '#1763b8', width: 2, fill: dark ? 'rgba(124,196,255,0.15)' : 'rgba(23,99,184,0.1)', points: { show: true, size: 5 } }],
+        width: Math.max(300, holder.current.clientWidth),
+        height: 220,
+        title: label,
+        series: [{}, ...lines.map((line, index) => ({ label: line, stroke: colours[index % colours.length], width: 2, points: { show: true, size: 4 } }))],
         scales: { y: { range: (_plot, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: [{ stroke: dark ? '#ccc' : '#333' }, { stroke: dark ? '#ccc' : '#333' }],
+        axes: [{ stroke: dark ? '#ccc' : '#333' }, { stroke: dark ? '#ccc' : '#333', size: 60, values: (_plot, splits) => splits.map(tick) }],
       },
-      data,
+      data as uPlot.AlignedData,
       holder.current,
     );
     return () => plot.destroy();
   }, [data, label]);
-  return <div ref={holder} class="chart" role="img" aria-label={`${label} over time`} />;
+  return <div ref={holder} class="chart" role="img" aria-label={`${label} over time, by ${lines.join(', ') || 'nothing yet'}`} />;
 }
 
 export function AnalyticsPage({ api }: { api: Api }) {
   const [groupBy, setGroupBy] = useState<string>('model');
   const [metadataKey, setMetadataKey] = useState('');
   const [interval, setInterval] = useState<'hour' | 'day'>('hour');
-  const [metric, setMetric] = useState<Metric>('requests');
+  const [shown, setShown] = useState<Metric[]>(['requests', 'errors', 'tokens', 'cost', 'latency_p50_ms', 'latency_p95_ms']);
   const [from, setFrom] = useState(() => new Date(Date.now() - 24 * 3600_000).toISOString());
   const [to, setTo] = useState(() => new Date(Date.now() + 3600_000).toISOString());
   const group = groupBy === 'metadata' ? `metadata.${metadataKey}` : groupBy;
@@ -110,13 +71,14 @@ export function AnalyticsPage({ api }: { api: Api }) {
             <option value="day">day</option>
           </select>
         </Field>
-        <Field label="chart">
-          <select name="metric" value={metric} onChange={(event) => setMetric((event.target as HTMLSelectElement).value as Metric)}>
-            {Object.entries(METRICS).map(([value, label]) => (
-              <option value={value}>{label}</option>
-            ))}
-          </select>
-        </Field>
+        <fieldset class="inline" aria-label="Charts">
+          {(Object.keys(CHARTS) as Metric[]).map((name) => (
+            <label class="inline">
+              <input type="checkbox" checked={shown.includes(name)} onChange={(event) => setShown((event.target as HTMLInputElement).checked ? [...shown, name] : shown.filter((item) => item !== name))} />
+              {CHARTS[name]}
+            </label>
+          ))}
+        </fieldset>
         <TextInput label="from" value={from} onInput={setFrom} />
         <TextInput label="to" value={to} onInput={setTo} />
       </form>
@@ -133,7 +95,7 @@ export function AnalyticsPage({ api }: { api: Api }) {
         <dt>Cache hit rate</dt>
         <dd>{totals.requests ? `${(((totals.cache_hits ?? 0) / totals.requests) * 100).toFixed(1)} %` : '—'}</dd>
       </dl>
-      {analytics.data ? <Chart data={timeline(analytics.data.series ?? [], metric, from, to, interval)} label={METRICS[metric]} /> : null}
+      {analytics.data ? <Charts analytics={analytics.data} shown={shown} window={{ from, to, interval }} /> : null}
       <Table<Json>
         label="Analytics by group"
         rows={rows}
@@ -151,5 +113,21 @@ export function AnalyticsPage({ api }: { api: Api }) {
         ]}
       />
     </Section>
+  );
+}
+
+function Charts({ analytics, shown, window }: { analytics: Analytics; shown: Metric[]; window: { from: string; to: string; interval: 'hour' | 'day' } }) {
+  // Computed once per answer and choice, so the charts are not rebuilt on every render.
+  const charts = useMemo(() => {
+    const lines = chartKeys(analytics.rows);
+    const names = [...lines.keys, ...(lines.other ? ['other'] : [])];
+    return (Object.keys(CHARTS) as Metric[]).filter((metric) => shown.includes(metric)).map((metric) => ({ metric, names, data: timelines(analytics.series ?? [], metric, window, lines) }));
+  }, [analytics, shown.join(), window.from, window.to, window.interval]);
+  return (
+    <div class="charts">
+      {charts.map(({ metric, names, data }) => (
+        <Chart key={metric} label={CHARTS[metric]} lines={names} data={data} />
+      ))}
+    </div>
   );
 }

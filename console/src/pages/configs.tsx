@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { segment, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, Section, Table, TextInput, text, useLoad, when } from '../components';
 import type { validateConfigText } from '../config-validation';
+import { useCapability } from '../resources/capabilities';
+import { WriteNote } from '../resources/write-note';
 
 const STARTER = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', virtual_key: 'vk-…' }, { provider: 'anthropic', virtual_key: 'vk-…' }] }, null, 2);
 
@@ -12,6 +14,7 @@ export function ConfigsPage({ api }: { api: Api }) {
   const [source, setSource] = useState(STARTER);
   const [error, setError] = useState<Error>();
   const [saved, setSaved] = useState<string>();
+  const write = useCapability(api, { method: 'DELETE', path: '/v1/configs/{probe}' });
   // The schema (zod) is half the console's bytes: it loads with this page only.
   const [validate, setValidate] = useState<typeof validateConfigText>();
   useEffect(() => {
@@ -78,7 +81,8 @@ export function ConfigsPage({ api }: { api: Api }) {
           <p class={check.ok ? 'valid' : 'invalid'} role="status" data-testid="config-validation">
             {check.ok ? 'Valid config' : check.message}
           </p>
-          <button type="submit" disabled={!check.ok || !name}>
+          <WriteNote write={write} what="configs" />
+          <button type="submit" disabled={write.can !== 'yes' || !check.ok || !name} title={write.reason}>
             {selected ? 'Save new version' : 'Create config'}
           </button>
           {saved ? <p role="status">{saved}</p> : null}

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { segment, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, Section, Table, TextInput, text, useLoad } from '../components';
+import { useCapability } from '../resources/capabilities';
+import { WriteNote } from '../resources/write-note';
 
 const EXAMPLES: Record<string, unknown> = {
   request_params_check: { tools: { blockedTypes: ['code_interpreter'] }, params: { blockedKeys: ['logit_bias'] } },
@@ -14,6 +16,7 @@ export function GuardrailsPage({ api }: { api: Api }) {
   const [type, setType] = useState('add_prefix');
   const [config, setConfig] = useState(JSON.stringify(EXAMPLES.add_prefix, null, 2));
   const [error, setError] = useState<Error>();
+  const write = useCapability(api, { method: 'DELETE', path: '/v1/guardrails/{probe}' });
   let parsed: unknown;
   let parseError: string | undefined;
   try {
@@ -28,6 +31,7 @@ export function GuardrailsPage({ api }: { api: Api }) {
   return (
     <Section title="Guardrails">
       <ErrorBanner error={error ?? guardrails.error} />
+      <WriteNote write={write} what="guardrails" />
       <form
         class="editor"
         aria-label="Create a guardrail"
@@ -56,7 +60,7 @@ export function GuardrailsPage({ api }: { api: Api }) {
           <textarea name="guardrail_config" rows={8} spellcheck={false} value={config} onInput={(event) => setConfig((event.target as HTMLTextAreaElement).value)} />
         </Field>
         {parseError ? <p class="invalid">{parseError}</p> : null}
-        <button type="submit" disabled={Boolean(parseError) || !name}>
+        <button type="submit" disabled={write.can !== 'yes' || Boolean(parseError) || !name} title={write.reason}>
           Create guardrail
         </button>
       </form>
@@ -72,7 +76,7 @@ export function GuardrailsPage({ api }: { api: Api }) {
           {
             label: 'Actions',
             cell: (row) => (
-              <button type="button" class="danger" aria-label={`Delete ${String(row.name)}`} onClick={() => confirm(`Delete guardrail ${String(row.name)}?`) && act(() => api.delete(`/v1/guardrails/${segment(String(row.id))}`))}>
+              <button type="button" class="danger" disabled={write.can !== 'yes'} title={write.reason} aria-label={`Delete ${String(row.name)}`} onClick={() => confirm(`Delete guardrail ${String(row.name)}?`) && act(() => api.delete(`/v1/guardrails/${segment(String(row.id))}`))}>
                 Delete
               </button>
             ),

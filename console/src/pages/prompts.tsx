@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { segment, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, JsonView, Section, Table, TextInput, text, useLoad } from '../components';
+import { useCapability } from '../resources/capabilities';
+import { WriteNote } from '../resources/write-note';
 
 const STARTER_MESSAGES = JSON.stringify([{ role: 'system', content: 'You are helpful.' }, { role: 'user', content: 'Hello {{name}}' }], null, 2);
 
@@ -15,6 +17,7 @@ function parseJson(source: string): { ok: true; value: unknown } | { ok: false; 
 export function PromptsPage({ api }: { api: Api }) {
   const prompts = useLoad(() => api.get<Page>('/v1/prompts', { limit: '100' }), []);
   const [selected, setSelected] = useState<Json>();
+  const write = useCapability(api, { method: 'DELETE', path: '/v1/prompts/{probe}' });
   const [name, setName] = useState('');
   const [model, setModel] = useState('gpt-4o-mini');
   const [messages, setMessages] = useState(STARTER_MESSAGES);
@@ -78,7 +81,8 @@ export function PromptsPage({ api }: { api: Api }) {
             <textarea name="prompt_messages" rows={10} spellcheck={false} value={messages} onInput={(event) => setMessages((event.target as HTMLTextAreaElement).value)} />
           </Field>
           {parsedMessages.ok ? null : <p class="invalid">{parsedMessages.message}</p>}
-          <button type="submit" disabled={!parsedMessages.ok || !name}>
+          <WriteNote write={write} what="prompts" />
+          <button type="submit" disabled={write.can !== 'yes' || !parsedMessages.ok || !name} title={write.reason}>
             {selected ? 'Save new version' : 'Create prompt'}
           </button>
           <Field label="variables (JSON)">

@@ -82,6 +82,22 @@ describe('the console behind API Gateway’s /prod stage, in Debian chromium', {
     await table.locator('tbody tr').filter({ hasText: 'gpt-4o-mini' }).click();
     await poll(() => page.getByLabel('curl command').textContent()).toContain(`${stageUrl}/v1/chat/completions`);
 
+    // The playground streams a chat through gw under the stage too (its code is a lazily loaded chunk).
+    const created = await fetch(`${stageUrl}/v1/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+      body: JSON.stringify({ name: 'staged-vk', provider: 'openai', credential: 'sk-stage', custom_host: upstream.url }),
+    });
+    expect(created.status).toBe(201);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    const form = page.getByRole('form', { name: 'Playground request' });
+    await poll(() => form.getByLabel('virtual key', { exact: true }).locator('option').count()).toBe(1);
+    await form.getByLabel('message 1', { exact: true }).fill('Hi from the stage');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await poll(() => page.getByTestId('playground-answer').textContent()).toBe('Hello from the mock provider!');
+    expect(await page.getByTestId('playground-snippet').textContent()).toContain(`curl '${stageUrl}/v1/chat/completions'`);
+    expect(seen.some((response) => response.url === `${stageUrl}/v1/chat/completions` && response.status === 200)).toBe(true);
+
     // Every asset and API call went under the stage, and none failed.
     expect(seen.filter((response) => response.url.includes('/console/assets/')).length).toBeGreaterThanOrEqual(2);
     expect(seen.some((response) => response.url.startsWith(`${stageUrl}/v1/logs`))).toBe(true);

@@ -104,6 +104,12 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
     await poll(() => page.getByTestId('total-requests').textContent()).toBe('4');
     expect(await page.getByTestId('total-errors').textContent()).toBe('1');
     await page.getByRole('table', { name: 'Analytics by group' }).waitFor();
+    // A chart per figure, each with a line per model (busiest first), latency percentiles included.
+    for (const figure of ['Requests', 'Errors', 'Tokens', 'Cost (USD)', 'Latency p50 (ms)', 'Latency p95 (ms)']) {
+      await page.getByRole('img', { name: `${figure} over time, by gpt-4o-mini, gpt-4.1-nano`, exact: true }).waitFor();
+    }
+    await page.getByLabel('group by').selectOption('provider');
+    await page.getByRole('img', { name: 'Requests over time, by openai', exact: true }).waitFor();
     await shot('analytics');
   });
 
@@ -134,17 +140,29 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
     process.env.CONSOLE_READER_KEY = raw;
   });
 
-  it('shows a denied action for a read-only key', async () => {
+  it('shows what a read-only key may not do as disabled, with the scope it lacks, instead of a refused request', async () => {
     await signIn(process.env.CONSOLE_READER_KEY!);
     await page.goto(`${gateway.url}/console#/keys`);
-    const form = page.getByRole('form', { name: 'Create a virtual key' });
-    await form.getByLabel('name').fill('not-allowed');
-    await form.getByRole('button', { name: 'Create virtual key' }).click();
-    // The reader may not list API keys either: that section says so too. The refused create shows in its own section.
     const section = page.locator('section', { has: page.getByRole('heading', { name: 'Virtual keys' }) });
-    await section.getByRole('alert').filter({ hasText: 'Not allowed' }).waitFor();
-    expect(await section.getByRole('alert').textContent()).toContain('missing_scope');
+    const form = section.getByRole('form', { name: 'Create a virtual key' });
+    await poll(() => section.getByTestId('write-disabled').textContent()).toContain('virtual_keys:write');
+    expect(await form.getByRole('button', { name: 'Create virtual key' }).isDisabled()).toBe(true);
+    expect(await form.getByLabel('name').isDisabled()).toBe(true);
+    // The reader may not list API keys: that section says which scope it lacks, in place of the list.
+    const apiKeys = page.locator('section', { has: page.getByRole('heading', { name: 'API keys' }) });
+    await poll(() => apiKeys.getByTestId('read-denied').textContent()).toContain('api_keys:read');
+    expect(await page.getByRole('alert').count()).toBe(0);
     await shot('denied');
+    // The editors of configs, prompts and guardrails say the same and keep their save buttons disabled.
+    for (const [route, scope, button] of [
+      ['configs', 'configs:write', 'Create config'],
+      ['prompts', 'prompts:write', 'Create prompt'],
+      ['guardrails', 'guardrails:write', 'Create guardrail'],
+    ] as const) {
+      await page.goto(`${gateway.url}/console#/${route}`);
+      await poll(() => page.getByTestId('write-disabled').textContent()).toContain(scope);
+      expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
+    }
   });
 
   it('renders the other pages (configs with schema validation, prompts, policies, guardrails), light and dark', async () => {

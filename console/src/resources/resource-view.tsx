@@ -1,0 +1,196 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, type Api, type Json, type Page } from '../api';
+import { ErrorBanner, Field, JsonView, Section, SecretOnce, Table, TextInput, useLoad } from '../components';
+import { useCapability } from './capabilities';
+import { bodyOf, type FormField, type ResourceDescription } from './describe';
+
+/**
+ * The one view every control-plane area uses: filters, a create form, the list with row actions, and a row's
+ * detail. What the key may not do is disabled with the scope it needs as the reason, never left to fail with 403.
+ */
+export function ResourceView({ api, resource }: { api: Api; resource: ResourceDescription }) {
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [applied, setApplied] = useState<Record<string, string>>({});
+  const list = useLoad(() => (resource.list ? resource.list(api) : api.get<Page>(resource.path, { limit: '100', ...applied })), [resource.path, JSON.stringify(applied)]);
+  const write = useCapability(api, resource.write);
+  const [error, setError] = useState<Error>();
+  const [secret, setSecret] = useState<string>();
+  const [selected, setSelected] = useState<Json>();
+  const idOf = resource.idOf ?? ((row: Json) => String(row.id));
+  const rows = list.data?.data ?? [];
+  const allowed = write.can === 'yes';
+  const why = write.can === 'no' ? `Your key can't change ${resource.title.toLowerCase()}: ${write.reason ?? `it needs ${resource.write?.scope}`}` : write.can === 'unknown' ? 'Checking what your key may do…' : undefined;
+  const act = (work: () => Promise<unknown>) => {
+    setError(undefined);
+    work().then((result) => {
+      const key = (result as Json | undefined)?.key;
+      if (typeof key === 'string') setSecret(key);
+      list.reload();
+    }, setError);
+  };
+  const pending = resource.pending ? rows.some(resource.pending) : false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(list.reload, 2000);
+    return () => clearInterval(timer);
+  }, [pending]);
+
+  const readDenied = list.error instanceof ApiError && list.error.status === 403;
+  return (
+    <Section title={resource.title}>
+      {resource.note ? <p class="muted">{resource.note}</p> : null}
+      {secret ? <SecretOnce secret={secret} onDone={() => setSecret(undefined)} /> : null}
+      {readDenied ? (
+        <p class="banner denied" role="status" data-testid="read-denied">
+          Your key can't read {resource.title.toLowerCase()}: it needs the {resource.readScope} scope{list.error instanceof ApiError && list.error.code === 'admin_required' ? ' and an organisation admin key' : ''}.
+        </p>
+      ) : (
+        <ErrorBanner error={list.error} />
+      )}
+      <ErrorBanner error={error} />
+      {why && resource.write && (resource.create || resource.actions) ? (
+        <p class="muted" data-testid="write-disabled">
+          {why}
+        </p>
+      ) : null}
+      {resource.create ? <CreateForm resource={resource} disabled={!allowed} reason={why} onCreate={(body) => act(() => api.post(resource.create!.path ?? resource.path, body).then((created) => (resource.created?.(created), created)))} /> : null}
+      {resource.filters && !readDenied ? (
+        <form
+          class="filters"
+          aria-label={`Filter ${resource.title}`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            setApplied({ ...filters });
+          }}
+        >
+          {resource.filters.map((filter) => (
+            <TextInput label={filter.label} name={`filter_${filter.name}`} value={filters[filter.name] ?? ''} placeholder={filter.placeholder} onInput={(value) => setFilters({ ...filters, [filter.name]: value })} />
+          ))}
+          <button type="submit">Apply filters</button>
+        </form>
+      ) : null}
+      {readDenied ? null : (
+        <Table<Json>
+          label={resource.title}
+          rows={rows}
+          empty={list.loading ? 'Loading…' : `No ${resource.title.toLowerCase()}.`}
+          onOpen={setSelected}
+          columns={[
+            ...resource.columns,
+            ...(resource.actions
+              ? [
+                  {
+                    label: 'Actions',
+                    cell: (row: Json) => (
+                      <span class="actions">
+                        {resource.actions!.filter((action) => !action.when || action.when(row)).map((action) => (
+                          <button
+                            type="button"
+                            class={action.danger ? 'danger' : undefined}
+                            disabled={!allowed}
+                            title={allowed ? undefined : why}
+                            aria-label={`${action.label} ${String(row.name ?? idOf(row))}`}
+                            onClick={(event) => {
+                              event.stopPropagation();
+                              if (action.confirm && !confirm(action.confirm(row))) return;
+                              act(() => action.run(api, row));
+                            }}
+                          >
+                            {action.label}
+                          </button>
+                        ))}
+                      </span>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      )}
+      {selected ? <Detail api={api} resource={resource} row={selected} onClose={() => setSelected(undefined)} /> : null}
+    </Section>
+  );
+}
+
+function CreateForm({ resource, disabled, reason, onCreate }: { resource: ResourceDescription; disabled: boolean; reason?: string; onCreate: (body: Json) => void }) {
+  const create = resource.create!;
+  const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const [invalid, setInvalid] = useState<Error>();
+  const set = (name: string, value: string | boolean) => setValues({ ...values, [name]: value });
+  return (
+    <form
+      class="filters"
+      aria-label={create.label}
+      onSubmit={(event) => {
+        event.preventDefault();
+        setInvalid(undefined);
+        try {
+          const body = bodyOf(create.fields, values);
+          onCreate(create.body ? create.body(body) : body);
+          // Secrets leave the page as soon as they are sent.
+          setValues(Object.fromEntries(Object.entries(values).filter(([name]) => create.fields.find((field) => field.name === name)?.kind !== 'secret')));
+        } catch (error) {
+          setInvalid(error as Error);
+        }
+      }}
+    >
+      {create.fields.map((field) => (
+        <FieldInput field={field} value={values[field.name] ?? field.initial ?? (field.kind === 'checkbox' ? false : '')} disabled={disabled} onChange={(value) => set(field.name, value)} />
+      ))}
+      <button type="submit" disabled={disabled} title={disabled ? reason : undefined}>
+        {create.label.replace(/^Create an? /, 'Create ')}
+      </button>
+      <ErrorBanner error={invalid} />
+    </form>
+  );
+}
+
+function FieldInput({ field, value, disabled, onChange }: { field: FormField; value: string | boolean; disabled: boolean; onChange: (value: string | boolean) => void }) {
+  const name = `field_${field.name}`;
+  const onInput = (event: Event) => onChange((event.target as HTMLInputElement).value);
+  if (field.kind === 'checkbox')
+    return (
+      <label class="inline">
+        <input type="checkbox" name={name} checked={value === true} disabled={disabled} onChange={(event) => onChange((event.target as HTMLInputElement).checked)} />
+        {field.label}
+      </label>
+    );
+  return (
+    <Field label={field.label}>
+      {field.kind === 'select' ? (
+        <select name={name} aria-label={field.label} value={String(value)} disabled={disabled} onChange={onInput}>
+          {field.options!.map((option) => (
+            <option value={option}>{option}</option>
+          ))}
+        </select>
+      ) : field.kind === 'json' ? (
+        <textarea name={name} rows={3} value={String(value)} placeholder={field.placeholder} disabled={disabled} onInput={onInput} />
+      ) : field.kind === 'secret' ? (
+        <input name={name} type="password" autoComplete="off" value={String(value)} placeholder={field.placeholder} disabled={disabled} onInput={onInput} />
+      ) : (
+        <input name={name} type="text" value={String(value)} placeholder={field.placeholder} disabled={disabled} onInput={onInput} />
+      )}
+    </Field>
+  );
+}
+
+function Detail({ api, resource, row, onClose }: { api: Api; resource: ResourceDescription; row: Json; onClose: () => void }) {
+  const extra = useLoad(() => (resource.detail ? resource.detail(api, row) : Promise.resolve(undefined)), [JSON.stringify(row)]);
+  return (
+    <div class="detail">
+      <header class="section-head">
+        <h3>{String(row.name ?? row.id)}</h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      <JsonView value={row} label={`${resource.title} record`} />
+      {resource.detail ? (
+        <>
+          <ErrorBanner error={extra.error} />
+          {extra.data ? <JsonView value={extra.data} label={`${resource.title} detail`} /> : null}
+        </>
+      ) : null}
+    </div>
+  );
+}
