@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { logOfTrace } from './observability/observability-support.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settings } from '../../shared/settings.js';
-import { dynamoDocumentClient } from '../../shared/store/dynamo-client.js';
 import { faultInjectingHandler } from '../support/fault-mock.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
@@ -210,8 +208,8 @@ describe('the request headers and the trace', () => {
   it('records every attempt in the request log so a fallback can be explained', async () => {
     const traceId = `trace-${Date.now()}`;
     await send({ strategy: { mode: 'fallback' }, targets: [target('status-503'), target('ok-traced')] }, { messages }, { 'x-gw-trace-id': traceId });
-    const items = await waitForLog(traceId);
-    expect(items[0].attempts).toEqual([
+    const record = await logOfTrace(gateway, traceId);
+    expect(record.attempts).toEqual([
       expect.objectContaining({ target_path: 'config.targets[0]', provider: 'openai', status: 503, error_code: 'injected_503', retry: 0 }),
       expect.objectContaining({ target_path: 'config.targets[1]', provider: 'openai', status: 200, retry: 0 }),
     ]);
@@ -255,14 +253,3 @@ describe('README config examples, executed', () => {
     expect(await modelFor({ _user: 'dave', tier: 'trial' }, { max_tokens: 4000 })).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 1000 });
   });
 });
-
-async function waitForLog(traceId: string): Promise<Array<Record<string, unknown>>> {
-  for (let i = 0; i < 50; i++) {
-    const result = await dynamoDocumentClient().send(
-      new QueryCommand({ TableName: settings().GW_TABLE_LOGS, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TRACE#${traceId}` } }),
-    );
-    if (result.Items && result.Items.length > 0) return result.Items;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('no request log record');
-}
