@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildFunctions } from '../../scripts/build.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
@@ -15,7 +16,8 @@ import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type Deploye
  * The AWS-shaped end-to-end suite (issue #33): the stack as `cdk synth` builds it, each function its BUILT bundle
  * (`npm run build`'s output, built here) under a Lambda-like runtime, reached through the template's REST API
  * (REST proxy events under the `/prod` stage, the response-streaming integration for the gateway) and its
- * EventBridge schedules, against the embedded DynamoDB-compatible store and stand-ins for S3 and Secrets Manager;
+ * EventBridge schedules, against the embedded DynamoDB-compatible store and stand-ins for S3, Secrets Manager,
+ * Firehose and Athena (which runs the engine's Trino statements on DuckDB over the rows Firehose received);
  * every AWS call is checked against the calling function's IAM statements in the template, and a call outside them
  * fails the test that made it (afterEach). The harness: test/aws-shaped/support/.
  */
@@ -136,20 +138,76 @@ describe('the control-plane function (buffered)', () => {
     const listed = await admin('GET', '/v1/workspaces');
     expect(json<{ data: Array<{ id: string }> }>(listed).data.map((workspace) => workspace.id)).toContain(json<{ id: string }>(created).id);
   });
+});
 
-  it('exports the request logs to the bucket and hands out a presigned download', async () => {
-    const traceId = `aws-shaped-export-${Date.now()}`;
-    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-trace-id': traceId }, body: chat });
-    expect(sent.status).toBe(200);
+describe('request logs on the AWS engine: the gateway appends through Firehose, the control plane reads through Athena', () => {
+  const traceId = `aws-shaped-logs-${Date.now()}`;
+  const model = 'gpt-4o-aws-shaped-logs';
+  const requestsStream = () => [...stack.standIns.delivered.keys()][0];
+  const rowsOfTrace = () => (stack.standIns.delivered.get(requestsStream()) ?? []).filter(({ row }) => row.trace_id === traceId);
+
+  beforeAll(async () => {
+    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-trace-id': traceId }, body: { ...chat, model } });
+    expect(sent.status, sent.body).toBe(200);
+  });
+
+  it("the gateway puts the request's row on its delivery stream once it has answered, signed with its own role", () => {
+    // The invocation has ended (the Lambda drain ran after the response): its row is on the stream.
+    const rows = rowsOfTrace();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].row).toMatchObject({ trace_id: traceId, model, provider: 'openai', status: 200, endpoint: expect.any(String) });
+    expect(rows[0].row.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
+    expect(stack.checked).toContain(`gateway firehose:PutRecordBatch arn:aws:firehose:us-east-1:123456789012:deliverystream/${requestsStream()}`);
+  });
+
+  it('GET /v1/logs?trace_id= finds it through Athena, with the parameters bound by Athena', async () => {
+    const listed = await admin('GET', `/v1/logs?trace_id=${encodeURIComponent(traceId)}`);
+    expect(listed.status, listed.body).toBe(200);
+    const data = json<{ data: Array<Record<string, unknown>> }>(listed).data;
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ object: 'request_log', trace_id: traceId, model, provider: 'openai', status: 200 });
+    const executions = [...stack.standIns.executions.values()];
+    // The trace id went as an execution parameter, never in the query text.
+    const read = executions.find((execution) => execution.parameters.includes(`'${traceId}'`));
+    expect(read, 'an Athena execution bound the trace id').toBeDefined();
+    expect(read!.query).not.toContain(traceId);
+    expect(read!.state).toBe('SUCCEEDED');
+  });
+
+  it('analytics grouped by model answer through Athena (approx_percentile and all)', async () => {
+    const response = await admin('GET', '/v1/analytics?group_by=model&interval=hour');
+    expect(response.status, response.body).toBe(200);
+    const analytics = json<{ rows: Array<{ key: string; requests: number; latency_p50_ms: number | null }>; series: Array<{ key: string; time: string }> }>(response);
+    const row = analytics.rows.find((entry) => entry.key === model);
+    expect(row).toMatchObject({ requests: 1, errors: 0 });
+    expect(row!.latency_p50_ms).toEqual(expect.any(Number));
+    expect(analytics.series.find((point) => point.key === model)?.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/);
+    expect([...stack.standIns.executions.values()].some((execution) => execution.query.includes('approx_percentile('))).toBe(true);
+  });
+
+  it('exports the rows with UNLOAD into the results bucket and hands out a presigned download of them', async () => {
     const created = await admin('POST', '/v1/exports', { trace_id: traceId });
     expect(created.status, created.body).toBe(202);
     const id = json<{ id: string }>(created).id;
-    const done = json<{ status: string; row_count: number; download_url: string }>(await admin('GET', `/v1/exports/${id}`));
-    expect(done).toMatchObject({ status: 'completed', row_count: 1 });
+    // The job runs in Athena: the control plane answers `running` until GetQueryExecution says it has ended.
+    let done: { status: string; download_urls: string[]; error: string | null } | undefined;
+    await vi.waitFor(
+      async () => {
+        done = json(await admin('GET', `/v1/exports/${id}`));
+        expect(done!.status).not.toMatch(/^(pending|running)$/);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(done, JSON.stringify(done)).toMatchObject({ status: 'completed' });
+    expect(done!.download_urls).toHaveLength(1);
+    const [key] = [...stack.standIns.results.objects.keys()].filter((entry) => entry.includes(`/${id}/`));
+    expect(key).toMatch(/^exports\/[^/]+\/[^/]+\/.+\.gz$/);
     // The URL is S3's, signed by the control plane's role: the stand-in checks that role may GetObject it.
-    const download = await fetch(done.download_url.replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
+    const download = await fetch(done!.download_urls[0].replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
     expect(download.status).toBe(200);
-    expect(JSON.parse((await download.text()).trim())).toMatchObject({ object: 'request_log', trace_id: traceId });
+    const lines = gunzipSync(Buffer.from(await download.arrayBuffer())).toString('utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ trace_id: traceId, model, provider: 'openai', status: 200 });
   });
 });
 
@@ -206,8 +264,9 @@ describe('the IAM check of the harness', () => {
 
   it('checked the calls of every function, on every service they use', () => {
     const services = (fn: string) => new Set(stack.checked.filter((entry) => entry.startsWith(`${fn} `)).map((entry) => entry.split(' ')[1].split(':')[0]));
-    expect(services('gateway')).toEqual(new Set(['dynamodb', 'secretsmanager']));
-    expect(services('control-plane')).toEqual(new Set(['dynamodb', 'secretsmanager', 's3']));
+    expect(services('gateway')).toEqual(new Set(['dynamodb', 'secretsmanager', 'firehose']));
+    // Athena reads the Glue catalog and the buckets with the caller's own permissions.
+    expect(services('control-plane')).toEqual(new Set(['dynamodb', 'secretsmanager', 's3', 'athena', 'glue']));
     expect(services('expire-api-keys')).toEqual(new Set(['dynamodb']));
     expect(services('restore-budgets')).toEqual(new Set(['dynamodb']));
   });
