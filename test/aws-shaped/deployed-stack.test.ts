@@ -147,7 +147,8 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
   const rowsOfTrace = () => (stack.standIns.delivered.get(requestsStream()) ?? []).filter(({ row }) => row.trace_id === traceId);
 
   beforeAll(async () => {
-    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-trace-id': traceId }, body: { ...chat, model } });
+    const headers = { ...viaMock(), 'x-gw-trace-id': traceId, 'x-gw-metadata': JSON.stringify({ team: traceId }) };
+    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers, body: { ...chat, model } });
     expect(sent.status, sent.body).toBe(200);
   });
 
@@ -174,6 +175,15 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     expect(read!.state).toBe('SUCCEEDED');
   });
 
+  it('filters and groups by a metadata key through Athena (element_at on the map column)', async () => {
+    const listed = await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent(traceId)}`);
+    expect(listed.status, listed.body).toBe(200);
+    expect(json<{ data: Array<{ trace_id: string; metadata: Record<string, string> }> }>(listed).data).toEqual([expect.objectContaining({ trace_id: traceId, metadata: { team: traceId } })]);
+    const grouped = await admin('GET', '/v1/analytics?group_by=metadata.team');
+    expect(grouped.status, grouped.body).toBe(200);
+    expect(json<{ rows: Array<{ key: string; requests: number }> }>(grouped).rows).toContainEqual(expect.objectContaining({ key: traceId, requests: 1 }));
+  });
+
   it('analytics grouped by model answer through Athena (approx_percentile and all)', async () => {
     const response = await admin('GET', '/v1/analytics?group_by=model&interval=hour');
     expect(response.status, response.body).toBe(200);
@@ -192,6 +202,12 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     const trace = await admin('GET', `/v1/traces/${encodeURIComponent(traceId)}`);
     expect(trace.status, trace.body).toBe(200);
     expect(json<{ requests: Array<{ trace_id: string }> }>(trace).requests.map((request) => request.trace_id)).toEqual([traceId]);
+    // The spans the gateway put on the spans stream come back through Athena with their typed attributes.
+    const delivered = (stack.standIns.delivered.get([...stack.standIns.delivered.keys()][1]) ?? []).filter(({ row }) => row.trace_id === traceId);
+    expect(delivered.length).toBeGreaterThan(0);
+    const spans = json<{ spans: Array<{ span_id: string; name: string; attributes: Record<string, unknown> }> }>(trace).spans;
+    expect(spans.map((span) => span.span_id).sort()).toEqual(delivered.map(({ row }) => row.span_id).sort());
+    expect(spans.find((span) => span.name === 'attempt')?.attributes).toMatchObject({ 'gw.retry': 0, 'gen_ai.request.model': model });
   });
 
   it('exports the rows with UNLOAD into the results bucket and hands out a presigned download of them', async () => {
