@@ -173,6 +173,8 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     expect(read, 'an Athena execution bound the trace id').toBeDefined();
     expect(read!.query).not.toContain(traceId);
     expect(read!.state).toBe('SUCCEEDED');
+    // Athena wrote the result where the workgroup puts results, with the control plane's permissions.
+    expect(stack.standIns.results.objects.get(`results/${read!.id}.csv`)?.toString('utf8')).toContain(`"${traceId}"`);
   });
 
   it('filters and groups by a metadata key through Athena (element_at on the map column)', async () => {

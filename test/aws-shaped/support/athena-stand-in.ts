@@ -17,8 +17,9 @@ import { parseUnload, spliceParameters, translateTrino, type Unload } from './tr
  * caller's statements on the execution's workgroup. A query runs in the background (the engine polls) on an
  * in-memory DuckDB holding, as the Glue tables `requests` and `spans`, the rows the Firehose stand-in received on
  * the stack's streams. As on Athena, the query touches the catalog and the buckets with the caller's own
- * permissions: the Glue table it reads, the data bucket, and for UNLOAD a PutObject of what it writes into the
- * results bucket (here: the S3 stand-in's objects). Results come back in Athena's ResultSet shape: every value as
+ * permissions: the Glue table it reads, the data bucket, and a PutObject of what it writes into the results bucket
+ * (here: the S3 stand-in's objects): a SELECT's result as CSV under the workgroup's result location, an UNLOAD's
+ * file under its `TO` prefix and its manifest under the result location. Results come back in Athena's ResultSet shape: every value as
  * text, NULL as no value, a header row first on a SELECT's first page, Trino's type names in ColumnInfo.
  */
 export interface AthenaStandInOptions {
@@ -30,7 +31,9 @@ export interface AthenaStandInOptions {
   tables: Record<EngineTable, () => readonly DeliveredRow[]>;
   /** The bucket Firehose delivers to (Athena lists it with the caller's permissions). */
   dataBucket: string;
-  /** Buckets UNLOAD may write into, by name. */
+  /** The workgroup's enforced result location (`s3://<results bucket>/results/`): each query's CSV goes there. */
+  outputLocation: string;
+  /** Buckets queries may write into (results, UNLOAD), by name. */
   buckets: Record<string, ObjectBacking>;
   authorize: StandInAuthorizer;
 }
@@ -78,6 +81,17 @@ function athenaText(value: unknown): string | null {
   }
   if (value instanceof DuckDBMapValue) return `{${value.entries.map(({ key, value: entry }) => `${athenaText(key)}=${athenaText(entry)}`).join(', ')}}`;
   return String(value);
+}
+
+/** A result as Athena's CSV: a header, every value in double quotes (doubled inside), NULL as nothing. */
+function resultCsv(execution: Execution): string {
+  const quote = (value: string | null) => (value === null ? '' : `"${value.replaceAll('"', '""')}"`);
+  return [execution.columns.map((column) => column.name), ...execution.rows].map((row) => `${row.map(quote).join(',')}\n`).join('');
+}
+
+function splitS3Url(url: string): { bucket: string; key: string } {
+  const rest = url.slice('s3://'.length);
+  return { bucket: rest.slice(0, rest.indexOf('/')), key: rest.slice(rest.indexOf('/') + 1) };
 }
 
 const COPY_OPTIONS: Record<Unload['format'], (unload: Unload) => string> = {
@@ -128,17 +142,26 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     check(caller, 's3:ListBucket', `arn:aws:s3:::${options.dataBucket}`);
   }
 
+  /** Writes `bytes` at `s3://bucket/key` as the caller, as Athena does; a refusal fails the query. */
+  async function writeObject(caller: string | undefined, url: string, bytes: Uint8Array): Promise<void> {
+    const { bucket, key } = splitS3Url(url);
+    const backing = options.buckets[bucket];
+    if (!backing) throw new Error(`NoSuchBucket: ${bucket}`);
+    if (!authorize(caller, 's3:PutObject', `arn:aws:s3:::${bucket}/${key}`)) throw new Error(`Access denied when writing output to url: ${url}`);
+    await backing.put(key, bytes);
+  }
+
   async function writeUnload(db: DuckDBConnection, execution: Execution, unload: Unload, sql: string, caller: string | undefined): Promise<void> {
     const backing = options.buckets[unload.bucket];
     if (!backing) throw new Error(`NoSuchBucket: ${unload.bucket}`);
     // UNLOAD refuses a destination that already holds objects.
     if (((await backing.list?.(unload.prefix)) ?? []).length > 0) throw new Error(`HIVE_PATH_ALREADY_EXISTS: s3://${unload.bucket}/${unload.prefix} is not empty`);
-    const key = `${unload.prefix}${execution.id}_00000${unload.compression === 'GZIP' ? '.gz' : ''}`;
-    if (!authorize(caller, 's3:PutObject', `arn:aws:s3:::${unload.bucket}/${key}`)) throw new Error(`Access denied when writing output to url: s3://${unload.bucket}/${key}`);
+    const url = `s3://${unload.bucket}/${unload.prefix}${execution.id}_00000${unload.compression === 'GZIP' ? '.gz' : ''}`;
     const file = join(scratch, `${execution.id}.out`);
     await db.run(`COPY (${sql}) TO '${file}' (${COPY_OPTIONS[unload.format](unload)})`);
-    await backing.put(key, readFileSync(file));
+    await writeObject(caller, url, readFileSync(file));
     rmSync(file, { force: true });
+    await writeObject(caller, `${options.outputLocation}${execution.id}-manifest.csv`, Buffer.from(`${url}\n`));
   }
 
   async function run(execution: Execution, caller: string | undefined): Promise<void> {
@@ -155,6 +178,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
         const types = result.columnTypes().map(String);
         execution.columns = result.columnNames().map((name, index) => ({ name, type: trinoType(types[index]) }));
         execution.rows = result.getRows().map((row) => row.map(athenaText));
+        await writeObject(caller, `${options.outputLocation}${execution.id}.csv`, Buffer.from(resultCsv(execution)));
       }
       if (execution.state === 'RUNNING') execution.state = 'SUCCEEDED';
     } catch (error) {
@@ -189,6 +213,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
           WorkGroup: execution.workgroup,
           ExecutionParameters: execution.parameters.length ? execution.parameters : undefined,
           QueryExecutionContext: { Database: options.database },
+          ResultConfiguration: { OutputLocation: `${options.outputLocation}${execution.id}${execution.unload ? '-manifest' : ''}.csv` },
           Status: {
             State: execution.state,
             StateChangeReason: execution.reason,

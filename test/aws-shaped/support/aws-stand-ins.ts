@@ -44,6 +44,8 @@ function dynamoResources(body: Record<string, unknown>, arnOf: (table: string) =
 export interface RequestLogResources {
   streams: { requests: string; spans: string };
   workgroup: string;
+  /** The workgroup's result location (`s3://<results bucket>/results/`). */
+  outputLocation: string;
   database: string;
   dataBucket: string;
   resultsBucket: string;
@@ -86,6 +88,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     region,
     account,
     workgroup: logs.workgroup,
+    outputLocation: logs.outputLocation,
     database: logs.database,
     tables: { requests: rowsOf(logs.streams.requests), spans: rowsOf(logs.streams.spans) },
     dataBucket: logs.dataBucket,
