@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -212,12 +212,13 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     expect(spans.find((span) => span.name === 'attempt')?.attributes).toMatchObject({ 'gw.retry': 0, 'gen_ai.request.model': model });
   });
 
-  it('exports the rows with UNLOAD into the results bucket and hands out a presigned download of them', async () => {
-    const created = await admin('POST', '/v1/exports', { trace_id: traceId });
+  /** POSTs an export of the trace and waits until Athena has ended its UNLOAD; answers the finished job. */
+  async function exportTrace(format: 'jsonl' | 'csv' | 'parquet'): Promise<{ id: string; status: string; download_urls: string[] }> {
+    const created = await admin('POST', '/v1/exports', { trace_id: traceId, format });
     expect(created.status, created.body).toBe(202);
     const id = json<{ id: string }>(created).id;
     // The job runs in Athena: the control plane answers `running` until GetQueryExecution says it has ended.
-    let done: { status: string; download_urls: string[]; error: string | null } | undefined;
+    let done: { id: string; status: string; download_urls: string[] } | undefined;
     await vi.waitFor(
       async () => {
         done = json(await admin('GET', `/v1/exports/${id}`));
@@ -227,14 +228,39 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     );
     expect(done, JSON.stringify(done)).toMatchObject({ status: 'completed' });
     expect(done!.download_urls).toHaveLength(1);
-    const [key] = [...stack.standIns.results.objects.keys()].filter((entry) => entry.includes(`/${id}/`));
+    return done!;
+  }
+
+  /** The file behind a presigned URL: the URL is S3's, signed by the control plane's role, which the stand-in checks. */
+  async function download(url: string): Promise<Buffer> {
+    const response = await fetch(url.replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
+    expect(response.status).toBe(200);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  it('exports the rows with UNLOAD into the results bucket and hands out a presigned download of them', async () => {
+    const done = await exportTrace('jsonl');
+    const [key] = [...stack.standIns.results.objects.keys()].filter((entry) => entry.includes(`/${done.id}/`));
     expect(key).toMatch(/^exports\/[^/]+\/[^/]+\/.+\.gz$/);
-    // The URL is S3's, signed by the control plane's role: the stand-in checks that role may GetObject it.
-    const download = await fetch(done!.download_urls[0].replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
-    expect(download.status).toBe(200);
-    const lines = gunzipSync(Buffer.from(await download.arrayBuffer())).toString('utf8').trim().split('\n');
+    const lines = gunzipSync(await download(done.download_urls[0])).toString('utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0])).toMatchObject({ trace_id: traceId, model, provider: 'openai', status: 200 });
+  });
+
+  it('exports as CSV and as Parquet the same way', async () => {
+    const csv = gunzipSync(await download((await exportTrace('csv')).download_urls[0])).toString('utf8').trim().split('\n');
+    expect(csv).toHaveLength(1);
+    expect(csv[0]).toContain(traceId);
+    const parquet = await download((await exportTrace('parquet')).download_urls[0]);
+    expect(parquet.subarray(0, 4).toString('latin1')).toBe('PAR1');
+    // Read back with DuckDB: the one row, its columns typed.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const file = join(bundles, 'export.parquet');
+    writeFileSync(file, parquet);
+    const connection = await (await DuckDBInstance.create(':memory:')).connect();
+    const rows = (await connection.runAndReadAll(`SELECT trace_id, model, status FROM read_parquet('${file}')`)).getRowObjectsJS();
+    connection.closeSync();
+    expect(rows).toEqual([{ trace_id: traceId, model, status: 200n }]);
   });
 });
 
