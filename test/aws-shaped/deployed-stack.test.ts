@@ -186,6 +186,14 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
     expect(json<{ rows: Array<{ key: string; requests: number }> }>(grouped).rows).toContainEqual(expect.objectContaining({ key: traceId, requests: 1 }));
   });
 
+  it('answers a filter Athena cannot take as a parameter with a 400 in the one error shape, not a 500', async () => {
+    // 512 characters is within the filter's limit, but quoted as a Trino literal (quotes doubled) it is over the
+    // 1,024 characters Athena accepts for one execution parameter.
+    const response = await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent("'".repeat(512))}`);
+    expect(response.status, response.body).toBe(400);
+    expect(json(response)).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', message: expect.stringContaining('longer than Athena accepts') }, status: 'failure' });
+  });
+
   it('analytics grouped by model answer through Athena (approx_percentile and all)', async () => {
     const response = await admin('GET', '/v1/analytics?group_by=model&interval=hour');
     expect(response.status, response.body).toBe(200);
