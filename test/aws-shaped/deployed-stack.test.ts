@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildFunctions } from '../../scripts/build.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
@@ -15,7 +16,8 @@ import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type Deploye
  * The AWS-shaped end-to-end suite (issue #33): the stack as `cdk synth` builds it, each function its BUILT bundle
  * (`npm run build`'s output, built here) under a Lambda-like runtime, reached through the template's REST API
  * (REST proxy events under the `/prod` stage, the response-streaming integration for the gateway) and its
- * EventBridge schedules, against the embedded DynamoDB-compatible store and stand-ins for S3 and Secrets Manager;
+ * EventBridge schedules, against the embedded DynamoDB-compatible store and stand-ins for S3, Secrets Manager,
+ * Firehose and Athena (which runs the engine's Trino statements on DuckDB over the rows Firehose received);
  * every AWS call is checked against the calling function's IAM statements in the template, and a call outside them
  * fails the test that made it (afterEach). The harness: test/aws-shaped/support/.
  */
@@ -136,20 +138,137 @@ describe('the control-plane function (buffered)', () => {
     const listed = await admin('GET', '/v1/workspaces');
     expect(json<{ data: Array<{ id: string }> }>(listed).data.map((workspace) => workspace.id)).toContain(json<{ id: string }>(created).id);
   });
+});
 
-  it('exports the request logs to the bucket and hands out a presigned download', async () => {
-    const traceId = `aws-shaped-export-${Date.now()}`;
-    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers: { ...viaMock(), 'x-gw-trace-id': traceId }, body: chat });
-    expect(sent.status).toBe(200);
-    const created = await admin('POST', '/v1/exports', { trace_id: traceId });
+describe('request logs on the AWS engine: the gateway appends through Firehose, the control plane reads through Athena', () => {
+  const traceId = `aws-shaped-logs-${Date.now()}`;
+  const model = 'gpt-4o-aws-shaped-logs';
+  const requestsStream = () => [...stack.standIns.delivered.keys()][0];
+  const rowsOfTrace = () => (stack.standIns.delivered.get(requestsStream()) ?? []).filter(({ row }) => row.trace_id === traceId);
+
+  beforeAll(async () => {
+    const headers = { ...viaMock(), 'x-gw-trace-id': traceId, 'x-gw-metadata': JSON.stringify({ team: traceId }) };
+    const sent = await stack.request('POST', '/prod/v1/chat/completions', { headers, body: { ...chat, model } });
+    expect(sent.status, sent.body).toBe(200);
+  });
+
+  it("the gateway puts the request's row on its delivery stream once it has answered, signed with its own role", () => {
+    // The invocation has ended (the Lambda drain ran after the response): its row is on the stream.
+    const rows = rowsOfTrace();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].row).toMatchObject({ trace_id: traceId, model, provider: 'openai', status: 200, endpoint: expect.any(String) });
+    expect(rows[0].row.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
+    expect(stack.checked).toContain(`gateway firehose:PutRecordBatch arn:aws:firehose:us-east-1:123456789012:deliverystream/${requestsStream()}`);
+  });
+
+  it('GET /v1/logs?trace_id= finds it through Athena, with the parameters bound by Athena', async () => {
+    const listed = await admin('GET', `/v1/logs?trace_id=${encodeURIComponent(traceId)}`);
+    expect(listed.status, listed.body).toBe(200);
+    const data = json<{ data: Array<Record<string, unknown>> }>(listed).data;
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ object: 'request_log', trace_id: traceId, model, provider: 'openai', status: 200 });
+    const executions = [...stack.standIns.executions.values()];
+    // The trace id went as an execution parameter, never in the query text.
+    const read = executions.find((execution) => execution.parameters.includes(`'${traceId}'`));
+    expect(read, 'an Athena execution bound the trace id').toBeDefined();
+    expect(read!.query).not.toContain(traceId);
+    expect(read!.state).toBe('SUCCEEDED');
+    // Athena wrote the result where the workgroup puts results, with the control plane's permissions.
+    expect(stack.standIns.results.objects.get(`results/${read!.id}.csv`)?.toString('utf8')).toContain(`"${traceId}"`);
+  });
+
+  it('filters and groups by a metadata key through Athena (element_at on the map column)', async () => {
+    const listed = await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent(traceId)}`);
+    expect(listed.status, listed.body).toBe(200);
+    expect(json<{ data: Array<{ trace_id: string; metadata: Record<string, string> }> }>(listed).data).toEqual([expect.objectContaining({ trace_id: traceId, metadata: { team: traceId } })]);
+    const grouped = await admin('GET', '/v1/analytics?group_by=metadata.team');
+    expect(grouped.status, grouped.body).toBe(200);
+    expect(json<{ rows: Array<{ key: string; requests: number }> }>(grouped).rows).toContainEqual(expect.objectContaining({ key: traceId, requests: 1 }));
+  });
+
+  it('answers a filter Athena cannot take as a parameter with a 400 in the one error shape, not a 500', async () => {
+    // 512 characters is within the filter's limit, but quoted as a Trino literal (quotes doubled) it is over the
+    // 1,024 characters Athena accepts for one execution parameter.
+    const response = await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent("'".repeat(512))}`);
+    expect(response.status, response.body).toBe(400);
+    expect(json(response)).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', message: expect.stringContaining('longer than Athena accepts') }, status: 'failure' });
+  });
+
+  it('analytics grouped by model answer through Athena (approx_percentile and all)', async () => {
+    const response = await admin('GET', '/v1/analytics?group_by=model&interval=hour');
+    expect(response.status, response.body).toBe(200);
+    const analytics = json<{ rows: Array<{ key: string; requests: number; latency_p50_ms: number | null }>; series: Array<{ key: string; time: string }> }>(response);
+    const row = analytics.rows.find((entry) => entry.key === model);
+    expect(row).toMatchObject({ requests: 1, errors: 0 });
+    expect(row!.latency_p50_ms).toEqual(expect.any(Number));
+    expect(analytics.series.find((point) => point.key === model)?.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/);
+    expect([...stack.standIns.executions.values()].some((execution) => execution.query.includes('approx_percentile('))).toBe(true);
+  });
+
+  it('GET /v1/traces summarises the trace, and GET /v1/traces/{id} returns its request and spans, through Athena', async () => {
+    const listed = await admin('GET', `/v1/traces?trace_id=${encodeURIComponent(traceId)}`);
+    expect(listed.status, listed.body).toBe(200);
+    expect(json<{ data: unknown[] }>(listed).data).toEqual([expect.objectContaining({ object: 'trace', trace_id: traceId, models: [model] })]);
+    const trace = await admin('GET', `/v1/traces/${encodeURIComponent(traceId)}`);
+    expect(trace.status, trace.body).toBe(200);
+    expect(json<{ requests: Array<{ trace_id: string }> }>(trace).requests.map((request) => request.trace_id)).toEqual([traceId]);
+    // The spans the gateway put on the spans stream come back through Athena with their typed attributes.
+    const delivered = (stack.standIns.delivered.get([...stack.standIns.delivered.keys()][1]) ?? []).filter(({ row }) => row.trace_id === traceId);
+    expect(delivered.length).toBeGreaterThan(0);
+    const spans = json<{ spans: Array<{ span_id: string; name: string; attributes: Record<string, unknown> }> }>(trace).spans;
+    expect(spans.map((span) => span.span_id).sort()).toEqual(delivered.map(({ row }) => row.span_id).sort());
+    expect(spans.find((span) => span.name === 'attempt')?.attributes).toMatchObject({ 'gw.retry': 0, 'gen_ai.request.model': model });
+  });
+
+  /** POSTs an export of the trace and waits until Athena has ended its UNLOAD; answers the finished job. */
+  async function exportTrace(format: 'jsonl' | 'csv' | 'parquet'): Promise<{ id: string; status: string; download_urls: string[] }> {
+    const created = await admin('POST', '/v1/exports', { trace_id: traceId, format });
     expect(created.status, created.body).toBe(202);
     const id = json<{ id: string }>(created).id;
-    const done = json<{ status: string; row_count: number; download_url: string }>(await admin('GET', `/v1/exports/${id}`));
-    expect(done).toMatchObject({ status: 'completed', row_count: 1 });
-    // The URL is S3's, signed by the control plane's role: the stand-in checks that role may GetObject it.
-    const download = await fetch(done.download_url.replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
-    expect(download.status).toBe(200);
-    expect(JSON.parse((await download.text()).trim())).toMatchObject({ object: 'request_log', trace_id: traceId });
+    // The job runs in Athena: the control plane answers `running` until GetQueryExecution says it has ended.
+    let done: { id: string; status: string; download_urls: string[] } | undefined;
+    await vi.waitFor(
+      async () => {
+        done = json(await admin('GET', `/v1/exports/${id}`));
+        expect(done!.status).not.toMatch(/^(pending|running)$/);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(done, JSON.stringify(done)).toMatchObject({ status: 'completed' });
+    expect(done!.download_urls).toHaveLength(1);
+    return done!;
+  }
+
+  /** The file behind a presigned URL: the URL is S3's, signed by the control plane's role, which the stand-in checks. */
+  async function download(url: string): Promise<Buffer> {
+    const response = await fetch(url.replace(/^https?:\/\/[^/]+/, stack.standIns.s3Url));
+    expect(response.status).toBe(200);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  it('exports the rows with UNLOAD into the results bucket and hands out a presigned download of them', async () => {
+    const done = await exportTrace('jsonl');
+    const [key] = [...stack.standIns.results.objects.keys()].filter((entry) => entry.includes(`/${done.id}/`));
+    expect(key).toMatch(/^exports\/[^/]+\/[^/]+\/.+\.gz$/);
+    const lines = gunzipSync(await download(done.download_urls[0])).toString('utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ trace_id: traceId, model, provider: 'openai', status: 200 });
+  });
+
+  it('exports as CSV and as Parquet the same way', async () => {
+    const csv = gunzipSync(await download((await exportTrace('csv')).download_urls[0])).toString('utf8').trim().split('\n');
+    expect(csv).toHaveLength(1);
+    expect(csv[0]).toContain(traceId);
+    const parquet = await download((await exportTrace('parquet')).download_urls[0]);
+    expect(parquet.subarray(0, 4).toString('latin1')).toBe('PAR1');
+    // Read back with DuckDB: the one row, its columns typed.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const file = join(bundles, 'export.parquet');
+    writeFileSync(file, parquet);
+    const connection = await (await DuckDBInstance.create(':memory:')).connect();
+    const rows = (await connection.runAndReadAll(`SELECT trace_id, model, status FROM read_parquet('${file}')`)).getRowObjectsJS();
+    connection.closeSync();
+    expect(rows).toEqual([{ trace_id: traceId, model, status: 200n }]);
   });
 });
 
@@ -195,19 +314,49 @@ describe('the scheduled functions', () => {
 });
 
 describe('the IAM check of the harness', () => {
+  /** The calls these tests make outside a function's grants on purpose: not what the functions use. */
+  const refusedOnPurpose = new Set<string>();
+  const takeDenied = () => {
+    const denied = stack.denied.splice(0);
+    for (const entry of denied) refusedOnPurpose.add(entry);
+    return denied;
+  };
+
   it('refuses, and reports, a call the calling function\'s statements do not allow', async () => {
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
     // Signed as the expire-api-keys function, which may not Scan (no function may).
     const client = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.standIns.dynamodbUrl, credentials: { accessKeyId: 'AKIDGWEXPIREAPIKEYS', secretAccessKey: 'x' }, maxAttempts: 1 });
     await expect(client.send(new ScanCommand({ TableName: 'gw-main' }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
-    expect(stack.denied.splice(0)).toEqual(['expire-api-keys dynamodb:Scan arn:aws:dynamodb:us-east-1:123456789012:table/gw-main']);
+    expect(takeDenied()).toEqual(['expire-api-keys dynamodb:Scan arn:aws:dynamodb:us-east-1:123456789012:table/gw-main']);
     client.destroy();
   });
 
+  it('refuses, and reports, a Firehose put or an Athena query outside the caller\'s statements', async () => {
+    const { FirehoseClient, PutRecordBatchCommand } = await import('@aws-sdk/client-firehose');
+    const { AthenaClient, StartQueryExecutionCommand } = await import('@aws-sdk/client-athena');
+    const as = (name: string) => ({ region: 'us-east-1', credentials: { accessKeyId: stack.accessKeyOf(name), secretAccessKey: 'x' }, maxAttempts: 1 });
+    const stream = [...stack.standIns.delivered.keys()][0];
+    const firehose = new FirehoseClient({ ...as('control-plane'), endpoint: stack.standIns.firehoseUrl });
+    const athena = new AthenaClient({ ...as('gateway'), endpoint: stack.standIns.athenaUrl });
+    try {
+      // The control plane may not append rows; the gateway may not query them.
+      await expect(firehose.send(new PutRecordBatchCommand({ DeliveryStreamName: stream, Records: [{ Data: Buffer.from('{}\n') }] }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      await expect(athena.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'gw-logs' }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      expect(takeDenied()).toEqual([
+        `control-plane firehose:PutRecordBatch arn:aws:firehose:us-east-1:123456789012:deliverystream/${stream}`,
+        'gateway athena:StartQueryExecution arn:aws:athena:us-east-1:123456789012:workgroup/gw-logs',
+      ]);
+    } finally {
+      firehose.destroy();
+      athena.destroy();
+    }
+  });
+
   it('checked the calls of every function, on every service they use', () => {
-    const services = (fn: string) => new Set(stack.checked.filter((entry) => entry.startsWith(`${fn} `)).map((entry) => entry.split(' ')[1].split(':')[0]));
-    expect(services('gateway')).toEqual(new Set(['dynamodb', 'secretsmanager']));
-    expect(services('control-plane')).toEqual(new Set(['dynamodb', 'secretsmanager', 's3']));
+    const services = (fn: string) => new Set(stack.checked.filter((entry) => entry.startsWith(`${fn} `) && !refusedOnPurpose.has(entry)).map((entry) => entry.split(' ')[1].split(':')[0]));
+    expect(services('gateway')).toEqual(new Set(['dynamodb', 'secretsmanager', 'firehose']));
+    // Athena reads the Glue catalog and the buckets with the caller's own permissions.
+    expect(services('control-plane')).toEqual(new Set(['dynamodb', 'secretsmanager', 's3', 'athena', 'glue']));
     expect(services('expire-api-keys')).toEqual(new Set(['dynamodb']));
     expect(services('restore-budgets')).toEqual(new Set(['dynamodb']));
   });

@@ -3,12 +3,15 @@ import { listenDynalite, type DynaliteServer } from '../../../infra/local/store/
 import { memoryObjects, s3StandIn } from '../../../shared/store/recording/stand-ins/s3-stand-in.js';
 import { memorySecrets, secretsManagerStandIn } from '../../../shared/store/recording/stand-ins/secrets-manager-stand-in.js';
 import { accessKeyIdOf, readBody, serveOnLoopback, type LoopbackServer, type StandInAuthorizer } from '../../../shared/store/recording/stand-ins/wire.js';
+import { athenaStandIn, type AthenaStandIn } from './athena-stand-in.js';
+import { firehoseStandIn, type FirehoseStandIn } from './firehose-stand-in.js';
 
 /**
  * The AWS services the stack's functions call, on loopback, each checking every call against the caller's IAM
  * statements (`authorize`, from the synthesised template): DynamoDB is the embedded dynalite behind a proxy that
  * refuses what IAM would refuse (AccessDeniedException), S3 and Secrets Manager are the stand-ins of
- * shared/store/recording/stand-ins/. The caller is known by the access key id of its SigV4 signature: each function
+ * shared/store/recording/stand-ins/, and the request-log engine's Firehose and Athena are firehose-stand-in.ts and
+ * athena-stand-in.ts (Athena queries what Firehose received, and UNLOADs into the S3 stand-in). The caller is known by the access key id of its SigV4 signature: each function
  * runs with its own.
  */
 export interface AwsStandIns {
@@ -16,10 +19,17 @@ export interface AwsStandIns {
   dynamodbUrl: string;
   s3Url: string;
   secretsManagerUrl: string;
+  firehoseUrl: string;
+  athenaUrl: string;
   /** dynalite itself, unchecked: the operator's own access (bootstrap, test set-up). */
   dynaliteUrl: string;
   objects: ReturnType<typeof memoryObjects>;
   secrets: ReturnType<typeof memorySecrets>;
+  /** The request-log results bucket's objects (Athena's UNLOAD output). */
+  results: ReturnType<typeof memoryObjects>;
+  /** Each delivery stream's rows, as received. */
+  delivered: FirehoseStandIn['delivered'];
+  executions: AthenaStandIn['executions'];
   close(): Promise<void>;
 }
 
@@ -30,8 +40,19 @@ function dynamoResources(body: Record<string, unknown>, arnOf: (table: string) =
   return ['*'];
 }
 
-export async function startAwsStandIns(options: { region: string; account: string; bucket: string; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
-  const { region, account, bucket, authorize } = options;
+/** The stack's request-log resources, by the names the functions' environment gives them. */
+export interface RequestLogResources {
+  streams: { requests: string; spans: string };
+  workgroup: string;
+  /** The workgroup's result location (`s3://<results bucket>/results/`). */
+  outputLocation: string;
+  database: string;
+  dataBucket: string;
+  resultsBucket: string;
+}
+
+export async function startAwsStandIns(options: { region: string; account: string; bucket: string; logs: RequestLogResources; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
+  const { region, account, bucket, logs, authorize } = options;
   const dynalite: DynaliteServer = await listenDynalite(':memory:');
   const dynaliteUrl = `http://127.0.0.1:${dynalite.port}`;
   const arnOf = (table: string) => `arn:aws:dynamodb:${region}:${account}:table/${table}`;
@@ -60,6 +81,20 @@ export async function startAwsStandIns(options: { region: string; account: strin
 
   const objects = memoryObjects();
   const secrets = memorySecrets();
+  const results = memoryObjects();
+  const firehose = firehoseStandIn({ region, account, streams: [logs.streams.requests, logs.streams.spans], authorize });
+  const rowsOf = (stream: string) => () => firehose.delivered.get(stream) ?? [];
+  const athena = athenaStandIn({
+    region,
+    account,
+    workgroup: logs.workgroup,
+    outputLocation: logs.outputLocation,
+    database: logs.database,
+    tables: { requests: rowsOf(logs.streams.requests), spans: rowsOf(logs.streams.spans) },
+    dataBucket: logs.dataBucket,
+    buckets: { [logs.resultsBucket]: results },
+    authorize,
+  });
   const servers: LoopbackServer[] = [];
   const serve = async (handler: Parameters<typeof serveOnLoopback>[0]) => {
     const server = await serveOnLoopback(handler);
@@ -67,17 +102,25 @@ export async function startAwsStandIns(options: { region: string; account: strin
     return server.url;
   };
   const dynamodbUrl = await serve((request, response) => void dynamoProxy(request, response).catch(() => response.destroy()));
-  const s3Url = await serve(s3StandIn({ buckets: { [bucket]: objects }, authorize }));
+  const s3Url = await serve(s3StandIn({ buckets: { [bucket]: objects, [logs.resultsBucket]: results }, authorize }));
   const secretsManagerUrl = await serve(secretsManagerStandIn({ backing: secrets, authorize, region, account }));
+  const firehoseUrl = await serve(firehose.handler);
+  const athenaUrl = await serve(athena.handler);
   return {
     dynamodbUrl,
     dynaliteUrl,
     s3Url,
     secretsManagerUrl,
+    firehoseUrl,
+    athenaUrl,
     objects,
     secrets,
+    results,
+    delivered: firehose.delivered,
+    executions: athena.executions,
     async close() {
       for (const server of servers) await server.close();
+      await athena.close();
       await dynalite.close();
     },
   };

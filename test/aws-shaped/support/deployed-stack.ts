@@ -141,13 +141,30 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
   for (const definition of TABLES) names[(variablesOf('gateway')[definition.nameSetting] as { Ref: string }).Ref] = defaults[definition.nameSetting];
   const bucketId = stack.getLogicalId(stack.blobs.bucket.node.defaultChild as never);
   names[bucketId] = bucketId.toLowerCase();
+  // The request-log buckets likewise (the results bucket is named in the environment, the data bucket is Firehose's destination).
+  const resultsId = (variablesOf('control-plane').GW_LOG_RESULTS_BUCKET as { Ref: string }).Ref;
+  names[resultsId] = resultsId.toLowerCase();
+  const stream = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::KinesisFirehose::DeliveryStream')!;
+  const dataId = (stream.Properties!.ExtendedS3DestinationConfiguration as { BucketARN: { 'Fn::GetAtt': [string, string] } }).BucketARN['Fn::GetAtt'][0];
+  names[dataId] = dataId.toLowerCase();
   const place = { region: REGION, account: ACCOUNT, names };
 
   const accessKeyOf = (name: string) => `AKIDGW${name.toUpperCase().replace(/-/g, '')}`;
   const functionByKey = new Map([...functionIds.keys()].map((name) => [accessKeyOf(name), name]));
   const statements = functionStatements(json, place);
   const authorize = templateAuthorizer(statements, (key) => (key ? functionByKey.get(key) : undefined));
-  const standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], authorize });
+  const logVariable = (name: string) => String(resolveValue(json, variablesOf('control-plane')[name], place));
+  const workgroup = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::Athena::WorkGroup' && resource.Properties?.Name === logVariable('GW_ATHENA_WORKGROUP'))!;
+  const workgroupConfiguration = workgroup.Properties!.WorkGroupConfiguration as { ResultConfiguration: { OutputLocation: unknown } };
+  const logs = {
+    streams: { requests: logVariable('GW_LOG_STREAM_REQUESTS'), spans: logVariable('GW_LOG_STREAM_SPANS') },
+    workgroup: logVariable('GW_ATHENA_WORKGROUP'),
+    outputLocation: String(resolveValue(json, workgroupConfiguration.ResultConfiguration.OutputLocation, place)),
+    database: logVariable('GW_ATHENA_DATABASE'),
+    dataBucket: names[dataId],
+    resultsBucket: names[resultsId],
+  };
+  const standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], logs, authorize });
   // This process is the operator: its own store access (bootstrap, set-up, assertions) goes to the store directly,
   // without IAM in front; set before anything here reads the process's settings (they are parsed once).
   const operatorEnv = { GW_DYNAMODB_ENDPOINT: standIns.dynaliteUrl, AWS_REGION: REGION };
@@ -177,6 +194,8 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
         GW_DYNAMODB_ENDPOINT: standIns.dynamodbUrl,
         GW_S3_ENDPOINT: standIns.s3Url,
         GW_SECRETS_MANAGER_ENDPOINT: standIns.secretsManagerUrl,
+        GW_FIREHOSE_ENDPOINT: standIns.firehoseUrl,
+        GW_ATHENA_ENDPOINT: standIns.athenaUrl,
         GW_ALLOW_LOOPBACK_HOSTS: 'ON',
         POWERTOOLS_TRACE_ENABLED: 'false',
         POWERTOOLS_LOG_LEVEL: 'SILENT',

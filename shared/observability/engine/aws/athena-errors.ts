@@ -1,14 +1,20 @@
+import { GatewayError } from '../../../http/errors.js';
+
+type AthenaEngineErrorCode = 'query_failed' | 'query_timeout' | 'invalid_export_destination';
+
+const STATUS_BY_CODE: Record<AthenaEngineErrorCode, number> = { query_failed: 502, query_timeout: 504, invalid_export_destination: 400 };
+
 /**
- * Failures of a request-log query on Athena. The read APIs turn them into the one error shape: a query that failed
- * or was cancelled (the scan limit of the workgroup cancels it too) is a 502 with the engine's reason, a timeout a
- * 504, a bad export location a 400. `code` is stable for that mapping.
+ * Failures of a request-log query on Athena, as GatewayErrors so the read APIs answer them in the one error shape:
+ * a query that failed or was cancelled (the scan limit of the workgroup cancels it too) is a 502 with the engine's
+ * reason, a timeout a 504, a bad export location a 400. `code` is stable for that mapping.
  */
-export class AthenaEngineError extends Error {
+export class AthenaEngineError extends GatewayError {
   constructor(
     message: string,
-    readonly code: 'query_failed' | 'query_timeout' | 'invalid_export_destination',
+    override readonly code: AthenaEngineErrorCode,
   ) {
-    super(message);
+    super(STATUS_BY_CODE[code], code, message, code === 'query_timeout' ? { type: 'timeout_error' } : {});
     this.name = new.target.name;
   }
 }

@@ -1,14 +1,16 @@
+import { GatewayError } from '../../../http/errors.js';
 import type { SqlStatement } from '../types.js';
 
 /** Athena's limit on one execution parameter's length (characters). */
 export const MAX_PARAMETER_LENGTH = 1024;
 
-export class AthenaParameterError extends Error {
+/** A value Athena cannot take as one parameter: the caller's filter, so a 400 in the one error shape. */
+export class AthenaParameterError extends GatewayError {
   constructor(
     message: string,
     readonly index: number,
   ) {
-    super(message);
+    super(400, 'invalid_request', message);
     this.name = 'AthenaParameterError';
   }
 }

@@ -143,7 +143,8 @@ describe('AthenaQueryEngine.query', () => {
     scriptStates([{ State: 'RUNNING' }, { State: 'FAILED', StateChangeReason: reason, AthenaError: { ErrorCategory: 2, ErrorType: 1002 } }]);
     const failure = engine().query({ sql: 'SELECT 1', params: [] });
     await expect(failure).rejects.toBeInstanceOf(AthenaQueryFailedError);
-    await expect(failure).rejects.toMatchObject({ state: 'FAILED', errorType: 1002, message: `Athena query failed: ${reason}`, code: 'query_failed' });
+    // The read APIs answer it in the one error shape: a 502 with Athena's reason.
+    await expect(failure).rejects.toMatchObject({ state: 'FAILED', errorType: 1002, message: `Athena query failed: ${reason}`, code: 'query_failed', status: 502, type: 'api_error' });
     expect(aws.callsOf('GetQueryResults')).toHaveLength(0);
   });
 
@@ -158,6 +159,7 @@ describe('AthenaQueryEngine.query', () => {
     // As the control plane, so the grant check sees StopQueryExecution from the function that issues it.
     const timedOut = runAsFunction('control-plane', () => engine({ timeoutMs: 1 }).query({ sql: 'SELECT 1', params: [] }));
     await expect(timedOut).rejects.toBeInstanceOf(AthenaQueryTimeoutError);
+    await expect(timedOut).rejects.toMatchObject({ status: 504, type: 'timeout_error', code: 'query_timeout' });
     expect(aws.callsOf('StopQueryExecution').map((call) => call.input)).toEqual([{ QueryExecutionId: 'q-1' }]);
   });
 
@@ -215,6 +217,7 @@ describe('AthenaQueryEngine exports (UNLOAD jobs)', () => {
 
   it.each(["s3://bucket/exports/x'/ ", 's3://bucket/exports/x', 'file:///tmp/x/', "s3://bucket/a') TO 's3://evil/"])('refuses the destination %j without a call', async (bad) => {
     await expect(engine().startExport({ sql: 'SELECT 1', params: [] }, 'jsonl', bad)).rejects.toBeInstanceOf(InvalidExportDestinationError);
+    await expect(engine().startExport({ sql: 'SELECT 1', params: [] }, 'jsonl', bad)).rejects.toMatchObject({ status: 400, code: 'invalid_export_destination' });
     expect(aws.callsOf('StartQueryExecution')).toHaveLength(0);
   });
 });
