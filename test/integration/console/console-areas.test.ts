@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../../scripts/build-console.js';
+import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
 import { launchChromium } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-server.js';
@@ -271,6 +272,9 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await open('workspace');
     await poll(() => page.getByTestId('write-disabled').textContent()).toContain('workspaces:write');
     expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
+    // Every page above learnt what the key may do from GET /v1/me: not one refused change in the audit log.
+    const failures = await new AuditLogRepository().list({ organisationId: gateway.bootstrap.organisationId }, { actor_id: String(reader.id), outcome: 'failure' }, 100);
+    expect(failures.items).toEqual([]);
     // Users need an organisation admin key and users:read: the view says so instead of showing a 403.
     await open('users');
     await poll(() => section('Users').getByTestId('read-denied').textContent()).toContain('users:read');
