@@ -280,12 +280,11 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await poll(() => section('Users').getByTestId('read-denied').textContent()).toContain('users:read');
     await poll(() => section('SCIM-provisioned members').getByTestId('read-denied').textContent()).toContain('scim');
     expect(await page.getByRole('alert').count()).toBe(0);
-    // The playground: gw refuses the first send (no completions:write), and Send is disabled with the reason from then on.
+    // The playground: the key lacks completions:write (GET /v1/me says so), so Send is disabled with the reason at once.
     await open('playground');
     const form = page.getByRole('form', { name: 'Playground request' });
     await poll(() => form.getByLabel('virtual key', { exact: true }).locator('option').count()).toBeGreaterThanOrEqual(1);
     await form.getByLabel('message 1', { exact: true }).fill('Not allowed');
-    await form.getByRole('button', { name: 'Send' }).click();
     await poll(() => form.getByTestId('write-disabled').textContent()).toContain('completions:write');
     expect(await form.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     expect(await page.getByRole('alert').count()).toBe(0);
