@@ -3,6 +3,7 @@ import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
+import { startTestMcpServer } from '../../support/mcp-server.js';
 import { api } from '../control-plane/identities-support.js';
 import { chat, createPolicy, viaMock } from '../enforcement/enforcement-support.js';
 
@@ -76,6 +77,29 @@ describe('a change through the control plane counts at once in the same process'
 
     await change('DELETE', `/v1/deployments/${deployment.id}`);
     expect((await chat(gateway, { 'x-gw-deployment': 'renamed-same-process' })).status).toBe(404);
+  });
+
+  it('an MCP server: a new credential is sent on the next MCP request (the record is read per request)', async () => {
+    const tools = await startTestMcpServer({ token: CREDENTIAL_B });
+    try {
+      const server = await change('POST', '/v1/mcp-servers', { name: 'same process tools', url: tools.url, auth: { type: 'bearer', token: CREDENTIAL_A } });
+      const initialize = () =>
+        fetch(`${gateway.url}/v1/mcp/${server.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gw-api-key': gateway.apiKey },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'same-process', version: '1' } } }),
+        }).then((response) => response.text());
+      const sentBy = async (send: () => Promise<unknown>) => {
+        const from = tools.received.length;
+        await send();
+        return tools.received.slice(from).map((request) => request.headers.authorization);
+      };
+      expect(await sentBy(initialize)).toEqual([`Bearer ${CREDENTIAL_A}`]);
+      await change('PATCH', `/v1/mcp-servers/${server.id}`, { auth: { type: 'bearer', token: CREDENTIAL_B } });
+      expect(await sentBy(initialize)).toEqual([`Bearer ${CREDENTIAL_B}`]);
+    } finally {
+      await tools.close();
+    }
   });
 
   it('a policy: a new one is enforced on the next request, an update and an archive count on the next one too', async () => {
