@@ -92,6 +92,7 @@ function toPrincipal(record: ApiKeyRecord): Principal {
     organisationId: record.organisation_id,
     workspaceId: record.workspace_id,
     userId: record.user_id,
+    keyType: record.type,
     scopes: new Set(record.scopes),
     expiresAt: record.expires_at,
     authMethod: 'api_key',

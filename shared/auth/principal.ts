@@ -12,6 +12,8 @@ export interface Principal {
   organisationId: string;
   workspaceId: string;
   userId?: string;
+  /** The API key's type: `service` (an automation) or `user` (a person, `userId`). Absent for a JWT. */
+  keyType?: 'service' | 'user';
   scopes: ReadonlySet<string>;
   /** ISO time after which the key stops working; checked on every request, cached or not. */
   expiresAt?: string;

@@ -18,12 +18,15 @@ import { registerLogRoutes } from './logs/routes.js';
 import { registerTraceRoutes } from './traces/routes.js';
 import { registerAnalyticsRoutes } from './analytics/routes.js';
 import { registerExportRoutes } from './exports/routes.js';
+import { registerMeRoutes } from './me/routes.js';
 
 export type RouteRegistrar = (method: string, pattern: string, handler: ResourceHandler) => void;
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
   // Resources (workspaces, API keys, virtual keys, configs, prompts, policies, audit logs) register here.
+  // The caller itself (the console reads what its key may do from here).
+  registerMeRoutes(register);
   registerPolicyRoutes(register);
   registerWorkspaceRoutes(register);
   registerApiKeyRoutes(register);

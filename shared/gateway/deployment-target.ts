@@ -68,6 +68,15 @@ function sourceOf(resource: string, config: GatewayConfig): ConfigSource {
   return { resource, allowedHosts: config.allowed_custom_hosts ?? [] };
 }
 
+/**
+ * Called by the control plane right after a deployment changed or was deleted, so this process runs the new one
+ * from the next request on (under its old slug and its new one). Other processes follow within the TTL.
+ */
+export function forgetResolvedDeployment(organisationId: string): void {
+  const prefix = `${organisationId}\u0000`;
+  cache.forget((key) => key.startsWith(prefix));
+}
+
 async function findDeployment(organisationId: string, slug: string): Promise<DeploymentRecord | undefined> {
   const deployments = (repository ??= new DeploymentRepository());
   return cache.get(`${organisationId}\u0000${slug}`, () => deployments.getBySlug(organisationId, slug));

@@ -93,6 +93,11 @@ export class VirtualKeyResolver {
     return lookup.key;
   }
 
+  /** Drops one key's cached lookup (its credential or settings just changed, or it was deleted). */
+  forget(workspaceId: string, virtualKeyId: string): void {
+    this.cache.delete(`${workspaceId}\u0000${virtualKeyId}`);
+  }
+
   /** Reads the record and its secret. A secret store that cannot answer throws (so a refresh keeps the old value). */
   private async load(workspaceId: string, virtualKeyId: string): Promise<Lookup> {
     const record = await this.repository.get(workspaceId, virtualKeyId);
@@ -123,6 +128,15 @@ function definedOnly<T extends Record<string, string | undefined>>(value: T): T 
 }
 
 let resolver: VirtualKeyResolver | undefined;
+
+/**
+ * Called by the control plane right after a virtual key changed or was deleted, so this process (the local
+ * runtime runs both) sends the new credential, or refuses the key, from the next request on. Other processes
+ * follow within GW_VIRTUAL_KEY_CACHE_TTL_MS + GW_CACHE_MAX_STALE_MS.
+ */
+export function forgetResolvedVirtualKey(workspaceId: string, virtualKeyId: string): void {
+  resolver?.forget(workspaceId, virtualKeyId);
+}
 
 export function resolveVirtualKey(workspaceId: string, virtualKeyId: string): Promise<ResolvedVirtualKey> {
   resolver ??= new VirtualKeyResolver();

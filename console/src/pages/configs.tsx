@@ -14,7 +14,7 @@ export function ConfigsPage({ api }: { api: Api }) {
   const [source, setSource] = useState(STARTER);
   const [error, setError] = useState<Error>();
   const [saved, setSaved] = useState<string>();
-  const write = useCapability(api, { method: 'DELETE', path: '/v1/configs/{probe}' });
+  const write = useCapability(api, { scope: 'configs:write' });
   // The schema (zod) is half the console's bytes: it loads with this page only.
   const [validate, setValidate] = useState<typeof validateConfigText>();
   useEffect(() => {

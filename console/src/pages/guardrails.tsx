@@ -16,7 +16,7 @@ export function GuardrailsPage({ api }: { api: Api }) {
   const [type, setType] = useState('add_prefix');
   const [config, setConfig] = useState(JSON.stringify(EXAMPLES.add_prefix, null, 2));
   const [error, setError] = useState<Error>();
-  const write = useCapability(api, { method: 'DELETE', path: '/v1/guardrails/{probe}' });
+  const write = useCapability(api, { scope: 'guardrails:write' });
   let parsed: unknown;
   let parseError: string | undefined;
   try {

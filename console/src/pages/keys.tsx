@@ -10,7 +10,7 @@ const API_KEYS: ResourceDescription = {
   title: 'API keys',
   path: '/v1/api-keys',
   readScope: 'api_keys:read',
-  write: { method: 'DELETE', path: '/v1/api-keys/{probe}', scope: 'api_keys:write' },
+  write: { scope: 'api_keys:write' },
   columns: [
     { label: 'Name', cell: (row) => text(row.name) },
     { label: 'Key', cell: (row) => <code>{text(row.masked)}</code> },

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, segment, type Api, type Json, type Page } from '../api';
 import { CopyButton, ErrorBanner, Field, Section, TextInput, text } from '../components';
 import { gatewayRoot } from '../mount';
+import { useCapability } from '../resources/capabilities';
 import { curlSnippet, pythonSnippet, typescriptSnippet, type PlaygroundRequest, type Route } from '../playground/snippets';
 import { streamChat } from '../playground/stream';
 
@@ -53,8 +54,11 @@ export function PlaygroundPage({ api }: { api: Api }) {
   const [error, setError] = useState<Error>();
   const [traceId, setTraceId] = useState<string>();
   const [record, setRecord] = useState<Json | { denied: true }>();
-  // Calling models needs a gw API key with completions:write; once gw says the key lacks it, Send stays disabled.
-  const [denied, setDenied] = useState<string | undefined>(api.credential.kind === 'jwt' ? 'the playground needs a gw API key with the completions:write scope; a JWT is read-only' : undefined);
+  // Calling models needs a gw API key with completions:write: GET /v1/me says whether the key holds it (and should
+  // gw refuse a send anyway, Send stays disabled from then on).
+  const [refused, setDenied] = useState<string | undefined>(api.credential.kind === 'jwt' ? 'the playground needs a gw API key with the completions:write scope; a JWT is read-only' : undefined);
+  const calling = useCapability(api, { scope: 'completions:write' });
+  const denied = refused ?? (calling.can === 'no' ? calling.reason : undefined);
   const abort = useRef<AbortController | undefined>(undefined);
   const options = choices[kind];
   const value = routeValue || options[0]?.value || '';

@@ -17,7 +17,7 @@ function parseJson(source: string): { ok: true; value: unknown } | { ok: false; 
 export function PromptsPage({ api }: { api: Api }) {
   const prompts = useLoad(() => api.get<Page>('/v1/prompts', { limit: '100' }), []);
   const [selected, setSelected] = useState<Json>();
-  const write = useCapability(api, { method: 'DELETE', path: '/v1/prompts/{probe}' });
+  const write = useCapability(api, { scope: 'prompts:write' });
   const [name, setName] = useState('');
   const [model, setModel] = useState('gpt-4o-mini');
   const [messages, setMessages] = useState(STARTER_MESSAGES);

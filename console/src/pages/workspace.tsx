@@ -39,7 +39,7 @@ function formOf(workspace: Json): Form {
 export function WorkspacePage({ api }: { api: Api }) {
   const workspaces = useLoad(() => api.get<Page>('/v1/workspaces', { limit: '1' }), []);
   const workspace = workspaces.data?.data[0];
-  const write = useCapability(api, { method: 'PATCH', path: '/v1/workspaces/{probe}' });
+  const write = useCapability(api, { scope: 'workspaces:write' });
   const [form, setForm] = useState<Form>();
   const [error, setError] = useState<Error>();
   const [saved, setSaved] = useState(false);

@@ -1,53 +1,64 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Api } from '../api';
+import type { Api } from '../api';
 
 /**
  * Whether the signed-in key may take an action, so the console can show what it can't do as disabled instead of
- * letting it fail with a 403. gw has no "what may I do" route, so each answer comes from a probe that changes
- * nothing: a DELETE of an id that cannot exist. gw checks the scope (and admin-ness) before it looks the id up, so
- * the probe answers 403 when the key lacks the right and 404 (or 400) when it has it. Answers are remembered for
- * the tab, per credential and probe. gw audits mutations, refused ones included, so each probe leaves one
- * `failure` entry in the audit log naming the id below (once per tab and resource); a JWT is never probed, since
- * it carries read and list access only.
+ * letting it fail with a 403. The answer comes from `GET /v1/me` (the caller's own identity and expanded scopes),
+ * read once per credential and tab: nothing is tried, so opening the console leaves nothing in the audit log. A
+ * JWT is read-only whatever its scopes.
  */
 export type Capability = 'yes' | 'no' | 'unknown';
 
-/** An id no resource has: gw's ids are prefixed and random, and this one is not valid for any of them. */
-export const PROBE_ID = 'console-capability-check';
-
-const known = new Map<string, Promise<{ allowed: boolean; reason?: string }>>();
-
-export interface Probe {
-  method: 'DELETE' | 'PATCH';
-  /** The path with `{probe}` where the impossible id goes. */
-  path: string;
+/** What changing a resource needs: a scope, and for some resources an organisation admin key as well. */
+export interface WriteNeed {
+  scope: string;
+  adminOnly?: boolean;
 }
 
-export function probeCapability(api: Api, probe: Probe): Promise<{ allowed: boolean; reason?: string }> {
-  const key = `${api.credential.value}\n${probe.method} ${probe.path}`;
-  let answer = known.get(key);
-  if (!answer && api.credential.kind === 'jwt') answer = Promise.resolve({ allowed: false, reason: 'a JWT carries read and list access only' });
+/** The part of `GET /v1/me` the console reads. */
+interface Me {
+  kind: 'organisation_admin' | 'workspace';
+  scopes: string[];
+  read_only: boolean;
+}
+
+const known = new Map<string, Promise<Me>>();
+
+/** The caller as gw describes it, asked once per credential for the tab (a failed read is asked again next time). */
+export function whoAmI(api: Api): Promise<Me> {
+  let answer = known.get(api.credential.value);
   if (!answer) {
-    const path = probe.path.replace('{probe}', PROBE_ID);
-    answer = api.call(probe.method, path, probe.method === 'PATCH' ? {} : undefined).then(
-      () => ({ allowed: true }),
-      (error: Error) => (error instanceof ApiError && error.status === 403 ? { allowed: false, reason: error.message } : { allowed: true }),
-    );
-    known.set(key, answer);
+    answer = api.get<Me>('/v1/me');
+    known.set(api.credential.value, answer);
+    answer.catch(() => known.delete(api.credential.value));
   }
   return answer;
 }
 
-/** The capability as state: `unknown` while the probe runs (actions stay disabled until it answers). */
-export function useCapability(api: Api, probe: Probe | undefined): { can: Capability; reason?: string } {
-  const [state, setState] = useState<{ can: Capability; reason?: string }>({ can: probe ? 'unknown' : 'yes' });
+/** Whether `me` may do what `need` needs, and if not, why (the missing scope named). */
+export function capabilityOf(me: Me, need: WriteNeed): { allowed: boolean; reason?: string } {
+  if (me.read_only) return { allowed: false, reason: 'a JWT carries read and list access only' };
+  if (need.adminOnly && me.kind !== 'organisation_admin') return { allowed: false, reason: `it needs an organisation admin key with ${need.scope}` };
+  if (!me.scopes.includes(need.scope)) return { allowed: false, reason: `this key lacks the ${need.scope} scope` };
+  return { allowed: true };
+}
+
+/** The capability as state: `unknown` until `/v1/me` answers (actions stay disabled until then). */
+export function useCapability(api: Api, need: WriteNeed | undefined): { can: Capability; reason?: string } {
+  const [state, setState] = useState<{ can: Capability; reason?: string }>({ can: need ? 'unknown' : 'yes' });
   useEffect(() => {
-    if (!probe) return;
+    if (!need) return;
     let current = true;
-    void probeCapability(api, probe).then(({ allowed, reason }) => current && setState({ can: allowed ? 'yes' : 'no', reason }));
+    void whoAmI(api).then(
+      (me) => {
+        const { allowed, reason } = capabilityOf(me, need);
+        if (current) setState({ can: allowed ? 'yes' : 'no', reason });
+      },
+      (error: Error) => current && setState({ can: 'no', reason: `gw did not say what this key may do (${error.message})` }),
+    );
     return () => {
       current = false;
     };
-  }, [api.credential.value, probe?.method, probe?.path]);
+  }, [api.credential.value, need?.scope, need?.adminOnly]);
   return state;
 }

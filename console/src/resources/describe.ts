@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Api, Json } from '../api';
+import type { WriteNeed } from './capabilities';
 
 /**
  * A control-plane resource as the console shows it: one small description per resource drives the one generic
@@ -37,8 +38,8 @@ export interface ResourceDescription {
   path: string;
   /** The scope reading needs, named when the key lacks it. */
   readScope: string;
-  /** The probe that says whether the key may change this resource (capabilities.ts); none: read only. */
-  write?: { method: 'DELETE' | 'PATCH'; path: string; scope: string };
+  /** What changing this resource needs (capabilities.ts decides from GET /v1/me); none: read only. */
+  write?: WriteNeed;
   /** The key of the row id (default `id`). */
   idOf?: (row: Json) => string;
   columns: { label: string; cell: (row: Json) => ComponentChildren }[];

@@ -3,8 +3,6 @@ import { text, when } from '../components';
 import type { ResourceDescription } from './describe';
 import { DownloadLink } from './download';
 
-/** `{probe}` is where capabilities.ts puts an id that cannot exist. */
-const probe = (path: string, scope: string, method: 'DELETE' | 'PATCH' = 'DELETE') => ({ method, path: `${path}/{probe}`, scope });
 const tags = (value: unknown) =>
   value && typeof value === 'object' && Object.keys(value).length > 0
     ? Object.entries(value as Record<string, string>)
@@ -34,7 +32,7 @@ export const VIRTUAL_KEYS: ResourceDescription = {
   title: 'Virtual keys',
   path: '/v1/virtual-keys',
   readScope: 'virtual_keys:read',
-  write: probe('/v1/virtual-keys', 'virtual_keys:write'),
+  write: { scope: 'virtual_keys:write' },
   note: 'A stored provider credential, sent as x-gw-virtual-key. The credential is write-only: gw never returns it.',
   columns: [
     { label: 'Name', cell: (row) => text(row.name) },
@@ -62,7 +60,7 @@ export const INTEGRATIONS: ResourceDescription = {
   title: 'Integrations',
   path: '/v1/integrations',
   readScope: 'integrations:read',
-  write: probe('/v1/integrations', 'integrations:write'),
+  write: { scope: 'integrations:write', adminOnly: true },
   note: 'Organisation-wide provider credentials (organisation admin keys manage them), shared with workspaces that enable them as providers.',
   columns: [
     { label: 'Name', cell: (row) => text(row.name) },
@@ -91,7 +89,7 @@ export const PROVIDERS: ResourceDescription = {
   title: 'Providers',
   path: '/v1/providers',
   readScope: 'providers:read',
-  write: probe('/v1/providers', 'providers:write'),
+  write: { scope: 'providers:write' },
   note: 'Integrations enabled in this workspace, with their own limits; send x-gw-provider: @<slug>.',
   columns: [
     { label: 'Name', cell: (row) => text(row.name) },
@@ -123,7 +121,7 @@ export const MCP_SERVERS: ResourceDescription = {
   title: 'MCP servers',
   path: '/v1/mcp-servers',
   readScope: 'mcp_servers:read',
-  write: probe('/v1/mcp-servers', 'mcp_servers:write'),
+  write: { scope: 'mcp_servers:write' },
   note: 'Remote MCP servers reached through gw at /v1/mcp/<slug>; open one for what its handshake said and its tools.',
   columns: [
     { label: 'Name', cell: (row) => text(row.name) },
@@ -157,7 +155,7 @@ export const DEPLOYMENTS: ResourceDescription = {
   title: 'Deployments',
   path: '/v1/deployments',
   readScope: 'deployments:read',
-  write: probe('/v1/deployments', 'deployments:delete'),
+  write: { scope: 'deployments:delete' },
   note: 'Named configs sent as x-gw-deployment, production or not.',
   filters: [{ name: 'type', label: 'type', placeholder: 'production or non-production' }],
   columns: [
@@ -236,7 +234,7 @@ export const USERS: ResourceDescription = {
   title: 'Users',
   path: '/v1/admin/users',
   readScope: 'users:read',
-  write: probe('/v1/admin/users', 'users:write'),
+  write: { scope: 'users:write', adminOnly: true },
   note: 'Members of the organisation, invited here or provisioned by your identity provider through SCIM (/v1/scim/v2).',
   columns: [
     { label: 'Email', cell: (row) => text(row.email) },

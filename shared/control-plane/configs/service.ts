@@ -1,3 +1,4 @@
+import { ConfigResolver } from '../../gateway/config/resolve-config.js';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
@@ -68,6 +69,7 @@ export class ConfigService {
       if (sealed.ref) await this.secrets().delete(sealed.ref.name);
       throw new GatewayError(409, 'conflict', `Saved config '${id}' was changed concurrently; read it again and retry`);
     }
+    ConfigResolver.forgetEverywhere(workspaceId, id);
     return updated;
   }
 
@@ -75,6 +77,7 @@ export class ConfigService {
     const latest = await this.latest(workspaceId, id);
     const versions = await this.repository.listVersions(workspaceId, id);
     await this.repository.delete(workspaceId, id);
+    ConfigResolver.forgetEverywhere(workspaceId, id);
     // After the items are gone, so no stored reference ever points at a deleted secret.
     for (const name of secretNamesOf([latest, ...versions])) await this.secrets().delete(name);
   }

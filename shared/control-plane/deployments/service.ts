@@ -1,3 +1,4 @@
+import { forgetResolvedDeployment } from '../../gateway/deployment-target.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
@@ -91,6 +92,7 @@ export class DeploymentService {
       if (next.config !== current.config) await forgetDeploymentSecret(next.config);
       throw deploymentNotFound(idOrSlug);
     }
+    forgetResolvedDeployment(principal.organisationId);
     if (next.config !== current.config) await forgetDeploymentSecret(current.config);
     return next;
   }
@@ -99,6 +101,7 @@ export class DeploymentService {
     const current = await this.managed(principal, idOrSlug);
     const deleted = await this.repository.delete(principal.organisationId, current.id);
     if (!deleted) throw deploymentNotFound(idOrSlug);
+    forgetResolvedDeployment(principal.organisationId);
     await forgetDeploymentSecret(deleted.config);
     return deleted;
   }

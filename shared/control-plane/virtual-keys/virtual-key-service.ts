@@ -1,3 +1,4 @@
+import { forgetResolvedVirtualKey } from '../../gateway/virtual-key-target.js';
 import { randomUUID } from 'node:crypto';
 import { logger } from '../../observability/logger.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
@@ -79,6 +80,7 @@ export class VirtualKeyService {
       await this.forgetSecret(workspaceId, virtualKeyId);
       throw notFound('virtual key', virtualKeyId);
     }
+    forgetResolvedVirtualKey(workspaceId, virtualKeyId);
     return toView(record);
   }
 
@@ -87,6 +89,7 @@ export class VirtualKeyService {
     await this.existing(workspaceId, virtualKeyId);
     await guarded(() => deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId));
     const deleted = await this.repository.delete(workspaceId, virtualKeyId);
+    forgetResolvedVirtualKey(workspaceId, virtualKeyId);
     if (!deleted) throw notFound('virtual key', virtualKeyId);
     return deleted;
   }

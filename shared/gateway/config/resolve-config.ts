@@ -43,7 +43,25 @@ export class ConfigResolver {
     lifetimeOf: (lookup) => ('error' in lookup ? { ttlMs: 0 } : lookup.pinned ? { ttlMs: PINNED_TTL_MS, maxStaleMs: maxStaleFor(PINNED_TTL_MS) } : {}),
   });
 
-  constructor(private readonly source: SavedConfigSource) {}
+  /** Every resolver of this process (each gateway app holds one; the local runtime runs one next to the control plane). */
+  private static readonly instances = new Set<WeakRef<ConfigResolver>>();
+
+  constructor(private readonly source: SavedConfigSource) {
+    ConfigResolver.instances.add(new WeakRef(this));
+  }
+
+  /**
+   * Drops a saved config's cached latest version from every resolver of this process, right after the control
+   * plane updated or deleted it. Pinned versions never change, but a deleted config loses them too.
+   */
+  static forgetEverywhere(workspaceId: string, configId: string): void {
+    const prefix = `${workspaceId}\u0000${configId}\u0000`;
+    for (const reference of ConfigResolver.instances) {
+      const resolver = reference.deref();
+      if (resolver) resolver.cache.forget((key) => key.startsWith(prefix));
+      else ConfigResolver.instances.delete(reference);
+    }
+  }
 
   async resolve(value: string | undefined, workspaceId: string): Promise<GatewayConfig | undefined> {
     if (value === undefined) return undefined;

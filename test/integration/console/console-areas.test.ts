@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../../scripts/build-console.js';
+import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
 import { launchChromium } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-server.js';
@@ -271,17 +272,19 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await open('workspace');
     await poll(() => page.getByTestId('write-disabled').textContent()).toContain('workspaces:write');
     expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
+    // Every page above learnt what the key may do from GET /v1/me: not one refused change in the audit log.
+    const failures = await new AuditLogRepository().list({ organisationId: gateway.bootstrap.organisationId }, { actor_id: String(reader.id), outcome: 'failure' }, 100);
+    expect(failures.items).toEqual([]);
     // Users need an organisation admin key and users:read: the view says so instead of showing a 403.
     await open('users');
     await poll(() => section('Users').getByTestId('read-denied').textContent()).toContain('users:read');
     await poll(() => section('SCIM-provisioned members').getByTestId('read-denied').textContent()).toContain('scim');
     expect(await page.getByRole('alert').count()).toBe(0);
-    // The playground: gw refuses the first send (no completions:write), and Send is disabled with the reason from then on.
+    // The playground: the key lacks completions:write (GET /v1/me says so), so Send is disabled with the reason at once.
     await open('playground');
     const form = page.getByRole('form', { name: 'Playground request' });
     await poll(() => form.getByLabel('virtual key', { exact: true }).locator('option').count()).toBeGreaterThanOrEqual(1);
     await form.getByLabel('message 1', { exact: true }).fill('Not allowed');
-    await form.getByRole('button', { name: 'Send' }).click();
     await poll(() => form.getByTestId('write-disabled').textContent()).toContain('completions:write');
     expect(await form.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     expect(await page.getByRole('alert').count()).toBe(0);

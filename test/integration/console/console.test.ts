@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole, CONSOLE_BUDGET_KIB, CONSOLE_ENTRY_BUDGET_KIB } from '../../../scripts/build-console.js';
+import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
+import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
+import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
 import { launchChromium } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
@@ -141,6 +144,10 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
   });
 
   it('shows what a read-only key may not do as disabled, with the scope it lacks, instead of a refused request', async () => {
+    // What the console sends from here on: it asks GET /v1/me what the key may do and never tries a change.
+    const sent: string[] = [];
+    const record = (request: { method(): string; url(): string }) => void sent.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    page.on('request', record);
     await signIn(process.env.CONSOLE_READER_KEY!);
     await page.goto(`${gateway.url}/console#/keys`);
     const section = page.locator('section', { has: page.getByRole('heading', { name: 'Virtual keys' }) });
@@ -163,6 +170,13 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
       await poll(() => page.getByTestId('write-disabled').textContent()).toContain(scope);
       expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
     }
+    page.off('request', record);
+    expect(sent).toContain('GET /v1/me');
+    expect(sent.filter((line) => !line.startsWith('GET '))).toEqual([]);
+    // Opening the console as this key left no refused change behind in the audit log.
+    const reader = (await new ApiKeyRepository().findByHash(hashApiKey(process.env.CONSOLE_READER_KEY!)))!;
+    const failures = await new AuditLogRepository().list({ organisationId: gateway.bootstrap.organisationId }, { actor_id: reader.id, outcome: 'failure' }, 100);
+    expect(failures.items).toEqual([]);
   });
 
   it('renders the other pages (configs with schema validation, prompts, policies, guardrails), light and dark', async () => {

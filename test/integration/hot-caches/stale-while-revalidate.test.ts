@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
+import { ConfigRepository } from '../../../shared/store/config-repository.js';
 import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
@@ -126,9 +127,9 @@ describe('saved configs past GW_CONFIG_CACHE_TTL_MS', () => {
     };
     expect(await temperatureSent()).toBe(0.1);
     await drainAllBackgroundWork();
-    // This process's control plane does not drop saved configs from the gateway's cache: only the TTL brings the
-    // update in, as for an update made on another instance.
-    expect((await call(gateway, 'PUT', `/v1/configs/${created.body.id}`, { body: { config: { ...target, override_params: { temperature: 0.9 } } } })).status).toBe(200);
+    // Updated in the store directly, as another instance would: only the TTL brings the update into this process
+    // (an update through this process's control plane would drop the cached entry at once).
+    await updateConfigElsewhere(created.body.id, { temperature: 0.9 });
     await sleep(TTL_MS + 50);
 
     gate.resetCount();
@@ -143,6 +144,14 @@ describe('saved configs past GW_CONFIG_CACHE_TTL_MS', () => {
     await eventually(async () => ((await temperatureSent()) === 0.9 ? true : undefined), 'the updated config to be used');
   });
 });
+
+/** A new version of a saved config written to the store as another process would, its sealed credential kept. */
+async function updateConfigElsewhere(id: string, overrideParams: Record<string, unknown>): Promise<void> {
+  const repository = new ConfigRepository();
+  const current = (await repository.get((await adminScope(gateway)).workspace_id, id))!;
+  const config = { ...(current.config as Record<string, unknown>), override_params: overrideParams };
+  if (!(await repository.update(current, { config, secret_ref: current.secret_ref }, new Date().toISOString()))) throw new Error('the config was not updated');
+}
 
 async function adminScope(gateway: TestGateway): Promise<{ workspace_id: string; organisation_id: string }> {
   const record = (await new ApiKeyRepository().findByHash(hashApiKey(gateway.apiKey)))!;
