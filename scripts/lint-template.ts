@@ -31,6 +31,10 @@ const PROPERTIES_NEWER_THAN_NPM_SPEC = new Set([
   'AWS::KinesisFirehose::DeliveryStream.DeliveryStreamEncryptionConfigurationInput',
   'AWS::KinesisFirehose::DeliveryStream.ExtendedS3DestinationConfiguration.ErrorOutputPrefix',
   'AWS::KinesisFirehose::DeliveryStream.ExtendedS3DestinationConfiguration.DataFormatConversionConfiguration',
+  // Stack-wide tags (the `tags` context key): CloudFormation has taken Tags on these types since after 2019.
+  ...['AWS::IAM::Role', 'AWS::Logs::LogGroup', 'AWS::KinesisFirehose::DeliveryStream', 'AWS::Events::Rule', 'AWS::ApiGateway::RestApi', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Topic'].map(
+    (type) => `${type}.Tags`,
+  ),
 ]);
 
 /** Resource types newer than the npm linter's spec (it cannot check their properties; the Python linter does). */

@@ -62,7 +62,8 @@ export class GwStack extends Stack {
     const production = config.environment === 'production';
     const logRetention = config.logRetentionDays as RetentionDays;
     // Every taggable resource carries the configured tags (cost allocation, ownership), whatever construct made it.
-    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value);
+    // A CloudWatch dashboard takes no tags in CloudFormation (CDK's Tags aspect would still set them).
+    for (const [key, value] of Object.entries(config.tags)) Tags.of(this).add(key, value, { excludeResourceTypes: ['AWS::CloudWatch::Dashboard'] });
 
     this.tables = new DataTables(this, 'Tables', { production });
     this.secretsKey = this.secretsKmsKey(config, production);
