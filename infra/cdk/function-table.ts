@@ -27,8 +27,12 @@ export interface TableGrant {
  */
 export type SecretAccess = 'read' | 'manage';
 
-/** `read-write`: Get, Put and Delete objects in the stack's blob bucket (GW_BLOB_BUCKET), nothing on the bucket itself. */
-export type BlobAccess = 'read-write';
+/**
+ * Objects in the stack's blob bucket (GW_BLOB_BUCKET): `read-write` gets, puts and deletes them; `read-delete` gets and
+ * deletes (the control plane: it reads log bodies back and removes what it deletes, but writes none since exports
+ * are the log engine's files). Either may list the bucket itself (see BLOB_BUCKET_ACTIONS).
+ */
+export type BlobAccess = 'read-write' | 'read-delete';
 
 /**
  * Request logs on the analytical engine (infra/cdk/constructs/request-logs.ts): `write` sends rows to the Firehose
@@ -115,8 +119,8 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       { table: 'logs', actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     ],
     secrets: 'manage',
-    // Exports and the log bodies the read APIs return.
-    blobs: 'read-write',
+    // The log bodies the read APIs return (exports are the log engine's files, issue #32).
+    blobs: 'read-delete',
     // Logs, traces, analytics and exports are Athena queries (UNLOAD for exports) over the Glue tables.
     requestLogs: 'query',
     p99DurationAlarmMs: 5_000,

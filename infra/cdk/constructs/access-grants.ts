@@ -19,6 +19,7 @@ export const SECRET_ACTIONS: Readonly<Record<SecretAccess, readonly string[]>> =
 /** Object actions on the blob bucket (S3BlobStore: put, get, delete; presigned downloads are GetObject). */
 export const BLOB_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
   'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+  'read-delete': ['s3:GetObject', 's3:DeleteObject'],
 };
 
 /**
@@ -28,6 +29,7 @@ export const BLOB_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
  */
 export const BLOB_BUCKET_ACTIONS: Readonly<Record<BlobAccess, readonly string[]>> = {
   'read-write': ['s3:ListBucket'],
+  'read-delete': ['s3:ListBucket'],
 };
 
 /** KMS actions Secrets Manager performs on the caller's behalf with a customer-managed key. */

@@ -40,10 +40,11 @@ beforeAll(async () => {
   const { stack, template } = synthGwStack({ functions: tableWithScheduledFixtures() });
   const bucketId = stack.getLogicalId(stack.blobs.bucket.node.defaultChild as never);
   const statements = functionStatements(template.toJSON() as Template, { region: 'us-east-1', account: '123456789012', names: { [bucketId]: BUCKET } });
-  // The local runtime runs both cores with one credential; the control plane's role is the one that reads bodies and
-  // exports (and has every blob action the gateway has).
+  // The local runtime runs both cores with one credential: a call is allowed when the gateway's role (which writes
+  // bodies) or the control plane's (which reads them back) allows it; ListBucket must be the control plane's own.
   canList = isAllowed(statements.get('control-plane')!, 's3:ListBucket', `arn:aws:s3:::${BUCKET}`);
-  authorize = templateAuthorizer(statements, () => 'control-plane');
+  const both = new Map([['gateway or control-plane', [...statements.get('gateway')!, ...statements.get('control-plane')!]]]);
+  authorize = templateAuthorizer(both, () => 'gateway or control-plane');
   s3 = await serveOnLoopback(
     s3StandIn({ buckets: { [BUCKET]: objects }, authorize: (who, action, resource) => !(action === 's3:GetObject' && unreadable.has(resource.split(`${BUCKET}/`)[1])) && authorize(who, action, resource) }),
   );
