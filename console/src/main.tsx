@@ -12,6 +12,7 @@ import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { TracePage } from './pages/trace';
 import { lazyPage } from './lazy';
+import { ReadGate } from './read-gate';
 import { useRoute } from './router';
 import { credentialFrom, forgetCredential, loadCredential, saveCredential, type Credential } from './session';
 
@@ -80,6 +81,14 @@ const WorkspacePage = lazyPage(() => import('./pages/workspace').then((module) =
 const AreaPage = lazyPage(() => import('./pages/areas').then((module) => module.AreaPage));
 
 function Page({ api, route }: { api: Api; route: string[] }) {
+  return (
+    <ReadGate key={route[0] || 'logs'} api={api} page={route[0] || 'logs'}>
+      <PageContent api={api} route={route} />
+    </ReadGate>
+  );
+}
+
+function PageContent({ api, route }: { api: Api; route: string[] }) {
   const [page, id] = route;
   switch (page) {
     case 'traces':

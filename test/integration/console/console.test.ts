@@ -170,13 +170,35 @@ describe('the console, in Debian chromium', { timeout: 120_000 }, () => {
       await poll(() => page.getByTestId('write-disabled').textContent()).toContain(scope);
       expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
     }
+    // A page whose data the key may not read is shown disabled, naming the scope; nothing is requested for it.
+    await page.goto(`${gateway.url}/console#/policies`);
+    await poll(() => page.getByTestId('read-denied').textContent()).toContain('policies:read');
+    expect(await page.getByRole('alert').count()).toBe(0);
     page.off('request', record);
+    expect(sent.filter((line) => line.startsWith('GET /v1/policies'))).toEqual([]);
     expect(sent).toContain('GET /v1/me');
     expect(sent.filter((line) => !line.startsWith('GET '))).toEqual([]);
     // Opening the console as this key left no refused change behind in the audit log.
     const reader = (await new ApiKeyRepository().findByHash(hashApiKey(process.env.CONSOLE_READER_KEY!)))!;
     const failures = await new AuditLogRepository().list({ organisationId: gateway.bootstrap.organisationId }, { actor_id: reader.id, outcome: 'failure' }, 100);
     expect(failures.items).toEqual([]);
+  });
+
+  it('shows logs, traces and analytics disabled to a key without logs:read, and asks gw for none of them', async () => {
+    const created = await gateway.post('/v1/api-keys', { name: 'console-caller', scopes: ['completions:write'] });
+    const { key } = (await created.json()) as { key: string };
+    const sent: string[] = [];
+    const record = (request: { method(): string; url(): string }) => void sent.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    await signIn(key);
+    // From here on, as this key (signing in first loads the page as whoever was signed in before).
+    page.on('request', record);
+    for (const route of ['logs', 'traces', 'analytics']) {
+      await page.goto(`${gateway.url}/console#/${route}`);
+      await poll(() => page.getByTestId('read-denied').textContent()).toContain('logs:read');
+      expect(await page.getByRole('alert').count()).toBe(0);
+    }
+    page.off('request', record);
+    expect(sent.filter((line) => /^GET \/v1\/(logs|traces|analytics)/.test(line))).toEqual([]);
   });
 
   it('renders the other pages (configs with schema validation, prompts, policies, guardrails), light and dark', async () => {
