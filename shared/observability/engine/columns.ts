@@ -1,3 +1,4 @@
+import { serialisedBody } from '../serialised-body.js';
 import type { RequestLogRecord } from '../log-record.js';
 import type { EngineRow, EngineTable } from './types.js';
 
@@ -130,8 +131,6 @@ export function dayOf(iso: string): string {
   return new Date(iso).toISOString().slice(0, 10);
 }
 
-const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
-
 /** One flat `requests` row of a (redacted) record; spans go to their own rows (`spanRows`). */
 export function requestRow(record: RequestLogRecord): EngineRow {
   const usage = record.usage;
@@ -167,8 +166,8 @@ export function requestRow(record: RequestLogRecord): EngineRow {
     error_code: record.error?.code ?? record.error_code ?? null,
     error_message: record.error?.message ?? null,
     attempts: JSON.stringify(record.attempts ?? []),
-    request_body: json(record.request_body),
-    response_body: json(record.response_body),
+    request_body: serialisedBody(record.request_body),
+    response_body: serialisedBody(record.response_body),
     request_body_ref: record.request_body_ref ?? null,
     response_body_ref: record.response_body_ref ?? null,
     body_truncated: record.body_truncated === true,
