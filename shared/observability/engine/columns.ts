@@ -118,16 +118,22 @@ export function glueColumns(table: EngineTable): { columns: Array<{ name: string
   };
 }
 
+// What Date.prototype.toISOString gives for years 0–9999.
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /**
  * A time as the engines' timestamp text: `YYYY-MM-DD HH:MM:SS.sss`, UTC, no zone. DuckDB and Trino both CAST it
  * to TIMESTAMP, and Firehose's JSON-to-Parquet conversion (Hive JSON SerDe) reads it as one.
  */
 export function sqlTimestamp(iso: string): string {
+  // gw's own times are already canonical (toISOString): cut, not parsed and printed again (a dozen per request).
+  if (CANONICAL_ISO.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
 }
 
 /** The partition value of a time: its UTC day. */
 export function dayOf(iso: string): string {
+  if (CANONICAL_ISO.test(iso)) return iso.slice(0, 10);
   return new Date(iso).toISOString().slice(0, 10);
 }
 
