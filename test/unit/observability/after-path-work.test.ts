@@ -93,3 +93,14 @@ describe('stored bodies', () => {
     expect(Object.values(redaction.redact({ ...many, api_key: 'k' })).filter((value) => value === redaction.REDACTED)).toHaveLength(1);
   });
 });
+
+describe('log row times', () => {
+  it('are the same text whether gw made the time (cut) or it came in another ISO form (parsed)', async () => {
+    const { sqlTimestamp, dayOf } = await import('../../../shared/observability/engine/columns.js');
+    expect(sqlTimestamp('2026-11-27T23:59:15.123Z')).toBe('2026-11-27 23:59:15.123');
+    expect(dayOf('2026-11-27T23:59:15.123Z')).toBe('2026-11-27');
+    expect(sqlTimestamp('2026-11-27T23:59:15Z')).toBe('2026-11-27 23:59:15.000');
+    expect(sqlTimestamp('2026-11-28T00:59:15.123+01:00')).toBe('2026-11-27 23:59:15.123');
+    expect(dayOf('2026-11-28T00:59:15.123+01:00')).toBe('2026-11-27');
+  });
+});
