@@ -13,7 +13,11 @@ export async function compileGwForProfiling(registry: ChildRegistry, root: strin
   const outfile = join(outDir, 'gw-local.mjs');
   const script = `
 import { build } from 'esbuild';
-const common = { bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', sourcemap: true, keepNames: true, logLevel: 'warning' };
+import { readFileSync } from 'node:fs';
+// gw's version as the deploy bundles have it (infra/cdk/bundle-options.ts): shared/version.ts would otherwise read
+// package.json relative to the bundle, which lives deeper than the source.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+const common = { bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', sourcemap: true, keepNames: true, logLevel: 'warning', define: { __GW_VERSION__: JSON.stringify(version) } };
 await build({ ...common, entryPoints: ['infra/local/main.ts'], outfile: process.env.BENCH_OUTFILE });
 // The embedded store's own process, forked by the bundle from beside it (infra/local/store/child-store.ts).
 await build({ ...common, entryPoints: ['infra/local/store-process.ts'], outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs') });

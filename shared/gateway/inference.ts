@@ -187,13 +187,14 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
       recordOutcome(context, outcomeOf({ responseBody: body }), admission);
       return body;
     }
-    const capture = new BodyCapture(settings().GW_LOG_BODY_MAX_BYTES);
+    // The captured text is only ever stored in the request log: with logs off nothing is kept (issue #34).
+    const capture = settings().GW_REQUEST_LOGS ? new BodyCapture(settings().GW_LOG_BODY_MAX_BYTES) : undefined;
     let ttftMs: number | undefined;
     return observedStream(
       body,
       capture,
       () => (ttftMs = Math.round((performance.now() - context.startedAt) * 100) / 100),
-      () => recordOutcome(context, outcomeOf({ ttftMs, responseBody: capture.text(), responseTruncated: capture.truncated }), admission),
+      () => recordOutcome(context, outcomeOf({ ttftMs, responseBody: capture?.text(), responseTruncated: capture?.truncated }), admission),
     );
   }
 }

@@ -54,7 +54,8 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
     attempts: context.attempts,
     spans: context.spans ?? [],
     requestBody: context.body,
-    responseBody: outcome.responseBody === undefined ? undefined : typeof outcome.responseBody === 'string' ? outcome.responseBody : Buffer.from(outcome.responseBody).toString('utf8'),
+    // Decoded only if stored (log-bodies.ts).
+    responseBody: outcome.responseBody,
     responseTruncated: outcome.responseTruncated,
     credentials: knownRequestCredentials(context.request),
   };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { settings } from '../settings.js';
 import { blobStore } from '../store/blobs/blob-store-factory.js';
 import { redact, redactText, type KnownCredentials } from './redact.js';
+import { rememberSerialisedBody } from './serialised-body.js';
 
 export interface StoredBodies {
   request_body: unknown;
@@ -16,24 +17,30 @@ export interface StoredBodies {
  * GW_LOG_BODY_INLINE_BYTES (a DynamoDB item holds 400 KB) and put in the blob store beyond that, the record
  * keeping the blob's key. Runs on the after-path only.
  */
-export async function storeBodies(workspaceId: string, logId: string, request: unknown, response: string | undefined, truncatedAlready: boolean, credentials?: KnownCredentials): Promise<StoredBodies> {
+export async function storeBodies(workspaceId: string, logId: string, request: unknown, response: string | Uint8Array | undefined, truncatedAlready: boolean, credentials?: KnownCredentials): Promise<StoredBodies> {
   const { GW_LOG_BODY_INLINE_BYTES, GW_LOG_BODY_MAX_BYTES } = settings();
   const result: StoredBodies = { request_body: null, response_body: null };
   let truncated = truncatedAlready;
   const parts: Array<['request' | 'response', unknown]> = [
     ['request', request],
-    ['response', response === undefined ? undefined : parseIfJson(response)],
+    ['response', response === undefined ? undefined : parseIfJson(typeof response === 'string' ? response : Buffer.from(response.buffer, response.byteOffset, response.byteLength).toString('utf8'))],
   ];
   for (const [which, body] of parts) {
     if (body === undefined || body === null) continue;
-    let text = typeof body === 'string' ? redactText(body, credentials) : JSON.stringify(redact(body, credentials));
-    const cut = Buffer.byteLength(text) > GW_LOG_BODY_MAX_BYTES;
+    const redacted: unknown = typeof body === 'string' ? redactText(body, credentials) : redact(body, credentials);
+    let text = typeof redacted === 'string' ? redacted : JSON.stringify(redacted);
+    let bytes = Buffer.byteLength(text);
+    const cut = bytes > GW_LOG_BODY_MAX_BYTES;
     if (cut) {
       text = Buffer.from(text).subarray(0, GW_LOG_BODY_MAX_BYTES).toString('utf8');
+      bytes = Buffer.byteLength(text);
       truncated = true;
     }
-    if (Buffer.byteLength(text) <= GW_LOG_BODY_INLINE_BYTES) {
-      result[`${which}_body`] = typeof body === 'string' || cut ? text : JSON.parse(text);
+    if (bytes <= GW_LOG_BODY_INLINE_BYTES) {
+      // The redacted copy itself (not a parse of its text); its text is kept for the log row (serialisedBody).
+      const inline = typeof redacted === 'string' || cut ? text : redacted;
+      if (typeof inline === 'object' && inline !== null) rememberSerialisedBody(inline, text);
+      result[`${which}_body`] = inline;
     } else {
       const key = `logs/${workspaceId}/${logId}-${which}-${randomBytes(4).toString('hex')}.json`;
       await blobStore().put(key, text, 'application/json');

@@ -31,7 +31,7 @@ function schedule(): void {
 const POLICY_CODES = new Set(['rate_limit_exceeded', 'token_limit_exceeded', 'budget_exceeded', 'usage_limit_exceeded', 'policy_limit_exceeded']);
 
 /** The metrics of one finished gateway request. */
-export function recordRequestMetrics(record: RequestLogRecord): void {
+export function recordRequestMetrics(record: Pick<RequestLogRecord, 'latency_ms' | 'ttft_ms' | 'usage' | 'cost' | 'cache_status' | 'outcome' | 'status' | 'error' | 'attempts'>): void {
   if (silent()) return;
   metrics.addMetric('requests', MetricUnit.Count, 1);
   metrics.addMetric('latency', MetricUnit.Milliseconds, record.latency_ms);

@@ -53,6 +53,11 @@ export function otelTraceId(gwTraceId: string): string {
   return createHash('sha256').update(gwTraceId).digest('hex').slice(0, 32);
 }
 
+/** True when finished requests are exported as OTLP spans (OTEL_EXPORTER_OTLP_ENDPOINT set). */
+export function otlpExportConfigured(): boolean {
+  return Boolean(settings().OTEL_EXPORTER_OTLP_ENDPOINT);
+}
+
 /**
  * Exports one finished request as OpenTelemetry spans, with the GenAI semantic conventions: a client span
  * `{operation} {model}` for the request, and a child span per gw stage and upstream attempt. The record is

@@ -1,3 +1,4 @@
+import { loadOnce } from '../cache/load-once.js';
 import { settings } from '../settings.js';
 import { logEngines } from './engine/select.js';
 import type { RequestLogRecord } from './log-record.js';
@@ -5,6 +6,8 @@ import type { RequestLogRecord } from './log-record.js';
 export type { RequestLogRecord } from './log-record.js';
 
 let gate: Promise<void> | undefined;
+// Imported once: an import() of a module already loaded still goes through the ESM loader, on every request.
+const rowBuilder = loadOnce(() => import('./engine/columns.js'));
 
 /**
  * Appends the record as one `requests` row and its spans as `spans` rows to the log engine's sink (issue #32):
@@ -15,7 +18,7 @@ export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
   if (!settings().GW_REQUEST_LOGS) return;
   if (gate) await gate;
   // The row builder loads with the engine, after the first response: neither is on the gateway's cold start.
-  const [{ sink }, { requestRow, spanRows }] = await Promise.all([logEngines(), import('./engine/columns.js')]);
+  const [{ sink }, { requestRow, spanRows }] = await Promise.all([logEngines(), rowBuilder()]);
   sink.append('requests', [requestRow(record)]);
   const spans = spanRows(record);
   if (spans.length > 0) sink.append('spans', spans);

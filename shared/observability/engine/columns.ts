@@ -1,3 +1,4 @@
+import { serialisedBody } from '../serialised-body.js';
 import type { RequestLogRecord } from '../log-record.js';
 import type { EngineRow, EngineTable } from './types.js';
 
@@ -117,20 +118,24 @@ export function glueColumns(table: EngineTable): { columns: Array<{ name: string
   };
 }
 
+// What Date.prototype.toISOString gives for years 0–9999.
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /**
  * A time as the engines' timestamp text: `YYYY-MM-DD HH:MM:SS.sss`, UTC, no zone. DuckDB and Trino both CAST it
  * to TIMESTAMP, and Firehose's JSON-to-Parquet conversion (Hive JSON SerDe) reads it as one.
  */
 export function sqlTimestamp(iso: string): string {
+  // gw's own times are already canonical (toISOString): cut, not parsed and printed again (a dozen per request).
+  if (CANONICAL_ISO.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
 }
 
 /** The partition value of a time: its UTC day. */
 export function dayOf(iso: string): string {
+  if (CANONICAL_ISO.test(iso)) return iso.slice(0, 10);
   return new Date(iso).toISOString().slice(0, 10);
 }
-
-const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
 /** One flat `requests` row of a (redacted) record; spans go to their own rows (`spanRows`). */
 export function requestRow(record: RequestLogRecord): EngineRow {
@@ -167,8 +172,8 @@ export function requestRow(record: RequestLogRecord): EngineRow {
     error_code: record.error?.code ?? record.error_code ?? null,
     error_message: record.error?.message ?? null,
     attempts: JSON.stringify(record.attempts ?? []),
-    request_body: json(record.request_body),
-    response_body: json(record.response_body),
+    request_body: serialisedBody(record.request_body),
+    response_body: serialisedBody(record.response_body),
     request_body_ref: record.request_body_ref ?? null,
     response_body_ref: record.response_body_ref ?? null,
     body_truncated: record.body_truncated === true,
