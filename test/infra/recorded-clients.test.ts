@@ -62,18 +62,19 @@ describe('AWS clients under the grant check', () => {
   it('records the blob and secret stores\' calls from their real SDK clients, including the ListBucket a read needs', async () => {
     const { blobStore } = await import('../../shared/store/blobs/blob-store-factory.js');
     const { secretStore } = await import('../../shared/store/secrets/secret-store-factory.js');
+    // The gateway stores a log body; the control plane reads it back (and a body that is gone).
+    await recorder.runAsFunction('gateway', () => blobStore().put('logs/ws_1/log_1/response.json', '{"a":1}\n'));
     await recorder.runAsFunction('control-plane', async () => {
-      await blobStore().put('exports/ws_1/exp_1.jsonl', '{"a":1}\n');
-      expect((await blobStore().get('exports/ws_1/exp_1.jsonl'))?.toString()).toBe('{"a":1}\n');
-      expect(await blobStore().get('exports/ws_1/gone.jsonl')).toBeUndefined();
+      expect((await blobStore().get('logs/ws_1/log_1/response.json'))?.toString()).toBe('{"a":1}\n');
+      expect(await blobStore().get('logs/ws_1/gone.json')).toBeUndefined();
       await secretStore().put('virtual-keys/ws_1/vk_1', 'sk-secret');
       expect(await secretStore().get('virtual-keys/ws_1/vk_1')).toBe('sk-secret');
     });
-    const lines = recordedLines().filter((line) => line.fn === 'control-plane');
+    const lines = recordedLines();
     expect(lines).toEqual(
       expect.arrayContaining([
-        { fn: 'control-plane', service: 's3', action: 'PutObject', resource: 'bucket/blobs/exports/ws_1/exp_1.jsonl' },
-        { fn: 'control-plane', service: 's3', action: 'GetObject', resource: 'bucket/blobs/exports/ws_1/gone.jsonl' },
+        { fn: 'gateway', service: 's3', action: 'PutObject', resource: 'bucket/blobs/logs/ws_1/log_1/response.json' },
+        { fn: 'control-plane', service: 's3', action: 'GetObject', resource: 'bucket/blobs/logs/ws_1/gone.json' },
         { fn: 'control-plane', service: 's3', action: 'ListBucket', resource: 'bucket/blobs' },
         { fn: 'control-plane', service: 'secretsmanager', action: 'CreateSecret', resource: 'secret/gw/virtual-keys/ws_1/vk_1' },
         { fn: 'control-plane', service: 'secretsmanager', action: 'GetSecretValue', resource: 'secret/gw/virtual-keys/ws_1/vk_1' },
