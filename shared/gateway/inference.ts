@@ -215,7 +215,14 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
   runInBackground('request log', async () => {
     const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
-    const cost = outcome.status === 200 ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log) : undefined;
+    // A charge that cannot be settled (the store gone or failing) is logged; it never costs the request its log record.
+    const cost =
+      outcome.status === 200
+        ? await settleUsage(admission, { usage, cacheHit: outcome.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log).catch((error: unknown) => {
+            context.log.error('the request\'s usage could not be settled', { error: error as Error });
+            return undefined;
+          })
+        : undefined;
     logRequestCompleted({
       trace_id: context.traceId,
       workspace_id: context.principal.workspaceId,

@@ -115,7 +115,8 @@ describe('the runtime with its store in a child process', () => {
 describe('npm start with the store process', () => {
   it('Ctrl-C (SIGINT to the whole process group) mid-request: the store outlives the drain, the log is flushed, all exit', async () => {
     const dataDir = tempDir();
-    const gw = startMain({ GW_DATA_DIR: dataDir, GW_LOCAL_STORE: 'child' });
+    // Errors are printed, so a record that went missing says why in the assertion below.
+    const gw = startMain({ GW_DATA_DIR: dataDir, GW_LOCAL_STORE: 'child', POWERTOOLS_LOG_LEVEL: 'ERROR' });
     const url = await gw.listening;
     const [storePid] = childrenOf(gw.pid);
     expect(storePid).toBeGreaterThan(0);
@@ -129,6 +130,7 @@ describe('npm start with the store process', () => {
     expect(gw.output()).toContain('gw stopped cleanly');
     await until(() => !isAlive(storePid), 'the store process exits with gw');
 
+    expect(existsSync(join(dataDir, 'logs.duckdb')), gw.output()).toBe(true);
     expect(await logRecordsOf(dataDir, 'sigint-in-flight')).toBe(1);
   }, 120_000);
 
