@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../../scripts/build-console.js';
 import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
 import { launchChromium } from '../../support/browser.js';
+import { signInToConsole } from './console-support.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-server.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
@@ -33,14 +34,7 @@ async function api(method: string, path: string, body?: unknown): Promise<Record
   return parsed;
 }
 
-async function signIn(credential: string): Promise<void> {
-  await page.goto(`${gateway.url}/console`);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
-  await page.getByLabel('gw API key or JWT').fill(credential);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
-}
+const signIn = (credential: string) => signInToConsole(page, `${gateway.url}/console`, credential);
 
 const open = (route: string) => page.goto(`${gateway.url}/console#/${route}`);
 const section = (title: string) => page.locator('section', { has: page.getByRole('heading', { name: title, exact: true }) });

@@ -8,6 +8,7 @@ import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
 import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
 import { launchChromium } from '../../support/browser.js';
+import { signInToConsole } from './console-support.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
@@ -26,14 +27,7 @@ async function chat(model: string, headers: Record<string, string> = {}): Promis
   return gateway.post('/v1/chat/completions', { model, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-provider': 'openai', authorization: 'Bearer sk-console', 'x-gw-custom-host': upstream.url, ...headers });
 }
 
-async function signIn(credential: string): Promise<void> {
-  await page.goto(`${gateway.url}/console`);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
-  await page.getByLabel('gw API key or JWT').fill(credential);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
-}
+const signIn = (credential: string) => signInToConsole(page, `${gateway.url}/console`, credential);
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
