@@ -52,6 +52,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { createGatewayApp } = await import('../../shared/gateway/app.js');
   const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
+  // The log engine's modules load now, not during a shutdown's drain (see loadLogEngineModules).
+  await (await import('../../shared/observability/engine/select.js')).loadLogEngineModules();
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
   // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
   const reliability = await startLocalReliability(store.endpoint);

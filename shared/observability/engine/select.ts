@@ -41,6 +41,16 @@ export function logEngines(): Promise<LogEngines> {
   return opened;
 }
 
+/**
+ * Loads (without opening) the modules the after-path needs to write request-log rows. The local runtime calls it at
+ * start: under `npm start` (node with the tsx loader) a Ctrl-C to the process group also stops tsx's compiler, so a
+ * module first imported while the drain writes the last records would fail to load, and those records be lost.
+ */
+export async function loadLogEngineModules(): Promise<void> {
+  await import('./columns.js');
+  if (logEngineKind() === 'duckdb') await Promise.all([import('./duckdb/engine.js'), import('@duckdb/node-api')]);
+}
+
 /** Flushes and closes the engines (local shutdown, tests); the next `logEngines()` opens them again. */
 export async function closeLogEngines(): Promise<void> {
   const current = opened;
