@@ -16,15 +16,6 @@ import { isScimPath, scimErrorResponse } from './scim/protocol.js';
 
 export type ControlPlaneApp = (request: NeutralRequest) => Promise<NeutralResponse>;
 
-/** Everything a resource handler gets: the authenticated caller plus the request. */
-export interface ControlPlaneRequest {
-  request: NeutralRequest;
-  params: Record<string, string>;
-  principal: Principal;
-  traceId: string;
-}
-
-export type ResourceHandler = (call: ControlPlaneRequest) => Promise<NeutralResponse>;
 
 /** What a JWT may do: the spec honours only its `read` and `list` scopes, so it never changes anything. */
 const JWT_METHODS = new Set(['GET', 'HEAD']);

@@ -3,7 +3,7 @@ import { isJwtPrincipal, type Principal } from '../auth/principal.js';
 import { toGatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
 import { AuditLogRepository, type AuditEvent } from '../store/audit-log-repository.js';
-import type { ControlPlaneRequest } from './app.js';
+import type { ControlPlaneRequest } from './handler-types.js';
 
 export type { AuditEvent };
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
-import type { ResourceHandler } from './app.js';
+import type { ResourceHandler } from './handler-types.js';
 
 /** The spec's self-hosting feature flags (shared/settings.ts): on unless set to `OFF`. */
 export const FEATURE_FLAGS = [

@@ -1,4 +1,4 @@
-import type { ResourceHandler } from './app.js';
+import type { RouteRegistrar } from './handler-types.js';
 import { registerConfigRoutes } from './configs/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
 import { registerApiKeyRoutes } from './api-keys/routes.js';
@@ -19,8 +19,6 @@ import { registerTraceRoutes } from './traces/routes.js';
 import { registerAnalyticsRoutes } from './analytics/routes.js';
 import { registerExportRoutes } from './exports/routes.js';
 import { registerMeRoutes } from './me/routes.js';
-
-export type RouteRegistrar = (method: string, pattern: string, handler: ResourceHandler) => void;
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {

@@ -1,7 +1,7 @@
 import { SseDecoder } from '../http/sse.js';
 import type { ResponseBody } from '../http/types.js';
 import { isStreamBody } from '../http/types.js';
-import type { AttemptSuccess } from '../gateway/attempt.js';
+import type { AttemptSuccess } from '../gateway/attempt-types.js';
 import type { GatewayContext } from '../gateway/context.js';
 import { isRecord } from '../providers/common/json-guards.js';
 import type { OpenAIBody } from '../providers/types.js';

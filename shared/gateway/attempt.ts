@@ -1,10 +1,10 @@
 import { badRequest, GatewayError } from '../http/errors.js';
-import type { ResponseBody } from '../http/types.js';
 import type { AdapterInput } from '../providers/types.js';
 import { settings } from '../settings.js';
 import { cacheTargetIdentity } from './cache/cache-key.js';
 import { replayAsSse } from './cache/replay.js';
-import { ResponseCache, type CacheDecision, type CacheStatus } from './cache/response-cache.js';
+import { ResponseCache, type CacheDecision } from './cache/response-cache.js';
+import type { AttemptRecord, AttemptSuccess, UsageReport } from './attempt-types.js';
 import { StreamAssembler } from './cache/stream-assembler.js';
 import type { LeafSettings } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
@@ -23,40 +23,6 @@ import { providerErrorFrom } from './upstream-errors.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/** One upstream try, as recorded in the trace so a user can see why a fallback or retry happened. */
-export interface AttemptRecord {
-  target_path: string;
-  provider?: string;
-  model?: string;
-  status: number;
-  latency_ms: number;
-  error_code?: string;
-  retry: number;
-  cache_status?: CacheStatus;
-}
-
-/** What the request ended with, for the log record (usage arrives at the end of a stream). */
-export interface UsageReport {
-  usage?: Record<string, unknown>;
-  /** A pass-through body, read for usage only after the response went out. */
-  usageSource?: Buffer;
-  /** Set when a committed stream ended badly. */
-  streamErrorCode?: string;
-  /** The answer came from the cache: its usage is not charged to token limits or budgets. */
-  cacheHit?: boolean;
-}
-
-export interface AttemptSuccess {
-  provider: string;
-  model?: string;
-  headers: Record<string, string>;
-  contentType: string;
-  body: ResponseBody;
-  cacheStatus: CacheStatus;
-  /** The body is already in the inbound dialect (native pass-through); otherwise it is canonical chat. */
-  dialectNative?: boolean;
-}
 
 let responseCache: ResponseCache | undefined;
 
@@ -97,7 +63,7 @@ export async function attemptLeaf(
       (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested, native ? 'native' : undefined),
     );
     if (native) {
-      const { attemptNatively } = await import('../dialects/native-attempt.js');
+      const { attemptNatively } = await import('./native-attempt.js');
       return await attemptNatively({ context, codec: dialect!, adapter, target, forwardHeaders, body, stream, timeoutMs, record, onUsage, cache });
     }
     if (cache.hit) {

@@ -4,7 +4,7 @@ import type { NeutralRequest } from '../http/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { SpanRecord } from '../observability/spans.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
-import type { AttemptRecord } from './attempt.js';
+import type { AttemptRecord } from './attempt-types.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { RequestOptions } from './request-options.js';
 import type { DialectCodec } from '../dialects/types.js';

@@ -104,7 +104,7 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       'shared/dialects/anthropic-messages/codec.ts',
       'shared/dialects/schemas.ts',
       'shared/dialects/edge.ts',
-      'shared/dialects/native-attempt.ts',
+      'shared/gateway/native-attempt.ts',
       'shared/dialects/responses/response-repository.ts',
       'shared/dialects/anthropic-messages/count-tokens-route.ts',
       'shared/gateway/passthrough/forward.ts',

@@ -4,10 +4,10 @@ import { analyticsSeries, analyticsTotals, type AnalyticsGroup } from '../../obs
 import { isoTime } from '../../observability/engine/rows.js';
 import { logEngines } from '../../observability/engine/select.js';
 import { settings } from '../../settings.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { requireScope } from '../authorization.js';
 import { freshnessHeaders } from '../logs/log-reader.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { analyticsQuerySchema, type Analytics, type AnalyticsRow } from './schemas.js';

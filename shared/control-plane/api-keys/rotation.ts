@@ -1,7 +1,7 @@
 import { generateRawApiKey, hashApiKey, maskApiKey } from '../../auth/api-key-secrets.js';
 import { GatewayError } from '../../http/errors.js';
 import { ApiKeyRepository, effectiveStatus, type ApiKeyRecord } from '../../store/api-key-repository.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireScope } from '../authorization.js';
 import { requireMayManageKey } from '../privilege.js';

@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../http/types.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { rotateApiKey } from './rotation.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, updateApiKey } from './service.js';
 

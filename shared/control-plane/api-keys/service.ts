@@ -3,7 +3,7 @@ import { generateRawApiKey, hashApiKey, maskApiKey } from '../../auth/api-key-se
 import { badRequest, GatewayError } from '../../http/errors.js';
 import { ApiKeyRepository, effectiveStatus, type ApiKeyChanges, type ApiKeyRecord } from '../../store/api-key-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';

@@ -1,10 +1,10 @@
 import { jsonResponse } from '../../http/types.js';
 import { AuditLogRepository, type AuditLogRecord } from '../../store/audit-log-repository.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { requireListScope } from '../authorization.js';
 import { gatedBy } from '../feature-flags.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { auditLogListQuerySchema, type AuditLog } from './schemas.js';

@@ -1,10 +1,10 @@
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest, toPage } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';

@@ -2,7 +2,7 @@ import { jsonResponse } from '../../http/types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody, validate } from '../validation.js';
 import { deploymentCreateSchema, deploymentListQuerySchema, deploymentUpdateSchema } from './schemas.js';
 import { DeploymentService, presentDeployment } from './service.js';

@@ -4,7 +4,7 @@ import { jsonResponse, type NeutralRequest } from '../../http/types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody, validate } from '../validation.js';
 import { integrationCreateSchema, integrationListQuerySchema, integrationUpdateSchema } from './schemas.js';
 import { IntegrationService, presentIntegration } from './service.js';

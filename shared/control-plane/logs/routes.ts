@@ -1,9 +1,9 @@
 import { jsonResponse } from '../../http/types.js';
 import { loadBody } from '../../observability/log-bodies.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { notFound, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { validate } from '../validation.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from './filters.js';

@@ -2,7 +2,7 @@ import { isJwtPrincipal, type Principal } from '../../auth/principal.js';
 import { SCOPES } from '../../auth/scopes.js';
 import { jsonResponse } from '../../http/types.js';
 import { UserRepository } from '../../store/user-repository.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import type { PrincipalView } from './schemas.js';
 
 /** GET /v1/me: any authenticated caller reads its own identity; a read of the caller itself, so not audited. */

@@ -1,11 +1,11 @@
 import type { Scope } from '../../auth/scopes.js';
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse, type NeutralResponse } from '../../http/types.js';
-import type { ControlPlaneRequest, ResourceHandler } from '../app.js';
+import type { ControlPlaneRequest, ResourceHandler } from '../handler-types.js';
 import { audited, type MutationResult } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { PromptService } from './prompt-service.js';

@@ -1,9 +1,9 @@
 import { jsonResponse } from '../../http/types.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody, validate } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { providerCreateSchema, providerListQuerySchema, providerUpdateSchema } from './schemas.js';

@@ -1,9 +1,9 @@
 import { hasScope, isJwtPrincipal, type Principal } from '../../auth/principal.js';
 import type { NeutralResponse } from '../../http/types.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireFeature } from '../feature-flags.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { listOf, RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './discovery.js';
 import { ScimGroups } from './groups.js';
 import { SCIM_PATH_PREFIX, ScimError, scimErrorResponse, scimResponse } from './protocol.js';

@@ -3,7 +3,7 @@ import { MODEL_SEPARATOR, traceSummaries, type TraceCursor } from '../../observa
 import { isoTime } from '../../observability/engine/rows.js';
 import { logEngines } from '../../observability/engine/select.js';
 import type { RequestLogRecord } from '../../observability/log-record.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { notFound, requireScope } from '../authorization.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
@@ -11,7 +11,7 @@ import { hideUsageForMembers } from '../logs/hide-usage.js';
 import { cursorPosition, freshnessHeaders, listFingerprint, LogReader, readRange } from '../logs/log-reader.js';
 import { presentLog } from '../logs/present.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { validate } from '../validation.js';
 import { spanListQuerySchema, traceIdPathSchema, type Trace, type TraceSummary } from './schemas.js';
 

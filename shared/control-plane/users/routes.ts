@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../http/types.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { getUser, inviteUser, listUsers, removeUser, updateUser } from './service.js';
 
 /** /v1/admin/users: list, invite, get, update (role, memberships), remove. Organisation admin keys only. */

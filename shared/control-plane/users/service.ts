@@ -4,7 +4,7 @@ import { GatewayError } from '../../http/errors.js';
 import { EmailTakenError, UserRepository, type UserRecord, type WorkspaceMembership } from '../../store/user-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';

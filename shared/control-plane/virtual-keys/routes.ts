@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { GatewayError, badRequest } from '../../http/errors.js';
 import { jsonResponse, type NeutralRequest } from '../../http/types.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { notFound, requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { virtualKeyCreateSchema, virtualKeyUpdateSchema } from './schemas.js';

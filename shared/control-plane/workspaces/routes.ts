@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../http/types.js';
-import type { RouteRegistrar } from '../routes.js';
+import type { RouteRegistrar } from '../handler-types.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from './service.js';
 
 /** /v1/workspaces: create, list, get (id or slug), update (name, budget, API-key settings), delete. */

@@ -4,7 +4,7 @@ import { ApiKeyRepository } from '../../store/api-key-repository.js';
 import { UserRepository } from '../../store/user-repository.js';
 import { SlugTakenError, WorkspaceRepository, type WorkspaceChanges, type WorkspaceRecord } from '../../store/workspace-repository.js';
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
-import type { ControlPlaneRequest } from '../app.js';
+import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';

@@ -3,14 +3,12 @@ import { runInBackground } from '../../observability/background.js';
 import { DEFAULT_CACHE_MAX_AGE_SECONDS } from '../config/limits.js';
 import type { LeafSettings } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
-import type { GatewayHeaderValues } from '../response-headers.js';
+import type { CacheStatus } from '../attempt-types.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
 import { ResponseCacheStore } from './cache-store.js';
 import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
 import { vectorIndexLoadedOnFirstUse } from './vector-index/lazy-vector-index.js';
 import type { VectorIndex } from './vector-index/types.js';
-
-export type CacheStatus = NonNullable<GatewayHeaderValues['cacheStatus']>;
 
 /** What the cache said for one leaf attempt: a stored answer, or how to store the fresh one. */
 export interface CacheDecision {

@@ -4,7 +4,7 @@ import { attemptSpanAttributes, attemptSpanError } from '../../observability/att
 import { startSpan } from '../../observability/spans.js';
 import { passthroughSupport, providersServing } from '../../providers/passthrough-registry.js';
 import { settings } from '../../settings.js';
-import type { AttemptRecord, UsageReport } from '../attempt.js';
+import type { AttemptRecord, UsageReport } from '../attempt-types.js';
 import type { LeafSettings } from '../config/target-tree.js';
 import { relayedUpstreamHeaders } from '../relayed-headers.js';
 import { resolveLeafTarget } from '../resolve-target.js';

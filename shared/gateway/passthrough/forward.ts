@@ -1,7 +1,7 @@
 import { GatewayError } from '../../http/errors.js';
 import type { NeutralResponse, ResponseBody } from '../../http/types.js';
 import { backgroundCapacity, runInBackground } from '../../observability/background.js';
-import type { UsageReport } from '../attempt.js';
+import type { UsageReport } from '../attempt-types.js';
 import { admitRequest, type Admission } from '../enforcement/admission.js';
 import { applyGuardrails } from '../guardrail-stage.js';
 import { releaseAdmission, rememberReservations } from '../enforcement/settlement.js';

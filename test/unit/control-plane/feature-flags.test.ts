@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as FeatureFlags from '../../../shared/control-plane/feature-flags.js';
-import type { ControlPlaneRequest } from '../../../shared/control-plane/app.js';
+import type { ControlPlaneRequest } from '../../../shared/control-plane/handler-types.js';
 import { GatewayError } from '../../../shared/http/errors.js';
 
 // Settings are parsed once per process: the flags are set before the module reads them. `off` in any case is OFF.

@@ -1,16 +1,16 @@
 import type { ProviderAdapter, TargetSettings } from '../providers/types.js';
 import { settings } from '../settings.js';
-import type { AttemptRecord, AttemptSuccess, UsageReport } from '../gateway/attempt.js';
-import type { GatewayContext } from '../gateway/context.js';
-import { parseNativeBody } from '../gateway/provider-body.js';
-import { relayedUpstreamHeaders } from '../gateway/relayed-headers.js';
-import { openStreamRelay } from '../gateway/stream-relay.js';
-import { readUpstreamBody, sendUpstream } from '../gateway/upstream-client.js';
-import { providerErrorFrom } from '../gateway/upstream-errors.js';
-import type { CacheDecision } from '../gateway/cache/response-cache.js';
+import type { AttemptRecord, AttemptSuccess, UsageReport } from './attempt-types.js';
+import type { GatewayContext } from './context.js';
+import { parseNativeBody } from './provider-body.js';
+import { relayedUpstreamHeaders } from './relayed-headers.js';
+import { openStreamRelay } from './stream-relay.js';
+import { readUpstreamBody, sendUpstream } from './upstream-client.js';
+import { providerErrorFrom } from './upstream-errors.js';
+import type { CacheDecision } from './cache/response-cache.js';
 import type { OpenAIBody, StreamEvent } from '../providers/types.js';
 import { isRecord } from '../providers/common/json-guards.js';
-import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from './types.js';
+import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from '../dialects/types.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
