@@ -1,4 +1,4 @@
-import { storeTlsSettingReaders } from './store/store-tls.js';
+import { storeTlsSettingReaders } from './store-tls-settings.js';
 import {
   integer,
   onOff,
@@ -179,7 +179,7 @@ const SETTING_READERS = {
   USAGE_LIMITS_ENABLED: onUnlessOff,
   AUDIT_LOGS_ENABLED: onUnlessOff,
   // Every audit item expires (DynamoDB TTL) this many days after it was written; anonymous authentication
-  // failures are counted per source and minute instead of stored one by one (audit-logs/authentication-failures.ts).
+  // failures are counted per source and minute instead of stored one by one (shared/audit/authentication-failures.ts).
   AUDIT_LOG_RETENTION_DAYS: positiveInteger(365),
   SCIM_ENABLED: onUnlessOff,
   POLICY_ENABLED: onUnlessOff,

@@ -8,7 +8,7 @@ type Core = (request: NeutralRequest) => Promise<NeutralResponse>;
 export interface NodeEdgeOptions {
   gateway: Core;
   controlPlane: Core;
-  /** Which core a path belongs to: the same table API Gateway is built from (shared/http/edge-routes.ts). */
+  /** Which core a path belongs to: the same table API Gateway is built from (shared/gateway/edge-routes.ts). */
   isGatewayPath(path: string): boolean;
   /** GW_MAX_BODY_BYTES: a body past it is cut at one byte more, which the core answers with its 413. */
   maxBodyBytes: number;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
-import { isGatewayPath } from '../../shared/http/edge-routes.js';
+import { isGatewayPath } from '../../shared/gateway/edge-routes.js';
 import { localLambdaContext } from './api-gateway-event.js';
 import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
 import { installLambdaShim } from './lambda-shim.js';

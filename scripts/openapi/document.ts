@@ -168,14 +168,14 @@ function withoutDescription(schema: JsonSchema): JsonSchema {
 
 /**
  * Routes that exist but that no descriptor documents: control-plane routes registered on the router and gateway
- * paths of shared/http/edge-routes.ts. They are listed all the same (flagged `x-gw-undocumented`), so the document
+ * paths of shared/gateway/edge-routes.ts. They are listed all the same (flagged `x-gw-undocumented`), so the document
  * always names every route and a new route shows up in the CI check.
  */
 async function undocumentedRoutes(root: string, documented: ParsedOpenApiOperation[]): Promise<ParsedOpenApiOperation[]> {
   const { registerResourceRoutes } = (await import(pathToFileURL(join(root, 'shared/control-plane/routes.ts')).href)) as {
     registerResourceRoutes: (register: (method: string, pattern: string, handler: unknown) => void) => void;
   };
-  const { GATEWAY_PATHS } = (await import(pathToFileURL(join(root, 'shared/http/edge-routes.ts')).href)) as { GATEWAY_PATHS: readonly string[] };
+  const { GATEWAY_PATHS } = (await import(pathToFileURL(join(root, 'shared/gateway/edge-routes.ts')).href)) as { GATEWAY_PATHS: readonly string[] };
   const known = new Set(documented.map((operation) => `${operation.method} ${operation.path}`));
   const found: ParsedOpenApiOperation[] = [];
   const add = (method: string, pattern: string, gateway: boolean) => {

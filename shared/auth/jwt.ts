@@ -155,7 +155,7 @@ function toAuthenticationError(error: unknown): GatewayError {
     return new GatewayError(503, 'jwks_unavailable', 'The key set used to verify tokens could not be fetched in time; retry shortly', { cause: error });
   }
   // No organisation here on purpose: the claims of a token whose signature failed are the sender's word only, so
-  // the failure must not be filed under the organisation it names (audit-logs/authentication-failures.ts).
+  // the failure must not be filed under the organisation it names (shared/audit/authentication-failures.ts).
   if (error instanceof errors.JOSEError) return new AuthenticationError('jwt_invalid', 'The token is malformed or its signature does not verify', { method: 'jwt' });
   // Anything else (the JWKS endpoint refused or is unreachable) is gw's problem, not the caller's.
   return new GatewayError(503, 'jwks_unavailable', 'The key set used to verify tokens could not be fetched; retry shortly', { cause: error });

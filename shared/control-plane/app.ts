@@ -9,8 +9,8 @@ import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
 import { isConsolePath, serveConsole } from '../console/serve-console.js';
-import { actorOf, recordAuditEvent } from './audit.js';
-import { auditAuthenticationFailure } from './audit-logs/authentication-failures.js';
+import { actorOf, recordAuditEvent } from '../audit/record.js';
+import { auditAuthenticationFailure } from '../audit/authentication-failures.js';
 import { registerResourceRoutes } from './routes.js';
 import { isScimPath, scimErrorResponse } from './scim/protocol.js';
 

@@ -1,27 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { isJwtPrincipal, type Principal } from '../auth/principal.js';
+import { actorOf, recordAuditEvent } from '../audit/record.js';
 import { toGatewayError } from '../http/errors.js';
-import { settings } from '../settings.js';
-import { AuditLogRepository, type AuditEvent } from '../store/audit-log-repository.js';
+import type { AuditEvent } from '../store/audit-log-repository.js';
 import type { ControlPlaneRequest } from './handler-types.js';
 
 export type { AuditEvent };
-
-let repository: AuditLogRepository | undefined;
-
-/**
- * Writes an audit event (when AUDIT_LOGS_ENABLED). Awaited by mutations so no change goes unrecorded.
- * Events live in the main table under the organisation, newest first by their sort key (AuditLogRepository).
- */
-export async function recordAuditEvent(event: AuditEvent): Promise<void> {
-  if (!settings().AUDIT_LOGS_ENABLED) return;
-  repository ??= new AuditLogRepository();
-  await repository.append({ id: randomUUID(), at: new Date().toISOString(), ...event });
-}
-
-export function actorOf(principal: Principal): AuditEvent['actor'] {
-  return { type: isJwtPrincipal(principal) ? 'jwt' : 'api_key', id: principal.keyId };
-}
 
 export interface AuditedMutation {
   action: string;

@@ -6,7 +6,7 @@ import { isEventStream } from '../http/media-type.js';
 import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { logger, requestLogger } from '../observability/logger.js';
-import { noteGatewayAuthenticationFailure } from '../observability/authentication-failures.js';
+import { noteGatewayAuthenticationFailure } from '../audit/gateway-authentication-failures.js';
 import { BodyCapture, observedStream } from '../observability/body-capture.js';
 import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from '../observability/finished-request.js';
 import { recordFinishedRequest } from '../observability/request-record.js';

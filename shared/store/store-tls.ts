@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AgentOptions } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { optionalOneOfAnyCase, optionalText } from '../settings-fields.js';
+import type { DbSslMode } from '../store-tls-settings.js';
 
 /**
  * TLS towards a custom DynamoDB-compatible endpoint (`GW_DYNAMODB_ENDPOINT` over https), from the spec's
@@ -17,17 +17,6 @@ import { optionalOneOfAnyCase, optionalText } from '../settings-fields.js';
  * `DB_SSL_CERT` + `DB_SSL_KEY` add a client certificate (mutual TLS). Each certificate setting holds PEM text or
  * the path of a PEM file.
  */
-export const DB_SSL_MODES = ['DISABLED', 'PREFERRED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY', 'AWS', 'AZURE', 'GCP'] as const;
-export type DbSslMode = (typeof DB_SSL_MODES)[number];
-
-/** The settings entries (shared/settings.ts spreads them into its readers). */
-export const storeTlsSettingReaders = {
-  DB_SSL: optionalOneOfAnyCase(DB_SSL_MODES),
-  DB_SSL_CA: optionalText(),
-  DB_SSL_CERT: optionalText(),
-  DB_SSL_KEY: optionalText(),
-};
-
 export interface StoreTlsSettings {
   GW_DYNAMODB_ENDPOINT?: string;
   DB_SSL?: DbSslMode;

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerResourceRoutes } from '../../shared/control-plane/routes.js';
-import { GATEWAY_PATHS, isGatewayPath } from '../../shared/http/edge-routes.js';
+import { GATEWAY_PATHS, isGatewayPath } from '../../shared/gateway/edge-routes.js';
 import { synthGwStack } from './support/synth.js';
 import { matchResource, routes } from './support/api-routes.js';
 import { functionLogicalId, render, resources } from './support/template-queries.js';

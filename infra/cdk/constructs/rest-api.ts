@@ -19,7 +19,7 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGateway } from 'aws-cdk-lib/aws-route53-targets';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { GATEWAY_PATHS } from '../../../shared/http/edge-routes.js';
+import { GATEWAY_PATHS } from '../../../shared/gateway/edge-routes.js';
 
 /** API Gateway's ceiling for a streamed response, and so for the gateway integration. */
 export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);

@@ -1,6 +1,6 @@
 import { ApiKeyRepository } from '../../store/api-key-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
-import { recordAuditEvent } from '../audit.js';
+import { recordAuditEvent } from '../../audit/record.js';
 import { forgetSecrets } from './key-access.js';
 
 /**

@@ -7,7 +7,7 @@ import { GatewayError } from '../../http/errors.js';
 import { runInBackground } from '../../observability/background.js';
 import { ExportRepository, type ExportRecord } from '../../store/export-repository.js';
 import type { ControlPlaneRequest } from '../handler-types.js';
-import { actorOf } from '../audit.js';
+import { actorOf } from '../../audit/record.js';
 import { notFound, requireScope } from '../authorization.js';
 import { gatedBy } from '../feature-flags.js';
 import { usageViewerFor } from '../analytics/visibility.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyAuthenticator } from '../../../shared/auth/authenticate.js';
 import { healthHandler } from '../../../shared/gateway/health.js';
-import { isGatewayPath } from '../../../shared/http/edge-routes.js';
+import { isGatewayPath } from '../../../shared/gateway/edge-routes.js';
 import type { NeutralRequest } from '../../../shared/http/types.js';
 import type { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
 import packageJson from '../../../package.json' with { type: 'json' };

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOpenApiYaml, OPENAPI_FILE } from '../../../scripts/openapi.js';
 import { registerPolicyRoutes } from '../../../shared/control-plane/policies/routes.js';
-import { GATEWAY_PATHS } from '../../../shared/http/edge-routes.js';
+import { GATEWAY_PATHS } from '../../../shared/gateway/edge-routes.js';
 
 interface OpenApiDocument {
   openapi: string;

@@ -1,8 +1,8 @@
-import { auditAuthenticationFailure } from '../control-plane/audit-logs/authentication-failures.js';
+import { auditAuthenticationFailure } from './authentication-failures.js';
 import { toGatewayError } from '../http/errors.js';
 import type { NeutralRequest } from '../http/types.js';
-import { runInBackground } from './background.js';
-import { recordAuthenticationFailureMetric } from './metrics.js';
+import { runInBackground } from '../observability/background.js';
+import { recordAuthenticationFailureMetric } from '../observability/metrics.js';
 
 /**
  * A refused gateway authentication (missing, invalid, revoked, expired key): counted in metrics and audited

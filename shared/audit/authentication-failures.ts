@@ -1,10 +1,10 @@
-import { AuthenticationError } from '../../auth/authentication-error.js';
-import type { GatewayError } from '../../http/errors.js';
-import type { NeutralRequest } from '../../http/types.js';
-import { logger } from '../../observability/logger.js';
-import { settings } from '../../settings.js';
-import { AuditLogRepository } from '../../store/audit-log-repository.js';
-import { recordAuditEvent } from '../audit.js';
+import { AuthenticationError } from '../auth/authentication-error.js';
+import type { GatewayError } from '../http/errors.js';
+import type { NeutralRequest } from '../http/types.js';
+import { logger } from '../observability/logger.js';
+import { settings } from '../settings.js';
+import { AuditLogRepository } from '../store/audit-log-repository.js';
+import { recordAuditEvent } from './record.js';
 
 let repository: AuditLogRepository | undefined;
 

@@ -1,4 +1,4 @@
-import { PASSTHROUGH_PATHS } from '../gateway/passthrough/paths.js';
+import { PASSTHROUGH_PATHS } from './passthrough/paths.js';
 
 /**
  * Which Lambda serves which path. The CDK stack wires API Gateway from this list and the local runtime routes
