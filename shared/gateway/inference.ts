@@ -31,8 +31,8 @@ import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
 import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
-import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
-import { routeRequest } from './routing/route.js';
+import { type RetryClock, systemClock } from './routing/retry.js';
+import { routeAttempts } from './attempt-routing.js';
 
 export interface InferenceDependencies {
   authenticator: ApiKeyAuthenticator;
@@ -123,12 +123,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     // Policies and budgets, before anything is forwarded: a refusal (429, 412) has consumed nothing.
     admission = await withSpan(context, 'policy_check', () => admitRequest(context));
     rememberReservations(admission, Date.now(), context.log);
-    const { value, leaf } = await routeRequest(context.routeTree, {
-      conditionInput: { metadata: context.options.metadata, params: context.body },
-      random: clock.random,
-      attemptLeaf: (node) =>
-        withRetries(node.settings.retry, context.deadline, (retry) => attemptLeaf(context, node.path, node.settings, retry, (report) => settle(report)), clock),
-    });
+    const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptLeaf(context, leafPath, leafSettings, retry, (report) => settle(report)));
     // An inbound dialect's answer: canonical → dialect (event by event for streams), a stored Response kept.
     if (context.dialect) Object.assign(value, await (await dialectEdge()).dialectAnswer(context, context.dialect, value));
     const headers: Record<string, string> = {

@@ -1,7 +1,6 @@
 import { GatewayError } from '../../http/errors.js';
-import type { ResponseBody } from '../../http/types.js';
 import { passthroughSupport, providersServing } from '../../providers/passthrough-registry.js';
-import type { UsageReport } from '../attempt-types.js';
+import type { AttemptSuccess, UsageReport } from '../attempt-types.js';
 import { recordAttempt } from '../attempt-record.js';
 import { attemptTimeoutMs, MAX_RESPONSE_BYTES, sendAccepted } from '../attempt-upstream.js';
 import type { LeafSettings } from '../config/target-tree.js';
@@ -11,14 +10,8 @@ import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../ups
 import type { PassthroughRequest } from './context.js';
 import { modelOf, payloadForTarget } from './payload.js';
 
-export interface PassthroughSuccess {
-  provider: string;
-  model?: string;
-  /** Provider rate-limit headers and request id, relayed. */
-  headers: Record<string, string>;
-  contentType: string;
-  body: ResponseBody;
-}
+/** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
+export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
 
 /**
  * One try of one leaf: the provider must serve the endpoint (else 400 `unsupported_endpoint`), its override

@@ -8,8 +8,8 @@ import { rememberReservations } from '../enforcement/settlement.js';
 import { settleFailedRequest } from '../attempt-settle.js';
 import { recordOutcome } from '../inference.js';
 import { gatewayHeaders } from '../response-headers.js';
-import { withRetries, type RetryClock, systemClock } from '../routing/retry.js';
-import { routeRequest } from '../routing/route.js';
+import { type RetryClock, systemClock } from '../routing/retry.js';
+import { routeAttempts } from '../attempt-routing.js';
 import { withSpan } from '../../observability/spans.js';
 import { attemptPassthrough } from './attempt.js';
 import type { PassthroughRequest } from './context.js';
@@ -33,11 +33,7 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
     if (context.body !== checkedBody) throw new GatewayError(400, 'guardrail_transform_unsupported', `A guardrail rewrote the body of /v1/${passthrough.route.endpoint}, which gw forwards as sent; remove that guardrail from this route`);
     admission = await withSpan(context, 'policy_check', () => admitRequest(context));
     rememberReservations(admission, Date.now(), context.log);
-    const { value, leaf } = await routeRequest(context.routeTree, {
-      conditionInput: { metadata: context.options.metadata, params: context.body },
-      random: clock.random,
-      attemptLeaf: (node) => withRetries(node.settings.retry, context.deadline, (retry) => attemptPassthrough(passthrough, node.path, node.settings, retry, (report) => (settled = report)), clock),
-    });
+    const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptPassthrough(passthrough, leafPath, leafSettings, retry, (report) => (settled = report)));
     const lastUsedOption = context.configured ? leaf.path : undefined;
     const headers: Record<string, string> = {
       ...value.headers,
