@@ -1,28 +1,24 @@
-import { badRequest, GatewayError } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import type { AdapterInput } from '../providers/types.js';
-import { settings } from '../settings.js';
 import { cacheTargetIdentity } from './cache/cache-key.js';
 import { replayAsSse } from './cache/replay.js';
 import { ResponseCache, type CacheDecision } from './cache/response-cache.js';
-import type { AttemptRecord, AttemptSuccess, UsageReport } from './attempt-types.js';
+import type { AttemptSuccess, UsageReport } from './attempt-types.js';
+import { recordAttempt } from './attempt-record.js';
+import { attemptTimeoutMs, MAX_RESPONSE_BYTES, sendAccepted } from './attempt-upstream.js';
 import { StreamAssembler } from './cache/stream-assembler.js';
 import type { LeafSettings } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { applyMetadataUser } from './request-body.js';
-import { attemptSpanAttributes, attemptSpanError } from '../observability/attempt-span.js';
-import { startSpan, withSpan } from '../observability/spans.js';
+import { withSpan } from '../observability/spans.js';
 import { resolveLeafTarget } from './resolve-target.js';
 import { openStreamRelay } from './stream-relay.js';
 import { parseProviderBody, translateProviderBody } from './provider-body.js';
-import { readUpstreamBody, sendUpstream } from './upstream-client.js';
+import { readUpstreamBody } from './upstream-client.js';
 import { remoteImageFetcher } from './remote-media.js';
-import { sendFannedOut } from './fan-out.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { canonicalEndpoint } from '../dialects/registry.js';
-import { providerErrorFrom } from './upstream-errors.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
-
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 let responseCache: ResponseCache | undefined;
 
@@ -38,11 +34,7 @@ export async function attemptLeaf(
   retry: number,
   onUsage: (report: UsageReport) => void,
 ): Promise<AttemptSuccess> {
-  const started = performance.now();
-  const record: AttemptRecord = { target_path: leafPath, status: 0, latency_ms: 0, retry };
-  context.attempts.push(record);
-  const span = startSpan(context, 'attempt', { 'gw.retry': retry }, { kind: 'attempt' });
-  try {
+  return recordAttempt(context, { leafPath, retry, virtualKey: leaf.virtualKey }, async (record) => {
     const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, canonicalEndpoint(context.endpoint), context.request, context.principal.workspaceId);
     record.provider = adapter.slug;
     const requested = { ...context.body, ...leaf.overrideParams };
@@ -55,7 +47,7 @@ export async function attemptLeaf(
     // Inbound dialects (shared/dialects/) always report usage at the end of their streams.
     const dialect = context.dialect;
     const clientWantsUsage = dialect !== undefined || (context.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeoutMs = attemptTimeoutMs(context, leaf);
     const native = dialect?.speaksNatively(adapter.slug, target, body) === true;
     // The cache key uses the body before gw filled `user` from metadata (metadata is part of the key anyway).
     // A native answer is kept in its dialect's shape, under a key of its own.
@@ -80,12 +72,7 @@ export async function attemptLeaf(
     // Providers that need I/O to build their request (Bedrock fetches image links) do it here; others skip it.
     if (adapter.prepare) input = await adapter.prepare(input, { fetchImage: remoteImageFetcher(context, { timeoutMs, signal: context.request.signal }) });
     const call = await adapter.buildCall(input);
-    const upstream = await (call.fanOut ? sendFannedOut : sendUpstream)(call, {
-      timeoutMs,
-      idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS,
-      signal: context.request.signal,
-    });
-    if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
+    const upstream = await sendAccepted(context, adapter, call, timeoutMs);
     // Provider rate-limit headers and request id (as x-gw-upstream-request-id) go back to the client.
     const headers: Record<string, string> = relayedUpstreamHeaders(upstream.headers);
     const dropped = [...dialectDropped, ...(call.dropped ?? [])];
@@ -127,16 +114,7 @@ export async function attemptLeaf(
     cache.store?.(translated);
     onUsage({ usage: translated.usage as Record<string, unknown> | undefined });
     return { ...success, contentType: 'application/json', body: JSON.stringify(translated) };
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      record.status = error.status;
-      record.error_code = error.code;
-    }
-    throw error;
-  } finally {
-    record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
-    span.end(attemptSpanAttributes(record, leaf.virtualKey), attemptSpanError(record));
-  }
+  });
 }
 
 function servedFromCache(provider: string, model: string, cache: CacheDecision, stream: boolean, includeUsage: boolean): AttemptSuccess {

@@ -21,7 +21,8 @@ import type { GatewayContext } from './context.js';
 import { admitRequest, type Admission } from './enforcement/admission.js';
 import { applyGuardrails } from './guardrail-stage.js';
 import { checkAllowedModels } from './allowed-models.js';
-import { releaseAdmission, rememberReservations, settleUsage } from './enforcement/settlement.js';
+import { rememberReservations, settleUsage } from './enforcement/settlement.js';
+import { settleFailedRequest } from './attempt-settle.js';
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
 import { loadDialectCodec } from '../dialects/registry.js';
 import { readRequestOptions } from './request-options.js';
@@ -30,8 +31,8 @@ import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
 import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
-import { withRetries, type RetryClock, systemClock } from './routing/retry.js';
-import { routeRequest, RouteFailure } from './routing/route.js';
+import { type RetryClock, systemClock } from './routing/retry.js';
+import { routeAttempts } from './attempt-routing.js';
 
 export interface InferenceDependencies {
   authenticator: ApiKeyAuthenticator;
@@ -122,12 +123,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     // Policies and budgets, before anything is forwarded: a refusal (429, 412) has consumed nothing.
     admission = await withSpan(context, 'policy_check', () => admitRequest(context));
     rememberReservations(admission, Date.now(), context.log);
-    const { value, leaf } = await routeRequest(context.routeTree, {
-      conditionInput: { metadata: context.options.metadata, params: context.body },
-      random: clock.random,
-      attemptLeaf: (node) =>
-        withRetries(node.settings.retry, context.deadline, (retry) => attemptLeaf(context, node.path, node.settings, retry, (report) => settle(report)), clock),
-    });
+    const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptLeaf(context, leafPath, leafSettings, retry, (report) => settle(report)));
     // An inbound dialect's answer: canonical → dialect (event by event for streams), a stored Response kept.
     if (context.dialect) Object.assign(value, await (await dialectEdge()).dialectAnswer(context, context.dialect, value));
     const headers: Record<string, string> = {
@@ -150,22 +146,10 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     }
     return { status: 200, headers, body: answer };
   } catch (thrown) {
-    const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
     // Every way out gives back what admission took and leaves a log record, a bug (a 500) included.
-    const held = admission;
-    // A request slot is given back only when gw itself refused the request (no provider was asked).
-    const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
-    if (held) runInBackground('policy release', () => releaseAdmission(held, reachedProvider, context.log));
-    if (!(failure instanceof GatewayError)) {
-      recordOutcome(context, { status: 500, errorCode: 'internal_error' });
-      throw thrown;
-    }
-    const last = context.attempts.at(-1);
-    recordOutcome(context, { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message });
-    const headers = gatewayHeaders({ traceId: context.traceId, provider: last?.provider, attempts: context.attempts });
-    // gw already retried and fell back as the config says: an SDK retrying on top multiplies the calls.
-    if (context.attempts.length > 1) headers['x-should-retry'] = 'false';
-    throw failure.withHeaders(headers);
+    const failed = settleFailedRequest(context, thrown, admission);
+    recordOutcome(context, failed.outcome);
+    throw failed.error;
   }
 
   // The usage report arrives from the attempt (at once, or at the end of a stream); the record is made only

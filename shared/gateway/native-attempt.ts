@@ -1,19 +1,16 @@
 import type { ProviderAdapter, TargetSettings } from '../providers/types.js';
-import { settings } from '../settings.js';
 import type { AttemptRecord, AttemptSuccess, UsageReport } from './attempt-types.js';
 import type { GatewayContext } from './context.js';
 import { parseNativeBody } from './provider-body.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { openStreamRelay } from './stream-relay.js';
-import { readUpstreamBody, sendUpstream } from './upstream-client.js';
-import { providerErrorFrom } from './upstream-errors.js';
+import { readUpstreamBody } from './upstream-client.js';
+import { MAX_RESPONSE_BYTES, sendAccepted } from './attempt-upstream.js';
 import type { CacheDecision } from './cache/response-cache.js';
 import type { OpenAIBody, StreamEvent } from '../providers/types.js';
 import { isRecord } from '../providers/common/json-guards.js';
 import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from '../dialects/types.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
-
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface NativeAttempt {
   context: GatewayContext;
@@ -43,8 +40,7 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
   if (cache.hit) return servedFromCache(attempt, cache.hit);
   const nativeInput = { provider: adapter.slug, body, stream, target: attempt.target, forwardHeaders: attempt.forwardHeaders, requestHeaders: context.request.headers };
   const call = await codec.buildNativeCall(nativeInput);
-  const upstream = await sendUpstream(call, { timeoutMs: attempt.timeoutMs, idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS, signal: context.request.signal });
-  if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
+  const upstream = await sendAccepted(context, adapter, call, attempt.timeoutMs);
   const success = { provider: adapter.slug, model: String(body.model), headers: relayedUpstreamHeaders(upstream.headers), cacheStatus: cache.status, dialectNative: true };
   if (stream) {
     const translator = codec.createNativeStreamTranslator(nativeInput);

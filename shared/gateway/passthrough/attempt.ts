@@ -1,28 +1,17 @@
 import { GatewayError } from '../../http/errors.js';
-import type { ResponseBody } from '../../http/types.js';
-import { attemptSpanAttributes, attemptSpanError } from '../../observability/attempt-span.js';
-import { startSpan } from '../../observability/spans.js';
 import { passthroughSupport, providersServing } from '../../providers/passthrough-registry.js';
-import { settings } from '../../settings.js';
-import type { AttemptRecord, UsageReport } from '../attempt-types.js';
+import type { AttemptSuccess, UsageReport } from '../attempt-types.js';
+import { recordAttempt } from '../attempt-record.js';
+import { attemptTimeoutMs, MAX_RESPONSE_BYTES, sendAccepted } from '../attempt-upstream.js';
 import type { LeafSettings } from '../config/target-tree.js';
 import { relayedUpstreamHeaders } from '../relayed-headers.js';
 import { resolveLeafTarget } from '../resolve-target.js';
-import { bodyReadFailure, readUpstreamBody, sendUpstream, type UpstreamResponse } from '../upstream-client.js';
-import { providerErrorFrom } from '../upstream-errors.js';
+import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../upstream-client.js';
 import type { PassthroughRequest } from './context.js';
 import { modelOf, payloadForTarget } from './payload.js';
 
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-export interface PassthroughSuccess {
-  provider: string;
-  model?: string;
-  /** Provider rate-limit headers and request id, relayed. */
-  headers: Record<string, string>;
-  contentType: string;
-  body: ResponseBody;
-}
+/** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
+export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
 
 /**
  * One try of one leaf: the provider must serve the endpoint (else 400 `unsupported_endpoint`), its override
@@ -32,11 +21,7 @@ export interface PassthroughSuccess {
  */
 export async function attemptPassthrough(passthrough: PassthroughRequest, leafPath: string, leaf: LeafSettings, retry: number, onUsage: (report: UsageReport) => void): Promise<PassthroughSuccess> {
   const { context, route, payload } = passthrough;
-  const started = performance.now();
-  const record: AttemptRecord = { target_path: leafPath, status: 0, latency_ms: 0, retry, cache_status: 'DISABLED' };
-  context.attempts.push(record);
-  const span = startSpan(context, 'attempt', { 'gw.retry': retry }, { kind: 'attempt' });
-  try {
+  return recordAttempt(context, { leafPath, retry, virtualKey: leaf.virtualKey, cacheStatus: 'DISABLED' }, async (record) => {
     // Every provider serves chat: resolving "for chat" reads the leaf's provider and credentials; the
     // pass-through check that matters follows.
     const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, 'chat', context.request, context.principal.workspaceId);
@@ -49,9 +34,7 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     const body = await payloadForTarget(payload, leaf.overrideParams);
     record.model = modelOf(body.fields);
     const call = support.buildCall({ endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders });
-    const timeoutMs = context.options.requestTimeoutMs ?? leaf.requestTimeoutMs ?? settings().GW_DEFAULT_REQUEST_TIMEOUT_MS;
-    const upstream = await sendUpstream(call, { timeoutMs, idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS, signal: context.request.signal });
-    if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
+    const upstream = await sendAccepted(context, adapter, call, attemptTimeoutMs(context, leaf));
     const contentType = headerText(upstream.headers['content-type']) ?? (route.streamsAnswer ? 'application/octet-stream' : 'application/json');
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
     if (route.streamsAnswer) {
@@ -63,16 +46,7 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     record.status = 200;
     onUsage({ usage });
     return { ...success, body: raw };
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      record.status = error.status;
-      record.error_code = error.code;
-    }
-    throw error;
-  } finally {
-    record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
-    span.end(attemptSpanAttributes(record, leaf.virtualKey), attemptSpanError(record));
-  }
+  });
 }
 
 /**

@@ -1,14 +1,15 @@
 import { GatewayError } from '../../http/errors.js';
 import type { NeutralResponse, ResponseBody } from '../../http/types.js';
-import { backgroundCapacity, runInBackground } from '../../observability/background.js';
+import { backgroundCapacity } from '../../observability/background.js';
 import type { UsageReport } from '../attempt-types.js';
 import { admitRequest, type Admission } from '../enforcement/admission.js';
 import { applyGuardrails } from '../guardrail-stage.js';
-import { releaseAdmission, rememberReservations } from '../enforcement/settlement.js';
+import { rememberReservations } from '../enforcement/settlement.js';
+import { settleFailedRequest } from '../attempt-settle.js';
 import { recordOutcome } from '../inference.js';
 import { gatewayHeaders } from '../response-headers.js';
-import { withRetries, type RetryClock, systemClock } from '../routing/retry.js';
-import { routeRequest, RouteFailure } from '../routing/route.js';
+import { type RetryClock, systemClock } from '../routing/retry.js';
+import { routeAttempts } from '../attempt-routing.js';
 import { withSpan } from '../../observability/spans.js';
 import { attemptPassthrough } from './attempt.js';
 import type { PassthroughRequest } from './context.js';
@@ -32,11 +33,7 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
     if (context.body !== checkedBody) throw new GatewayError(400, 'guardrail_transform_unsupported', `A guardrail rewrote the body of /v1/${passthrough.route.endpoint}, which gw forwards as sent; remove that guardrail from this route`);
     admission = await withSpan(context, 'policy_check', () => admitRequest(context));
     rememberReservations(admission, Date.now(), context.log);
-    const { value, leaf } = await routeRequest(context.routeTree, {
-      conditionInput: { metadata: context.options.metadata, params: context.body },
-      random: clock.random,
-      attemptLeaf: (node) => withRetries(node.settings.retry, context.deadline, (retry) => attemptPassthrough(passthrough, node.path, node.settings, retry, (report) => (settled = report)), clock),
-    });
+    const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptPassthrough(passthrough, leafPath, leafSettings, retry, (report) => (settled = report)));
     const lastUsedOption = context.configured ? leaf.path : undefined;
     const headers: Record<string, string> = {
       ...value.headers,
@@ -45,18 +42,9 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
     };
     return { status: 200, headers, body: deliverAndRecord(value.body, value.contentType, lastUsedOption) };
   } catch (thrown) {
-    const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
-    const held = admission;
-    const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
-    if (held) runInBackground('policy release', () => releaseAdmission(held, reachedProvider, context.log));
-    if (!(failure instanceof GatewayError)) {
-      recordOutcome(context, { status: 500, errorCode: 'internal_error' });
-      throw thrown;
-    }
-    recordOutcome(context, { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message });
-    const headers = gatewayHeaders({ traceId: context.traceId, provider: context.attempts.at(-1)?.provider, attempts: context.attempts });
-    if (context.attempts.length > 1) headers['x-should-retry'] = 'false';
-    throw failure.withHeaders(headers);
+    const failed = settleFailedRequest(context, thrown, admission);
+    recordOutcome(context, failed.outcome);
+    throw failed.error;
   }
 
   /** A read answer is recorded at once; streamed audio once its last byte went (or the client left). Bodies of media are not logged. */

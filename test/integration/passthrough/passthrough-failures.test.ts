@@ -137,6 +137,37 @@ describe('pass-through endpoints: routing and logs', () => {
     expect(await response.json()).toMatchObject({ status: 'failure', error: { message: 'mock is down' } });
   });
 
+  it('each try is recorded as a chat try is: a retry and a fallback in x-gw-attempts, the record’s attempts and one attempt span each', async () => {
+    const traceId = `passthrough-tries-${Date.now()}`;
+    const config = JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-first', custom_host: failing.url, retry: { attempts: 1 } },
+        { provider: 'mistral-ai', api_key: 'sk-second', custom_host: media.url, override_params: { model: 'omni-moderation-latest' } },
+      ],
+    });
+    const response = await gateway.post('/v1/moderations', { model: 'text-moderation', input: 'x' }, { 'x-gw-config': config, 'x-gw-trace-id': traceId });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gw-retry-attempt-count')).toBe('1');
+    expect(response.headers.get('x-gw-cache-status')).toBe('DISABLED');
+    expect(response.headers.get('x-gw-attempts')).toMatch(/^config\.targets\[0\]=500\/\S+, config\.targets\[0\]=500\/\S+, config\.targets\[1\]=200$/);
+    const record = await logOfTrace(gateway, traceId);
+    expect(record).toMatchObject({ endpoint: 'moderations', provider: 'mistral-ai', model: 'omni-moderation-latest', status: 200, retry_count: 1, last_used_option: 'config.targets[1]' });
+    const full = await api<{ attempts: Array<Record<string, unknown>> }>(gateway, 'GET', `/v1/logs/${record.id}`);
+    expect(full.body.attempts).toEqual([
+      expect.objectContaining({ target_path: 'config.targets[0]', provider: 'openai', model: 'text-moderation', status: 500, retry: 0, cache_status: 'DISABLED', error_code: expect.any(String) }),
+      expect.objectContaining({ target_path: 'config.targets[0]', provider: 'openai', status: 500, retry: 1 }),
+      expect.objectContaining({ target_path: 'config.targets[1]', provider: 'mistral-ai', model: 'omni-moderation-latest', status: 200, retry: 0, cache_status: 'DISABLED' }),
+    ]);
+    expect(full.body.attempts[2]).not.toHaveProperty('error_code');
+    for (const attempt of full.body.attempts) expect(attempt.latency_ms).toEqual(expect.any(Number));
+    const spans = record.spans.filter((span) => span.kind === 'attempt');
+    expect(spans.map((span) => span.status)).toEqual(['error', 'error', 'ok']);
+    expect(spans[0]).toMatchObject({ attributes: { 'gw.retry': 0, 'gw.target_path': 'config.targets[0]', 'gen_ai.provider.name': 'openai', 'http.response.status_code': 500, 'gw.cache_status': 'DISABLED' } });
+    expect(spans[1]).toMatchObject({ attributes: { 'gw.retry': 1, 'http.response.status_code': 500 } });
+    expect(spans[2]).toMatchObject({ attributes: { 'gw.retry': 0, 'gw.target_path': 'config.targets[1]', 'gen_ai.provider.name': 'mistral-ai', 'gen_ai.request.model': 'omni-moderation-latest', 'http.response.status_code': 200 } });
+  });
+
   it('writes one log record per request: endpoint, provider, model, status, latency; media bodies are not logged', async () => {
     const traceId = `passthrough-log-${Date.now()}`;
     const ok = await postForm('/v1/audio/transcriptions', transcriptionForm('whisper-1'), { ...viaMedia(), 'x-gw-trace-id': traceId });

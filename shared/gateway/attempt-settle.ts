@@ -1,0 +1,35 @@
+import { GatewayError } from '../http/errors.js';
+import { runInBackground } from '../observability/background.js';
+import type { RequestOutcome } from '../observability/finished-request.js';
+import type { GatewayContext } from './context.js';
+import type { Admission } from './enforcement/admission.js';
+import { releaseAdmission } from './enforcement/settlement.js';
+import { gatewayHeaders } from './response-headers.js';
+import { RouteFailure } from './routing/route.js';
+
+export interface FailedRequest {
+  /** What the log record says of the failure (a bug is a 500 `internal_error`). */
+  outcome: RequestOutcome;
+  /** What to throw: a GatewayError with gw's headers on it, or the bug as it was thrown. */
+  error: unknown;
+}
+
+/**
+ * Every way out of a routed request that failed (chat, dialects, pass-through), once its tries are over: gives
+ * back what admission took, and says what to record and what to throw. The caller records the outcome (the
+ * after-path) and throws the error; a bug, a 500, is recorded too.
+ */
+export function settleFailedRequest(context: GatewayContext, thrown: unknown, admission: Admission | undefined): FailedRequest {
+  const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
+  // A request slot is given back only when gw itself refused the request (no provider was asked).
+  const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
+  if (admission) runInBackground('policy release', () => releaseAdmission(admission, reachedProvider, context.log));
+  if (!(failure instanceof GatewayError)) return { outcome: { status: 500, errorCode: 'internal_error' }, error: thrown };
+  const headers = gatewayHeaders({ traceId: context.traceId, provider: context.attempts.at(-1)?.provider, attempts: context.attempts });
+  // gw already retried and fell back as the config says: an SDK retrying on top multiplies the calls.
+  if (context.attempts.length > 1) headers['x-should-retry'] = 'false';
+  return {
+    outcome: { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message },
+    error: failure.withHeaders(headers),
+  };
+}
