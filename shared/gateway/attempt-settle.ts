@@ -3,7 +3,8 @@ import { runInBackground } from '../observability/background.js';
 import type { RequestOutcome } from '../observability/finished-request.js';
 import type { GatewayContext } from './context.js';
 import type { Admission } from './enforcement/admission.js';
-import { releaseAdmission } from './enforcement/settlement.js';
+import type { UsageReport } from './attempt-types.js';
+import { releaseAdmission, settleUsage } from './enforcement/settlement.js';
 import { gatewayHeaders } from './response-headers.js';
 import { RouteFailure } from './routing/route.js';
 
@@ -32,4 +33,26 @@ export function settleFailedRequest(context: GatewayContext, thrown: unknown, ad
     outcome: { status: failure.status, errorCode: failure.code, errorType: failure.type, errorMessage: failure.message },
     error: failure.withHeaders(headers),
   };
+}
+
+/**
+ * A buffered answer (chat, a dialect, a pass-through read) leaves only once its reservations are replaced by its
+ * real usage, so the next request of the same key sees exact counters; a stream settles after its last byte,
+ * on the after-path. Settling twice is harmless: an admission settles once (settlement.ts).
+ */
+export async function settleBeforeAnswering(context: GatewayContext, admission: Admission | undefined, report: UsageReport | undefined): Promise<void> {
+  if (!admission || !report) return;
+  const answered = context.attempts.at(-1);
+  await settleUsage(admission, { usage: usageOf(report), cacheHit: report.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
+}
+
+/** The usage a report carries, or reads from a pass-through body once the response went out. */
+export function usageOf(report: Pick<UsageReport, 'usage' | 'usageSource'>): Record<string, unknown> | undefined {
+  if (report.usage) return report.usage;
+  if (!report.usageSource) return undefined;
+  try {
+    return (JSON.parse(report.usageSource.toString('utf8')) as { usage?: Record<string, unknown> }).usage;
+  } catch {
+    return undefined;
+  }
 }

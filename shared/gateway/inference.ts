@@ -22,7 +22,7 @@ import { admitRequest, type Admission } from './enforcement/admission.js';
 import { applyGuardrails } from './guardrail-stage.js';
 import { checkAllowedModels } from './allowed-models.js';
 import { rememberReservations, settleUsage } from './enforcement/settlement.js';
-import { settleFailedRequest } from './attempt-settle.js';
+import { settleBeforeAnswering, settleFailedRequest, usageOf } from './attempt-settle.js';
 import { parseInferenceBody, validateInferenceBody } from './request-body.js';
 import { loadDialectCodec } from '../dialects/registry.js';
 import { readRequestOptions } from './request-options.js';
@@ -139,11 +139,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     };
     if (isEventStream(value.contentType)) headers['cache-control'] = 'no-cache';
     const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
-    // A buffered answer leaves once its reservations are replaced by its real usage: the next request sees exact counters.
-    if (admission && settled && !isEventStream(value.contentType)) {
-      const answered = context.attempts.at(-1);
-      await settleUsage(admission, { usage: settled.usage ?? (settled.usageSource ? readUsage(settled.usageSource) : undefined), cacheHit: settled.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
-    }
+    if (!isEventStream(value.contentType)) await settleBeforeAnswering(context, admission, settled);
     return { status: 200, headers, body: answer };
   } catch (thrown) {
     // Every way out gives back what admission took and leaves a log record, a bug (a 500) included.
@@ -198,7 +194,7 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
   const latencyMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   const answered = context.attempts.at(-1);
   runInBackground('request log', async () => {
-    const usage = outcome.usage ?? (outcome.usageSource ? readUsage(outcome.usageSource) : undefined);
+    const usage = usageOf(outcome);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
     // A charge that cannot be settled (the store gone or failing) is logged; it never costs the request its log record.
     const cost =
@@ -221,14 +217,6 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
     });
     await recordFinishedRequest(finishedRequestOf(context, { ...outcome, usage }, latencyMs, cost));
   });
-}
-
-function readUsage(raw: Buffer): Record<string, unknown> | undefined {
-  try {
-    return (JSON.parse(raw.toString('utf8')) as { usage?: Record<string, unknown> }).usage;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Powertools' threshold of INFO (LogLevelThreshold.INFO): a lower or equal level prints info lines. */

@@ -5,7 +5,7 @@ import type { UsageReport } from '../attempt-types.js';
 import { admitRequest, type Admission } from '../enforcement/admission.js';
 import { applyGuardrails } from '../guardrail-stage.js';
 import { rememberReservations } from '../enforcement/settlement.js';
-import { settleFailedRequest } from '../attempt-settle.js';
+import { settleBeforeAnswering, settleFailedRequest } from '../attempt-settle.js';
 import { recordOutcome } from '../inference.js';
 import { gatewayHeaders } from '../response-headers.js';
 import { type RetryClock, systemClock } from '../routing/retry.js';
@@ -40,7 +40,10 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
       ...gatewayHeaders({ traceId: context.traceId, provider: value.provider, attempts: context.attempts, cacheStatus: 'DISABLED', lastUsedOptionIndex: lastUsedOption }),
       'content-type': value.contentType,
     };
-    return { status: 200, headers, body: deliverAndRecord(value.body, value.contentType, lastUsedOption) };
+    const body = deliverAndRecord(value.body, value.contentType, lastUsedOption);
+    // As for chat: a read answer leaves once its usage is charged; streamed audio settles after its last byte.
+    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) await settleBeforeAnswering(context, admission, settled);
+    return { status: 200, headers, body };
   } catch (thrown) {
     const failed = settleFailedRequest(context, thrown, admission);
     recordOutcome(context, failed.outcome);
