@@ -31,7 +31,8 @@ export type WorkspaceSource = 'query' | 'query-or-body' | 'organisation';
 export interface CrudService<Stored, Create, Update, Filter> {
   create(at: ResourceScope, body: Create): Promise<Stored>;
   list(at: ResourceScope, page: PageRequest, filter: Filter): Promise<Page<unknown>>;
-  get(at: ResourceScope, id: string): Promise<Stored>;
+  /** `query` is the request's query string, for reads that take options (e.g. `?version=` of a versioned resource). */
+  get(at: ResourceScope, id: string, query: Readonly<Record<string, string>>): Promise<Stored>;
   update(at: ResourceScope, id: string, body: Update): Promise<Stored>;
   delete(at: ResourceScope, id: string): Promise<Stored>;
 }

@@ -75,7 +75,7 @@ export function registerResource<Stored extends { id: string }, Create extends z
   route('GET', itemPath, async (call) => {
     requireScope(call.principal, scopes.read);
     const at = await helpers.scopeOf(call);
-    return jsonResponse(200, present(await service().get(at, helpers.checkedId(call))));
+    return jsonResponse(200, present(await service().get(at, helpers.checkedId(call), call.request.query)));
   });
 
   for (const method of definition.updateMethods ?? ['PATCH']) {
