@@ -9,8 +9,6 @@ import { registerPromptRoutes } from './prompts/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerMcpServerRoutes } from './mcp-servers/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
-import { registerDeploymentRoutes } from './deployments/routes.js';
-import { registerIntegrationRoutes } from './integrations/routes.js';
 import { registerProviderRoutes } from './providers/routes.js';
 import { registerScimRoutes } from './scim/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
@@ -20,6 +18,8 @@ import { registerExportRoutes } from './exports/routes.js';
 import { registerMeRoutes } from './me/routes.js';
 import { registerResource } from './resource/derive-routes.js';
 import { virtualKeyResource } from './virtual-keys/resource.js';
+import { deploymentResource } from './deployments/resource.js';
+import { integrationResource } from './integrations/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -37,8 +37,8 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerGuardrailRoutes(register);
   registerMcpServerRoutes(register);
   registerModelCatalogRoutes(register);
-  registerDeploymentRoutes(register);
-  registerIntegrationRoutes(register);
+  registerResource(register, deploymentResource);
+  registerResource(register, integrationResource);
   registerProviderRoutes(register);
   registerScimRoutes(register);
   // Observability read side (docs/observability.md).

@@ -3,10 +3,12 @@ import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { forgetResolvedProviders } from '../../gateway/provider-target.js';
 import { integrationRepository, integrationSharedWith, providerRepository, type IntegrationRecord, type ProviderRecord } from '../../store/integration-repository.js';
-import { findIntegration, withSlugConflict } from '../integrations/service.js';
+import { findIntegration } from '../integrations/service.js';
 import { bindsCaller, limitsSetBy, organisationLimitRefusal, providerLoosening } from '../organisation-limits.js';
 import { hasTags, readTagFilter } from '../integrations/tags.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import { findByIdOrSlug, notFoundByIdOrSlug } from '../resource/organisation-records.js';
+import { withSlugConflict } from '../resource/slugs.js';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
 
 /** Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace. */
@@ -113,13 +115,12 @@ export class ProviderService {
 /** The fields that hold a provider's limits: writing one with an admin key makes them the organisation's. */
 const LIMIT_FIELDS = ['budget', 'rate_limits', 'models', 'enabled'] as const;
 
-export async function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
-  if (idOrSlug.length > 255) return undefined;
-  return (await repository.getBySlug(workspaceId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? repository.get(workspaceId, idOrSlug) : undefined);
+export function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
+  return findByIdOrSlug(repository, workspaceId, idOrSlug);
 }
 
 function providerNotFound(idOrSlug: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No provider with id or slug '${idOrSlug.slice(0, 255)}' in this workspace`);
+  return notFoundByIdOrSlug('provider', idOrSlug, ' in this workspace');
 }
 
 export function presentProvider(record: ProviderRecord, integration: IntegrationRecord | undefined): ProviderView {
