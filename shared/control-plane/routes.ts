@@ -6,19 +6,20 @@ import { registerAuditLogRoutes } from './audit-logs/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
-import { registerVirtualKeyRoutes } from './virtual-keys/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerMcpServerRoutes } from './mcp-servers/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
-import { registerDeploymentRoutes } from './deployments/routes.js';
-import { registerIntegrationRoutes } from './integrations/routes.js';
-import { registerProviderRoutes } from './providers/routes.js';
 import { registerScimRoutes } from './scim/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
 import { registerTraceRoutes } from './traces/routes.js';
 import { registerAnalyticsRoutes } from './analytics/routes.js';
 import { registerExportRoutes } from './exports/routes.js';
 import { registerMeRoutes } from './me/routes.js';
+import { registerResource } from './resource/derive-routes.js';
+import { virtualKeyResource } from './virtual-keys/resource.js';
+import { deploymentResource } from './deployments/resource.js';
+import { integrationResource } from './integrations/resource.js';
+import { providerResource } from './providers/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -31,14 +32,14 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerUserRoutes(register);
   registerAuditLogRoutes(register);
   registerConfigRoutes(register);
-  registerVirtualKeyRoutes(register);
+  registerResource(register, virtualKeyResource);
   registerPromptRoutes(register);
   registerGuardrailRoutes(register);
   registerMcpServerRoutes(register);
   registerModelCatalogRoutes(register);
-  registerDeploymentRoutes(register);
-  registerIntegrationRoutes(register);
-  registerProviderRoutes(register);
+  registerResource(register, deploymentResource);
+  registerResource(register, integrationResource);
+  registerResource(register, providerResource);
   registerScimRoutes(register);
   // Observability read side (docs/observability.md).
   registerLogRoutes(register);

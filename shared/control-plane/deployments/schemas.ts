@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { workspaceQueryField } from '../query-schemas.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
 /**
  * Bodies and responses of /v1/deployments (single source of truth for types and docs/openapi.yaml). A deployment's
@@ -70,11 +71,9 @@ export const deploymentSchema = z
   })
   .meta({ id: 'Deployment' });
 
-export const deploymentListSchema = z
-  .object({ object: z.literal('list'), data: z.array(deploymentSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'DeploymentList' });
+export const deploymentListSchema = resourceListSchema(deploymentSchema, 'DeploymentList');
 
-export const deploymentDeletedSchema = z.object({ object: z.literal('deployment'), id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeploymentDeleted' });
+export const deploymentDeletedSchema = resourceDeletedSchema('deployment', 'DeploymentDeleted');
 
 export const deploymentListQuerySchema = z.object({
   type: deploymentTypeSchema.optional(),
@@ -83,7 +82,7 @@ export const deploymentListQuerySchema = z.object({
   workspace_id: workspaceQueryField.meta({ description: 'Only deployments assigned to this workspace (admin keys); a workspace key sees those it may use.' }),
 });
 
-export const deploymentIdPathSchema = z.object({ deploymentId: z.string().meta({ description: 'Deployment id or slug.' }) });
+export const deploymentIdPathSchema = resourceIdPathSchema('deploymentId', 'Deployment id or slug.');
 
 export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
 export type DeploymentUpdate = z.infer<typeof deploymentUpdateSchema>;

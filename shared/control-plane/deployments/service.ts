@@ -3,8 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { DeploymentRepository, deploymentUsableBy, type DeploymentRecord } from '../../store/deployment-repository.js';
-import { SlugTakenError } from '../../store/slugged-record-repository.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { findVisibleRecord, notFoundByIdOrSlug, visibleToCaller } from '../resource/organisation-records.js';
+import { slugOf, withSlugConflict } from '../resource/slugs.js';
 import { findVisibleWorkspace, visibleWorkspaceIds } from '../workspaces/access.js';
 import { checkedDeploymentConfig, maskedConfig } from './config-check.js';
 import { forgetDeploymentSecret, sealDeploymentConfig } from './deployment-secrets.js';
@@ -14,10 +16,10 @@ import type { DeploymentCreate, DeploymentUpdate, DeploymentView } from './schem
  * Deployments belong to the organisation. An admin key manages all of them; a workspace key reads the ones its
  * workspace may use and manages the ones assigned to its workspace. Anything else is a 404.
  */
-export class DeploymentService {
+export class DeploymentService implements CrudService<DeploymentRecord, DeploymentCreate, DeploymentUpdate, DeploymentFilter> {
   constructor(private readonly repository = new DeploymentRepository()) {}
 
-  async create(principal: Principal, body: DeploymentCreate): Promise<DeploymentRecord> {
+  async create({ principal }: ResourceScope, body: DeploymentCreate): Promise<DeploymentRecord> {
     const workspaceId = await this.assignedWorkspace(principal, body.workspace_id);
     const configWorkspaceId = workspaceId ?? principal.workspaceId;
     const now = new Date().toISOString();
@@ -28,7 +30,7 @@ export class DeploymentService {
       workspace_id: workspaceId,
       config_workspace_id: configWorkspaceId,
       name: body.name,
-      slug: body.slug ?? slugOf(body.name),
+      slug: body.slug ?? slugOf(body.name, 'deployment'),
       type: body.type,
       config: await sealDeploymentConfig(await checkedDeploymentConfig(body.config, configWorkspaceId), { organisationId: principal.organisationId, deploymentId: id }),
       restricted_to_workspaces: await this.workspaceIds(principal, body.restricted_to_workspaces ?? []),
@@ -38,7 +40,7 @@ export class DeploymentService {
     };
     if (body.description !== undefined) record.description = body.description;
     try {
-      await withSlugConflict(record.slug, () => this.repository.create(record));
+      await withSlugConflict(record.slug, () => this.repository.create(record), slugTaken);
     } catch (error) {
       await forgetDeploymentSecret(record.config);
       throw error;
@@ -46,21 +48,19 @@ export class DeploymentService {
     return record;
   }
 
-  async get(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
-    const record = await this.find(principal.organisationId, idOrSlug);
-    if (!record || !visibleTo(principal, record)) throw deploymentNotFound(idOrSlug);
-    return record;
+  get({ principal }: ResourceScope, idOrSlug: string): Promise<DeploymentRecord> {
+    return findVisibleRecord(principal, idOrSlug, { repository: this.repository, noun: 'deployment', usableBy: usableByWorkspace });
   }
 
-  async list(principal: Principal, filter: { type?: string; workspaceId?: string }, page: PageRequest): Promise<Page<DeploymentView>> {
-    const workspaceId = filter.workspaceId === undefined ? undefined : (await findVisibleWorkspace(principal, filter.workspaceId)).id;
+  async list({ principal }: ResourceScope, page: PageRequest, filter: DeploymentFilter): Promise<Page<DeploymentView>> {
+    const workspaceId = filter.workspace_id === undefined ? undefined : (await findVisibleWorkspace(principal, filter.workspace_id)).id;
     const keep = (record: DeploymentRecord) =>
-      visibleTo(principal, record) && (filter.type === undefined || record.type === filter.type) && (workspaceId === undefined || record.workspace_id === workspaceId);
+      visibleToCaller(principal, record, (callerWorkspace) => usableByWorkspace(record, callerWorkspace)) && (filter.type === undefined || record.type === filter.type) && (workspaceId === undefined || record.workspace_id === workspaceId);
     const result = await this.repository.list(principal.organisationId, page.limit, page.startKey, keep);
     return toPage(result.items.map(presentDeployment), result.nextKey);
   }
 
-  async update(principal: Principal, idOrSlug: string, body: DeploymentUpdate): Promise<DeploymentRecord> {
+  async update({ principal }: ResourceScope, idOrSlug: string, body: DeploymentUpdate): Promise<DeploymentRecord> {
     const current = await this.managed(principal, idOrSlug);
     const workspaceId = body.workspace_id === undefined ? current.workspace_id : await this.assignedWorkspace(principal, body.workspace_id);
     const configWorkspaceId = workspaceId ?? current.config_workspace_id;
@@ -84,23 +84,23 @@ export class DeploymentService {
     if (body.config === undefined && workspaceId !== current.workspace_id && current.config.kind === 'saved') {
       await checkedDeploymentConfig({ id: current.config.id, ...(current.config.version ? { version: current.config.version } : {}) }, configWorkspaceId);
     }
-    const replaced = await withSlugConflict(next.slug, () => this.repository.replace(current, next)).catch(async (error: unknown) => {
+    const replaced = await withSlugConflict(next.slug, () => this.repository.replace(current, next), slugTaken).catch(async (error: unknown) => {
       if (next.config !== current.config) await forgetDeploymentSecret(next.config);
       throw error;
     });
     if (!replaced) {
       if (next.config !== current.config) await forgetDeploymentSecret(next.config);
-      throw deploymentNotFound(idOrSlug);
+      throw notFoundByIdOrSlug('deployment', idOrSlug);
     }
     forgetResolvedDeployment(principal.organisationId);
     if (next.config !== current.config) await forgetDeploymentSecret(current.config);
     return next;
   }
 
-  async delete(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
+  async delete({ principal }: ResourceScope, idOrSlug: string): Promise<DeploymentRecord> {
     const current = await this.managed(principal, idOrSlug);
     const deleted = await this.repository.delete(principal.organisationId, current.id);
-    if (!deleted) throw deploymentNotFound(idOrSlug);
+    if (!deleted) throw notFoundByIdOrSlug('deployment', idOrSlug);
     forgetResolvedDeployment(principal.organisationId);
     await forgetDeploymentSecret(deleted.config);
     return deleted;
@@ -108,16 +108,11 @@ export class DeploymentService {
 
   /** A deployment the caller may change: any of the organisation for an admin, its own workspace's for a workspace key. */
   private async managed(principal: Principal, idOrSlug: string): Promise<DeploymentRecord> {
-    const record = await this.get(principal, idOrSlug);
+    const record = await this.get({ principal, workspaceId: principal.workspaceId }, idOrSlug);
     if (principal.kind !== 'admin' && record.workspace_id !== principal.workspaceId) {
       throw new GatewayError(403, 'admin_required', 'This deployment is not assigned to your workspace; only an organisation admin key may change it');
     }
     return record;
-  }
-
-  private async find(organisationId: string, idOrSlug: string): Promise<DeploymentRecord | undefined> {
-    if (idOrSlug.length > 255) return undefined;
-    return (await this.repository.getBySlug(organisationId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? this.repository.get(organisationId, idOrSlug) : undefined);
   }
 
   /** `undefined` → the caller's workspace; null → organisation-wide (admin only); else a visible workspace's id. */
@@ -136,29 +131,18 @@ export class DeploymentService {
 
 }
 
-function visibleTo(principal: Principal, record: DeploymentRecord): boolean {
-  if (record.organisation_id !== principal.organisationId) return false;
-  return principal.kind === 'admin' || record.workspace_id === principal.workspaceId || deploymentUsableBy(record, principal.workspaceId);
+/** The list filter (`?type=`, `?workspace_id=`), validated by the definition's listFilter. */
+export interface DeploymentFilter {
+  type?: string;
+  workspace_id?: string;
 }
 
-export function deploymentNotFound(idOrSlug: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No deployment with id or slug '${idOrSlug.slice(0, 255)}'`);
+/** A workspace key sees the deployments assigned to its workspace and the ones it may use. */
+function usableByWorkspace(record: DeploymentRecord, workspaceId: string): boolean {
+  return record.workspace_id === workspaceId || deploymentUsableBy(record, workspaceId);
 }
 
-async function withSlugConflict<T>(slug: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof SlugTakenError) throw new GatewayError(409, 'slug_taken', `slug: a deployment with slug '${slug}' already exists in this organisation`, { param: 'slug' });
-    throw error;
-  }
-}
-
-/** A slug from a name: lower-case letters and digits joined by "-", at most 255 characters. */
-export function slugOf(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 255);
-  return slug || `deployment-${randomUUID().slice(0, 8)}`;
-}
+const slugTaken = (slug: string) => `slug: a deployment with slug '${slug}' already exists in this organisation`;
 
 export function presentDeployment(record: DeploymentRecord): DeploymentView {
   const view: DeploymentView = {

@@ -1,49 +1,37 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import * as z from 'zod';
 import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import { operationFamily } from '../operation-family.js';
 import { exportCreateSchema, exportIdPathSchema, exportSchema } from './schemas.js';
 
-const TAG = 'Observability';
+const exportOperations = operationFamily({ tag: 'Observability', scopes: ['logs:read'], featureFlags: ['DATA_EXPORTS_ENABLED'] });
 
 export const openApiOperations: OpenApiOperation[] = [
-  {
-    method: 'post',
+  exportOperations.post({
     path: '/v1/exports',
     operationId: 'createExport',
     summary: 'Export request logs (JSON Lines, Parquet or CSV)',
     description:
       'Takes the GET /v1/logs filters (metadata as an object) and a format; the log engine writes the file as a job of its own (DuckDB COPY locally, Athena UNLOAD on AWS), never inside this request. Poll GET /v1/exports/{id}. Each row is one row of the requests table (docs/observability.md); bodies kept in the blob store appear as `request_body_ref`/`response_body_ref`.',
-    tags: [TAG],
-    scopes: ['logs:read'],
-    featureFlags: ['DATA_EXPORTS_ENABLED'],
     body: exportCreateSchema,
-    responses: { '202': { description: 'The export, pending.', schema: exportSchema } },
-    errors: [400, 401, 403, 404],
-  },
-  {
-    method: 'get',
+    status: '202',
+    response: { description: 'The export, pending.', schema: exportSchema },
+  }),
+  exportOperations.get({
     path: '/v1/exports/{id}',
     operationId: 'getExport',
     summary: 'Get an export’s status and download URL',
-    tags: [TAG],
-    scopes: ['logs:read'],
-    featureFlags: ['DATA_EXPORTS_ENABLED'],
     pathParameters: exportIdPathSchema,
-    responses: { '200': { description: 'The export.', schema: exportSchema } },
-    errors: [401, 403, 404],
-  },
-  {
-    method: 'get',
+    response: { description: 'The export.', schema: exportSchema },
+  }),
+  exportOperations.get({
     path: '/v1/exports/{id}/download',
     operationId: 'downloadExport',
     summary: 'Download a completed export',
     description:
       'The file, streamed, with the same API key (where the engine hands out no URL of its own, e.g. locally). 409 export_not_ready until the export has completed; 404 export_file_not_found once its file is gone (retention); 403 export_usage_hidden when the export holds tokens and cost the caller may not see.',
-    tags: [TAG],
-    scopes: ['logs:read'],
-    featureFlags: ['DATA_EXPORTS_ENABLED'],
     pathParameters: exportIdPathSchema,
-    responses: { '200': { description: 'One request per line (JSON Lines), or the Parquet or CSV file.', contentType: 'application/x-ndjson', schema: z.string() } },
+    response: { description: 'One request per line (JSON Lines), or the Parquet or CSV file.', contentType: 'application/x-ndjson', schema: z.string() },
     errors: [401, 403, 404, 409],
-  },
+  }),
 ];

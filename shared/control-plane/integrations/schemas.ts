@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 import { tagsQueryField, tagsSchema } from './tags.js';
 
 /**
@@ -63,11 +64,9 @@ export const integrationSchema = z
   })
   .meta({ id: 'Integration' });
 
-export const integrationListSchema = z
-  .object({ object: z.literal('list'), data: z.array(integrationSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'IntegrationList' });
+export const integrationListSchema = resourceListSchema(integrationSchema, 'IntegrationList');
 
-export const integrationDeletedSchema = z.object({ object: z.literal('integration'), id: z.string(), deleted: z.literal(true) }).meta({ id: 'IntegrationDeleted' });
+export const integrationDeletedSchema = resourceDeletedSchema('integration', 'IntegrationDeleted');
 
 export const integrationListQuerySchema = z.object({
   tags: tagsQueryField,
@@ -76,7 +75,7 @@ export const integrationListQuerySchema = z.object({
   cursor: z.string().optional(),
 });
 
-export const integrationIdPathSchema = z.object({ integrationId: z.string().meta({ description: 'Integration id or slug.' }) });
+export const integrationIdPathSchema = resourceIdPathSchema('integrationId', 'Integration id or slug.');
 
 export type IntegrationCreate = z.infer<typeof integrationCreateSchema>;
 export type IntegrationUpdate = z.infer<typeof integrationUpdateSchema>;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { GatewayError } from '../../http/errors.js';
 import { forgetResolvedProviders } from '../../gateway/provider-target.js';
 import { logger } from '../../observability/logger.js';
 import {
@@ -13,9 +12,10 @@ import {
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import { guarded } from '../../store/secrets/guarded.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
-import { SlugTakenError } from '../../store/slugged-record-repository.js';
-import { slugOf } from '../deployments/service.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { findByIdOrSlug, findVisibleRecord, notFoundByIdOrSlug, visibleToCaller } from '../resource/organisation-records.js';
+import { slugOf, withSlugConflict } from '../resource/slugs.js';
 import { canonicalProvider, checkedCustomHost } from '../virtual-keys/virtual-key-rules.js';
 import { visibleWorkspaceIds } from '../workspaces/access.js';
 import type { IntegrationCreate, IntegrationUpdate, IntegrationView } from './schemas.js';
@@ -25,19 +25,19 @@ import { hasTags, readTagFilter } from './tags.js';
  * Integrations: organisation-level provider credentials. Admin keys manage them; a workspace key may read the
  * ones shared with its workspace. The credential only flows inward (body → secret store).
  */
-export class IntegrationService {
+export class IntegrationService implements CrudService<IntegrationRecord, IntegrationCreate, IntegrationUpdate, IntegrationFilter> {
   constructor(
     private readonly repository = integrationRepository(),
     private readonly secrets: () => SecretStore = secretStore,
   ) {}
 
-  async create(principal: Principal, body: IntegrationCreate): Promise<IntegrationRecord> {
+  async create({ principal }: ResourceScope, body: IntegrationCreate): Promise<IntegrationRecord> {
     const now = new Date().toISOString();
     const record: IntegrationRecord = {
       id: randomUUID(),
       organisation_id: principal.organisationId,
       name: body.name,
-      slug: body.slug ?? slugOf(body.name),
+      slug: body.slug ?? slugOf(body.name, 'integration'),
       provider: canonicalProvider(body.provider),
       tags: body.tags ?? {},
       shared_with_workspaces: await this.sharedWith(principal, body.shared_with_workspaces ?? []),
@@ -59,23 +59,22 @@ export class IntegrationService {
     return record;
   }
 
-  async get(principal: Principal, idOrSlug: string): Promise<IntegrationRecord> {
-    const record = await findIntegration(principal.organisationId, idOrSlug, this.repository);
-    if (!record || !(principal.kind === 'admin' || integrationSharedWith(record, principal.workspaceId))) throw integrationNotFound(idOrSlug);
-    return record;
+  get({ principal }: ResourceScope, idOrSlug: string): Promise<IntegrationRecord> {
+    return findVisibleRecord(principal, idOrSlug, { repository: this.repository, noun: 'integration', usableBy: integrationSharedWith });
   }
 
-  async list(principal: Principal, query: { tags?: string; provider?: string }, page: PageRequest): Promise<Page<IntegrationView>> {
+  async list({ principal }: ResourceScope, page: PageRequest, query: IntegrationFilter): Promise<Page<IntegrationView>> {
     const tags = readTagFilter(query.tags);
     const provider = query.provider === undefined ? undefined : canonicalProvider(query.provider);
     const keep = (record: IntegrationRecord) =>
-      (principal.kind === 'admin' || integrationSharedWith(record, principal.workspaceId)) && hasTags(record.tags, tags) && (provider === undefined || record.provider === provider);
+      visibleToCaller(principal, record, (workspaceId) => integrationSharedWith(record, workspaceId)) && hasTags(record.tags, tags) && (provider === undefined || record.provider === provider);
     const result = await this.repository.list(principal.organisationId, page.limit, page.startKey, keep);
     return toPage(result.items.map(presentIntegration), result.nextKey);
   }
 
-  async update(principal: Principal, idOrSlug: string, body: IntegrationUpdate): Promise<IntegrationRecord> {
-    const current = await this.get(principal, idOrSlug);
+  async update(at: ResourceScope, idOrSlug: string, body: IntegrationUpdate): Promise<IntegrationRecord> {
+    const { principal } = at;
+    const current = await this.get(at, idOrSlug);
     const next: IntegrationRecord = {
       ...current,
       name: body.name ?? current.name,
@@ -97,18 +96,18 @@ export class IntegrationService {
       next.credential_masked = masked(body.credential);
       await guarded(() => writeIntegrationSecret(this.secrets(), current.organisation_id, current.id, { api_key: body.credential! }));
     }
-    if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw integrationNotFound(idOrSlug);
+    if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw notFoundByIdOrSlug('integration', idOrSlug);
     forgetResolvedProviders();
     return next;
   }
 
   /** The credential first, then the record; providers enabling it stop working (their requests get a 400). */
-  async delete(principal: Principal, idOrSlug: string): Promise<IntegrationRecord> {
-    const current = await this.get(principal, idOrSlug);
+  async delete(at: ResourceScope, idOrSlug: string): Promise<IntegrationRecord> {
+    const current = await this.get(at, idOrSlug);
     await guarded(() => deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id));
-    const deleted = await this.repository.delete(principal.organisationId, current.id);
+    const deleted = await this.repository.delete(at.principal.organisationId, current.id);
     forgetResolvedProviders();
-    if (!deleted) throw integrationNotFound(idOrSlug);
+    if (!deleted) throw notFoundByIdOrSlug('integration', idOrSlug);
     return deleted;
   }
 
@@ -126,29 +125,20 @@ export class IntegrationService {
   }
 }
 
-export async function findIntegration(organisationId: string, idOrSlug: string, repository = integrationRepository()): Promise<IntegrationRecord | undefined> {
-  if (idOrSlug.length > 255) return undefined;
-  return (await repository.getBySlug(organisationId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? repository.get(organisationId, idOrSlug) : undefined);
+/** The list filter (`?tags=`, `?provider=`), validated by the definition's listFilter. */
+export interface IntegrationFilter {
+  tags?: string;
+  provider?: string;
 }
 
-export function integrationNotFound(idOrSlug: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No integration with id or slug '${idOrSlug.slice(0, 255)}'`);
+export function findIntegration(organisationId: string, idOrSlug: string, repository = integrationRepository()): Promise<IntegrationRecord | undefined> {
+  return findByIdOrSlug(repository, organisationId, idOrSlug);
 }
 
 /** The last four characters of a long credential, nothing of a short one. */
 function masked(credential: string): string {
   return credential.length >= 12 ? `****${credential.slice(-4)}` : '****';
 }
-
-async function withSlugConflict<T>(slug: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof SlugTakenError) throw new GatewayError(409, 'slug_taken', `slug: '${slug}' is already in use here`, { param: 'slug' });
-    throw error;
-  }
-}
-export { withSlugConflict };
 
 
 export function presentIntegration(record: IntegrationRecord): IntegrationView {

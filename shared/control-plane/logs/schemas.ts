@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { resourceListSchema } from '../resource/schema-helpers.js';
 
 /** Query and responses of GET /v1/logs, /v1/logs/{id}; types are inferred from these and docs/openapi.yaml generated. */
 
@@ -92,8 +93,6 @@ export const requestLogSchema = z
   })
   .meta({ id: 'RequestLog' });
 
-export const requestLogListSchema = z
-  .object({ object: z.literal('list'), data: z.array(requestLogSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'RequestLogList' });
+export const requestLogListSchema = resourceListSchema(requestLogSchema, 'RequestLogList');
 
 export type RequestLog = z.infer<typeof requestLogSchema>;

@@ -1,5 +1,6 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import { operationFamily } from '../operation-family.js';
 import {
   catalogListSchema,
   catalogModelSchema,
@@ -15,52 +16,47 @@ import {
 
 const SLASHES = 'Model ids holding `/` are sent as further path segments (up to four) or with the slash encoded as %2F.';
 
+// Any valid gw key reads the catalog: no scope, so never a 403.
+const catalog = operationFamily({ tag: 'Model catalog' });
+
 export const openApiOperations: OpenApiOperation[] = [
-  {
-    method: 'get',
+  catalog.list({
     path: '/v1/model-catalog',
     operationId: 'listModelCatalog',
     summary: 'List the model catalog',
     description: 'Models with pricing and capabilities from the pricing chain (memory → proxy → log store → local files → shipped data). Any valid gw key.',
-    tags: ['Model catalog'],
     query: catalogQuerySchema,
-    responses: { '200': { description: 'Every matching model.', schema: catalogListSchema } },
+    response: { description: 'Every matching model.', schema: catalogListSchema },
     errors: [400, 401],
-  },
-  {
-    method: 'get',
+  }),
+  catalog.get({
     path: '/v1/model-catalog/{provider}/{model}',
     operationId: 'getModelCatalogEntry',
     summary: 'Get one model of the catalog',
     description: `${SLASHES} Provider aliases are accepted; the model id matches exactly, then ignoring case.`,
-    tags: ['Model catalog'],
     pathParameters: catalogPathSchema,
-    responses: { '200': { description: 'The model.', schema: catalogModelSchema } },
+    response: { description: 'The model.', schema: catalogModelSchema },
     errors: [401, 404],
-  },
-  {
-    method: 'get',
+  }),
+  catalog.list({
     path: '/v1/models',
     operationId: 'listModels',
     summary: 'List models (OpenAI format)',
     description: 'The models of the providers the caller’s workspace reaches through its virtual keys and saved configs (every known model when it has neither), as OpenAI’s `models.list()` expects. Any valid gw key.',
-    tags: ['Model catalog'],
     query: modelsQuerySchema,
-    responses: { '200': { description: 'The models.', schema: openAIModelListSchema } },
+    response: { description: 'The models.', schema: openAIModelListSchema },
     errors: [400, 401],
-  },
-  {
-    method: 'get',
+  }),
+  catalog.get({
     path: '/v1/models/{model}',
     operationId: 'retrieveModel',
     summary: 'Retrieve a model (OpenAI format)',
     description: `The first reachable provider that has the model; <provider>/<model> picks the provider. ${SLASHES}`,
-    tags: ['Model catalog'],
     pathParameters: modelIdPathSchema,
     query: modelsQuerySchema,
-    responses: { '200': { description: 'The model.', schema: openAIModelSchema } },
+    response: { description: 'The model.', schema: openAIModelSchema },
     errors: [400, 401, 404],
-  },
+  }),
   {
     method: 'get',
     path: '/health',

@@ -1,6 +1,7 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
 import { POLICY_KINDS, type PolicyKind } from '../../store/policy-repository.js';
+import { operationFamily } from '../operation-family.js';
 import { POLICY_KIND_LABELS } from './policy-presenter.js';
 import {
   createRateLimitPolicySchema,
@@ -32,15 +33,17 @@ const KIND_DOCS: Record<PolicyKind, { title: string; plural: string; flags: stri
   },
 };
 
+/**
+ * The routes of one policy kind (policies/routes.ts): not the derived CRUD of a resource definition (create answers
+ * `{ id, object }`, a policy is archived rather than deleted, and a kind is switched by two flags).
+ */
 function operationsOf(kind: PolicyKind): OpenApiOperation[] {
   const { path: segment, label } = POLICY_KIND_LABELS[kind];
   const { title, plural, flags, create, update } = KIND_DOCS[kind];
   const base = `/v1/policies/${segment}`;
-  const common = { tags: [TAG], featureFlags: flags };
+  const policies = operationFamily({ tag: TAG, featureFlags: flags });
   return [
-    {
-      ...common,
-      method: 'post',
+    policies.post({
       path: base,
       operationId: `create${title}`,
       summary: `Create a ${label}`,
@@ -49,36 +52,28 @@ function operationsOf(kind: PolicyKind): OpenApiOperation[] {
         'workspace_id and organisation_id default to the API key’s; a workspace key naming another workspace gets a 404.',
       scopes: WRITE,
       body: create,
-      responses: { '201': { description: 'Created.', schema: policyCreatedSchema } },
-      errors: [400, 401, 403, 404],
-    },
-    {
-      ...common,
-      method: 'get',
+      status: '201',
+      response: { description: 'Created.', schema: policyCreatedSchema },
+    }),
+    policies.list({
       path: base,
       operationId: `list${plural}`,
       summary: `List ${label.replace('policy', 'policies')}`,
       description: 'Newest first. A workspace key sees its workspace; an admin key its whole organisation unless workspace_id narrows it.',
       scopes: LIST,
       query: listPoliciesQuerySchema,
-      responses: { '200': { description: 'One page of policies.', schema: policyListSchema } },
-      errors: [400, 401, 403, 404],
-    },
-    {
-      ...common,
-      method: 'get',
+      response: { description: 'One page of policies.', schema: policyListSchema },
+    }),
+    policies.get({
       path: `${base}/{id}`,
       operationId: `get${title}`,
       summary: `Get a ${label}`,
       description: 'Archived policies stay readable. Another workspace’s policy is a 404.',
       scopes: READ,
       pathParameters: policyIdPathSchema,
-      responses: { '200': { description: 'The policy.', schema: policySchema } },
-      errors: [401, 403, 404],
-    },
-    {
-      ...common,
-      method: 'put',
+      response: { description: 'The policy.', schema: policySchema },
+    }),
+    policies.put({
       path: `${base}/{id}`,
       operationId: `update${title}`,
       summary: `Update a ${label}`,
@@ -86,37 +81,30 @@ function operationsOf(kind: PolicyKind): OpenApiOperation[] {
       scopes: WRITE,
       pathParameters: policyIdPathSchema,
       body: update,
-      responses: { '200': { description: 'The updated policy.', schema: policySchema } },
+      response: { description: 'The updated policy.', schema: policySchema },
       errors: [400, 401, 403, 404, 409],
-    },
-    {
-      ...common,
-      method: 'post',
+    }),
+    policies.post({
       path: `${base}/{id}/archive`,
       operationId: `archive${title}`,
       summary: `Archive a ${label}`,
       description: 'The policy stays readable and is skipped by enforcement from now on. Archiving an archived policy changes nothing.',
       scopes: WRITE,
       pathParameters: policyIdPathSchema,
-      responses: { '200': { description: 'The archived policy.', schema: policySchema } },
+      response: { description: 'The archived policy.', schema: policySchema },
       errors: [401, 403, 404, 409],
-    },
+    }),
   ];
 }
 
 export const openApiOperations: OpenApiOperation[] = [
   ...POLICY_KINDS.flatMap(operationsOf),
-  {
-    method: 'get',
+  operationFamily({ tag: TAG, scopes: LIST, featureFlags: ['POLICY_ENABLED'] }).list({
     path: '/v1/policies/entities',
     operationId: 'listPolicyEntities',
     summary: 'List the API keys, workspaces and users linked to policies',
     description: 'Entities named by the conditions of the policies the caller may see (api_key, workspace_id and metadata._user values; * names nothing), with the policies naming each.',
-    tags: [TAG],
-    featureFlags: ['POLICY_ENABLED'],
-    scopes: LIST,
     query: listPolicyEntitiesQuerySchema,
-    responses: { '200': { description: 'One page of entities.', schema: policyEntityListSchema } },
-    errors: [400, 401, 403, 404],
-  },
+    response: { description: 'One page of entities.', schema: policyEntityListSchema },
+  }),
 ];

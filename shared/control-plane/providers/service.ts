@@ -3,20 +3,31 @@ import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { forgetResolvedProviders } from '../../gateway/provider-target.js';
 import { integrationRepository, integrationSharedWith, providerRepository, type IntegrationRecord, type ProviderRecord } from '../../store/integration-repository.js';
-import { findIntegration, withSlugConflict } from '../integrations/service.js';
+import { findIntegration } from '../integrations/service.js';
 import { bindsCaller, limitsSetBy, organisationLimitRefusal, providerLoosening } from '../organisation-limits.js';
 import { hasTags, readTagFilter } from '../integrations/tags.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import { findByIdOrSlug, notFoundByIdOrSlug } from '../resource/organisation-records.js';
+import { withSlugConflict } from '../resource/slugs.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
 
-/** Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace. */
-export class ProviderService {
+/** The list filter (`?tags=`), validated by the definition's listFilter. */
+export interface ProviderFilter {
+  tags?: string;
+}
+
+/**
+ * Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace.
+ * Results are views (a view names its integration's provider, which takes a read): the definition presents them as they are.
+ */
+export class ProviderService implements CrudService<ProviderView, ProviderCreate, ProviderUpdate, ProviderFilter> {
   constructor(
     private readonly repository = providerRepository(),
     private readonly integrations = integrationRepository(),
   ) {}
 
-  async create(principal: Principal, workspaceId: string, body: ProviderCreate): Promise<ProviderView> {
+  async create({ principal, workspaceId }: ResourceScope, body: ProviderCreate): Promise<ProviderView> {
     const integration = await findIntegration(principal.organisationId, body.integration_id, this.integrations);
     if (!integration || !integrationSharedWith(integration, workspaceId)) {
       throw new GatewayError(404, 'not_found', `integration_id: no integration '${body.integration_id.slice(0, 255)}' is shared with this workspace`, { param: 'integration_id' });
@@ -44,20 +55,20 @@ export class ProviderService {
     return presentProvider(record, integration);
   }
 
-  async get(workspaceId: string, idOrSlug: string): Promise<ProviderView> {
+  async get({ workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderView> {
     const record = await this.existing(workspaceId, idOrSlug);
     return presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id));
   }
 
-  async list(workspaceId: string, tagQuery: string | undefined, page: PageRequest): Promise<Page<ProviderView>> {
-    const tags = readTagFilter(tagQuery);
+  async list({ workspaceId }: ResourceScope, page: PageRequest, filter: ProviderFilter): Promise<Page<ProviderView>> {
+    const tags = readTagFilter(filter.tags);
     const result = await this.repository.list(workspaceId, page.limit, page.startKey, (record) => hasTags(record.tags, tags));
     const views: ProviderView[] = [];
     for (const record of result.items) views.push(presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id)));
     return toPage(views, result.nextKey);
   }
 
-  async update(principal: Principal, workspaceId: string, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
+  async update({ principal, workspaceId }: ResourceScope, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
     const current = await this.existing(workspaceId, idOrSlug);
     const next: ProviderRecord = {
       ...current,
@@ -84,13 +95,14 @@ export class ProviderService {
     return presentProvider(next, await this.integrations.get(next.organisation_id, next.integration_id));
   }
 
-  async delete(principal: Principal, workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
+  /** Answers the deleted provider's view (its id and slug are echoed and audited). */
+  async delete({ principal, workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderView> {
     const current = await this.existing(workspaceId, idOrSlug);
     if (bindsCaller(principal, current)) throw organisationLimitRefusal(`The provider '${current.slug}' cannot be deleted`);
     const deleted = await this.repository.delete(workspaceId, current.id);
     forgetResolvedProviders();
     if (!deleted) throw providerNotFound(idOrSlug);
-    return deleted;
+    return presentProvider(deleted, await this.integrations.get(deleted.organisation_id, deleted.integration_id));
   }
 
   /**
@@ -113,13 +125,12 @@ export class ProviderService {
 /** The fields that hold a provider's limits: writing one with an admin key makes them the organisation's. */
 const LIMIT_FIELDS = ['budget', 'rate_limits', 'models', 'enabled'] as const;
 
-export async function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
-  if (idOrSlug.length > 255) return undefined;
-  return (await repository.getBySlug(workspaceId, idOrSlug)) ?? (/^[0-9a-f-]{36}$/.test(idOrSlug) ? repository.get(workspaceId, idOrSlug) : undefined);
+export function findProvider(workspaceId: string, idOrSlug: string, repository = providerRepository()): Promise<ProviderRecord | undefined> {
+  return findByIdOrSlug(repository, workspaceId, idOrSlug);
 }
 
 function providerNotFound(idOrSlug: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No provider with id or slug '${idOrSlug.slice(0, 255)}' in this workspace`);
+  return notFoundByIdOrSlug('provider', idOrSlug, ' in this workspace');
 }
 
 export function presentProvider(record: ProviderRecord, integration: IntegrationRecord | undefined): ProviderView {

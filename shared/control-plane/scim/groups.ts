@@ -5,7 +5,7 @@ import { ScimRepository, type ScimGroupRecord } from '../../store/scim-repositor
 import { UserRepository } from '../../store/user-repository.js';
 import { SlugTakenError, WorkspaceRepository } from '../../store/workspace-repository.js';
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
-import { slugOf } from '../deployments/service.js';
+import { slugOf } from '../resource/slugs.js';
 import { applyPatch, patchRequestSchema } from './patch.js';
 import { applyFilter, GROUP_SCHEMA, listResponse, readScimPage, SCIM_PATH_PREFIX, ScimError, scimResponse } from './protocol.js';
 import type { ScimCall } from './scim-call.js';
@@ -119,7 +119,7 @@ export class ScimGroups {
 
   /** The workspace a new group links to: the one whose slug its name gives, or a new one. */
   private async workspaceFor(organisationId: string, displayName: string, now: string): Promise<string> {
-    const slug = slugOf(displayName).slice(0, 64);
+    const slug = slugOf(displayName, 'workspace').slice(0, 64);
     const existing = await this.workspaces.findWorkspaceIdBySlug(organisationId, slug);
     if (existing) return existing;
     const id = randomUUID();

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { requestLogSchema, spanSchema } from '../logs/schemas.js';
+import { resourceListSchema } from '../resource/schema-helpers.js';
 
 /** Responses of GET /v1/traces, /v1/traces/{traceId} and /v1/spans. */
 
@@ -17,9 +18,7 @@ export const traceSummarySchema = z
   })
   .meta({ id: 'TraceSummary' });
 
-export const traceSummaryListSchema = z
-  .object({ object: z.literal('list'), data: z.array(traceSummarySchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'TraceSummaryList' });
+export const traceSummaryListSchema = resourceListSchema(traceSummarySchema, 'TraceSummaryList');
 
 export const traceSchema = z
   .object({ object: z.literal('trace'), trace_id: z.string(), requests: z.array(requestLogSchema), spans: z.array(spanSchema.extend({ log_id: z.string(), trace_id: z.string() })) })
@@ -32,9 +31,7 @@ export const spanListQuerySchema = z.strictObject({
   workspace_id: z.string().min(1).max(128).optional(),
 });
 
-export const spanListSchema = z
-  .object({ object: z.literal('list'), data: z.array(spanSchema.extend({ log_id: z.string(), trace_id: z.string() })), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'SpanList' });
+export const spanListSchema = resourceListSchema(spanSchema.extend({ log_id: z.string(), trace_id: z.string() }), 'SpanList');
 
 export type TraceSummary = z.infer<typeof traceSummarySchema>;
 export type Trace = z.infer<typeof traceSchema>;
