@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Scope } from '../../auth/scopes.js';
 import type { FeatureFlag } from '../feature-flags.js';
@@ -51,7 +52,13 @@ export interface ResourceSchemas<Create extends z.ZodType, Update extends z.ZodT
   workspaceQuery?: z.ZodObject;
 }
 
-export interface ResourceDefinition<Stored extends { id: string } = { id: string }, Create extends z.ZodType = z.ZodType, Update extends z.ZodType = z.ZodType, Filter = unknown> {
+export interface ResourceDefinition<
+  Stored extends { id: string } = { id: string },
+  Create extends z.ZodType = z.ZodType,
+  Update extends z.ZodType = z.ZodType,
+  Filter = unknown,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> = CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+> {
   /** `virtual_key`: the `object` of a deleted response, the audit `resource_type`, and the audit action prefix. */
   kind: string;
   /** `/v1/virtual-keys`; a record is at `<path>/{<idParam>}`. */
@@ -72,7 +79,8 @@ export interface ResourceDefinition<Stored extends { id: string } = { id: string
   /** Methods that update a record (PATCH unless said otherwise), in the order they are registered and documented. */
   updateMethods?: ReadonlyArray<'PATCH' | 'PUT'>;
   schemas: ResourceSchemas<Create, Update>;
-  service: () => CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>;
+  /** Built once, on the first request (settings and stores are read only then). */
+  service: () => Service;
   present: (stored: Stored) => unknown;
   /** The list route's filter, from the query string (limit and cursor are read by pagination.ts). */
   listFilter?: (query: Record<string, string>) => Filter;
@@ -91,14 +99,14 @@ export interface ResourceDefinition<Stored extends { id: string } = { id: string
   /** The derived statuses: 409 on create and update (a slug or name conflict), 503 where the secret store is written. */
   errors?: { conflict?: boolean; secretStore?: boolean };
   /** Routes of the resource that are not CRUD, written by hand with the same helpers. */
-  extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Stored, Create, Update, Filter>) => void;
-  /** Their documentation (an OpenApiOperation each; see scripts/openapi/operation.ts). */
-  extraOperations?: readonly unknown[];
+  extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Service>) => void;
+  /** Their documentation (see scripts/openapi/operation.ts). */
+  extraOperations?: readonly OpenApiOperation[];
 }
 
 /** What hand-written routes of a resource share with the derived ones. */
-export interface ResourceHelpers<Stored, Create extends z.ZodType, Update extends z.ZodType, Filter> {
-  service: () => CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>;
+export interface ResourceHelpers<Service> {
+  service: () => Service;
   scopeOf: (call: ControlPlaneRequest, bodyWorkspace?: string) => Promise<ResourceScope>;
   checkedId: (call: ControlPlaneRequest) => string;
 }
@@ -107,9 +115,13 @@ export interface ResourceHelpers<Stored, Create extends z.ZodType, Update extend
 const DEFINITION = Symbol.for('gw.control-plane.resource-definition');
 
 /** Declares a resource; scripts/openapi finds definitions exported from `<resource>/resource.ts` by this mark. */
-export function defineResource<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter = undefined>(
-  definition: ResourceDefinition<Stored, Create, Update, Filter>,
-): ResourceDefinition<Stored, Create, Update, Filter> {
+export function defineResource<
+  Stored extends { id: string },
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Filter,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> = CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+>(definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): ResourceDefinition<Stored, Create, Update, Filter, Service> {
   return Object.defineProperty(definition, DEFINITION, { value: true });
 }
 

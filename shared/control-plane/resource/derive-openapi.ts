@@ -9,7 +9,10 @@ import type { OperationDoc } from './operation-doc.js';
  * operations. Scopes, parameters, bodies, responses and error statuses follow from the definition, so the
  * document says what the routes do; the definition's `docs` add the words and may override any derived field.
  */
-export function resourceOperations(definition: ResourceDefinition): OpenApiOperation[] {
+/** What the document needs of a definition: its data, none of its functions. */
+export type DocumentedResource = Pick<ResourceDefinition, 'path' | 'tag' | 'scopes' | 'schemas' | 'names' | 'docs' | 'workspace' | 'errors' | 'featureFlag' | 'updateMethods' | 'extraOperations'>;
+
+export function resourceOperations(definition: DocumentedResource): OpenApiOperation[] {
   const { path, tag, scopes, schemas, names, docs } = definition;
   const itemPath = `${path}/{${idParamOf(definition)}}`;
   const onRecord = definition.workspace === 'organisation' ? {} : { query: schemas.workspaceQuery };
@@ -84,6 +87,6 @@ export function resourceOperations(definition: ResourceDefinition): OpenApiOpera
       responses: { '200': { description: 'Deleted.', schema: schemas.deleted } },
       errors: [401, 403, 404, ...secretStore],
     }),
-    ...((definition.extraOperations ?? []) as OpenApiOperation[]),
+    ...(definition.extraOperations ?? []),
   ];
 }

@@ -18,10 +18,13 @@ import { parseSecretBearingBody } from './secret-bearing-body.js';
  * where the definition says so), then its hand-written extra routes. Every route checks its scope first, then
  * finds the workspace it acts on, then reads the id and the body; every mutation is audited, success or failure.
  */
-export function registerResource<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter>(
-  register: RouteRegistrar,
-  definition: ResourceDefinition<Stored, Create, Update, Filter>,
-): void {
+export function registerResource<
+  Stored extends { id: string },
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Filter,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+>(register: RouteRegistrar, definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): void {
   const { kind, path, scopes, schemas, present, audit } = definition;
   const idParam = idParamOf(definition);
   const itemPath = `${path}/{${idParam}}`;
@@ -29,10 +32,10 @@ export function registerResource<Stored extends { id: string }, Create extends z
   const route: RouteRegistrar = flag ? (method, pattern, handler) => register(method, pattern, gatedBy(flag, handler)) : register;
   const parseBody = definition.secretBearingBody ? parseSecretBearingBody : parseJsonBody;
 
-  let built: CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> | undefined;
+  let built: Service | undefined;
   // Built on first use: settings (and so stores and secret stores) are read only once a request arrives.
   const service = () => (built ??= definition.service());
-  const helpers: ResourceHelpers<Stored, Create, Update, Filter> = {
+  const helpers: ResourceHelpers<Service> = {
     service,
     scopeOf: (call, bodyWorkspace) => scopeOf(definition.workspace, call, bodyWorkspace),
     checkedId: (call) => {
