@@ -8,7 +8,6 @@ import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
-import { registerProviderRoutes } from './providers/routes.js';
 import { registerScimRoutes } from './scim/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
 import { registerTraceRoutes } from './traces/routes.js';
@@ -20,6 +19,7 @@ import { virtualKeyResource } from './virtual-keys/resource.js';
 import { deploymentResource } from './deployments/resource.js';
 import { integrationResource } from './integrations/resource.js';
 import { mcpServerResource } from './mcp-servers/resource.js';
+import { providerResource } from './providers/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -39,7 +39,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerModelCatalogRoutes(register);
   registerResource(register, deploymentResource);
   registerResource(register, integrationResource);
-  registerProviderRoutes(register);
+  registerResource(register, providerResource);
   registerScimRoutes(register);
   // Observability read side (docs/observability.md).
   registerLogRoutes(register);

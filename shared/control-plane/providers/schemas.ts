@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { workspaceQueryField } from '../query-schemas.js';
 import { tagsQueryField, tagsSchema } from '../integrations/tags.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
 /**
  * Bodies and responses of /v1/providers: a workspace's enablement of an integration, with an optional model
@@ -83,11 +84,9 @@ export const providerSchema = z
   })
   .meta({ id: 'Provider' });
 
-export const providerListSchema = z
-  .object({ object: z.literal('list'), data: z.array(providerSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'ProviderList' });
+export const providerListSchema = resourceListSchema(providerSchema, 'ProviderList');
 
-export const providerDeletedSchema = z.object({ object: z.literal('provider'), id: z.string(), deleted: z.literal(true) }).meta({ id: 'ProviderDeleted' });
+export const providerDeletedSchema = resourceDeletedSchema('provider', 'ProviderDeleted');
 
 export const providerWorkspaceQuerySchema = z.object({ workspace_id: workspaceQueryField });
 
@@ -98,7 +97,7 @@ export const providerListQuerySchema = z.object({
   workspace_id: workspaceQueryField,
 });
 
-export const providerIdPathSchema = z.object({ providerId: z.string().meta({ description: 'Provider id or slug.' }) });
+export const providerIdPathSchema = resourceIdPathSchema('providerId', 'Provider id or slug.');
 
 export type ProviderCreate = z.infer<typeof providerCreateSchema>;
 export type ProviderUpdate = z.infer<typeof providerUpdateSchema>;

@@ -7,18 +7,30 @@ import { findIntegration } from '../integrations/service.js';
 import { bindsCaller, limitsSetBy, organisationLimitRefusal, providerLoosening } from '../organisation-limits.js';
 import { hasTags, readTagFilter } from '../integrations/tags.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { findByIdOrSlug, notFoundByIdOrSlug } from '../resource/organisation-records.js';
 import { withSlugConflict } from '../resource/slugs.js';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
 
+/**
+ * What the routes get back: the view (it names the integration's provider) after a create, get or update; the
+ * deleted record after a delete.
+ */
+export type ProviderResult = ProviderView | ProviderRecord;
+
+/** The list filter (`?tags=`), validated by the definition's listFilter. */
+export interface ProviderFilter {
+  tags?: string;
+}
+
 /** Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace. */
-export class ProviderService {
+export class ProviderService implements CrudService<ProviderResult, ProviderCreate, ProviderUpdate, ProviderFilter> {
   constructor(
     private readonly repository = providerRepository(),
     private readonly integrations = integrationRepository(),
   ) {}
 
-  async create(principal: Principal, workspaceId: string, body: ProviderCreate): Promise<ProviderView> {
+  async create({ principal, workspaceId }: ResourceScope, body: ProviderCreate): Promise<ProviderView> {
     const integration = await findIntegration(principal.organisationId, body.integration_id, this.integrations);
     if (!integration || !integrationSharedWith(integration, workspaceId)) {
       throw new GatewayError(404, 'not_found', `integration_id: no integration '${body.integration_id.slice(0, 255)}' is shared with this workspace`, { param: 'integration_id' });
@@ -46,20 +58,20 @@ export class ProviderService {
     return presentProvider(record, integration);
   }
 
-  async get(workspaceId: string, idOrSlug: string): Promise<ProviderView> {
+  async get({ workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderView> {
     const record = await this.existing(workspaceId, idOrSlug);
     return presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id));
   }
 
-  async list(workspaceId: string, tagQuery: string | undefined, page: PageRequest): Promise<Page<ProviderView>> {
-    const tags = readTagFilter(tagQuery);
+  async list({ workspaceId }: ResourceScope, page: PageRequest, filter: ProviderFilter): Promise<Page<ProviderView>> {
+    const tags = readTagFilter(filter.tags);
     const result = await this.repository.list(workspaceId, page.limit, page.startKey, (record) => hasTags(record.tags, tags));
     const views: ProviderView[] = [];
     for (const record of result.items) views.push(presentProvider(record, await this.integrations.get(record.organisation_id, record.integration_id)));
     return toPage(views, result.nextKey);
   }
 
-  async update(principal: Principal, workspaceId: string, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
+  async update({ principal, workspaceId }: ResourceScope, idOrSlug: string, body: ProviderUpdate): Promise<ProviderView> {
     const current = await this.existing(workspaceId, idOrSlug);
     const next: ProviderRecord = {
       ...current,
@@ -86,7 +98,7 @@ export class ProviderService {
     return presentProvider(next, await this.integrations.get(next.organisation_id, next.integration_id));
   }
 
-  async delete(principal: Principal, workspaceId: string, idOrSlug: string): Promise<ProviderRecord> {
+  async delete({ principal, workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderRecord> {
     const current = await this.existing(workspaceId, idOrSlug);
     if (bindsCaller(principal, current)) throw organisationLimitRefusal(`The provider '${current.slug}' cannot be deleted`);
     const deleted = await this.repository.delete(workspaceId, current.id);

@@ -16,7 +16,8 @@ import { parseSecretBearingBody } from './secret-bearing-body.js';
 /**
  * Registers a resource's routes from its definition: `POST|GET <path>` and `GET|PATCH|DELETE <path>/{id}` (PUT too
  * where the definition says so), then its hand-written extra routes. Every route checks its scope first, then
- * finds the workspace it acts on, then reads the id and the body; every mutation is audited, success or failure.
+ * finds the workspace it acts on (a list validates its filter before), then reads the id and the body; every
+ * mutation is audited, success or failure.
  */
 export function registerResource<
   Stored extends { id: string },
@@ -70,8 +71,8 @@ export function registerResource<
 
   route('GET', path, async (call) => {
     requireListScope(call.principal, scopes.read);
-    const at = await helpers.scopeOf(call);
     const filter = definition.listFilter ? definition.listFilter(call.request.query) : (undefined as Filter);
+    const at = await helpers.scopeOf(call);
     return jsonResponse(200, await service().list(at, readPageRequest(call.request), filter));
   });
 
