@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
 import { requireScope } from '../authorization.js';
-import { defineResource } from '../resource/define-resource.js';
+import { defineResource, readWriteScopes } from '../resource/define-resource.js';
 import {
   mcpServerCreateSchema,
   mcpServerDeletedSchema,
@@ -28,9 +28,9 @@ const METADATA_PATH = '/v1/mcp-servers/{serverId}/metadata';
 export const mcpServerResource = defineResource({
   kind: 'mcp_server',
   path: '/v1/mcp-servers',
-  names: { singular: 'MCP server', plural: 'MCP servers', operation: 'McpServer', operations: 'McpServers' },
+  names: { singular: 'MCP server', plural: 'MCP servers' },
   tag: TAG,
-  scopes: { read: 'mcp_servers:read', create: 'mcp_servers:write', update: 'mcp_servers:write', delete: 'mcp_servers:write' },
+  scopes: readWriteScopes('mcp_servers'),
   workspace: 'query-or-body',
   secretBearingBody: true,
   schemas: {

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource/define-resource.js';
+import { defineResource, readWriteScopes } from '../resource/define-resource.js';
 import { validate } from '../validation.js';
 import {
   providerCreateSchema,
@@ -19,9 +19,8 @@ import { ProviderService, type ProviderResult } from './service.js';
 export const providerResource = defineResource({
   kind: 'provider',
   path: '/v1/providers',
-  names: { singular: 'provider', plural: 'providers', operation: 'Provider', operations: 'Providers' },
   tag: 'Providers',
-  scopes: { read: 'providers:read', create: 'providers:write', update: 'providers:write', delete: 'providers:write' },
+  scopes: readWriteScopes('providers'),
   workspace: 'query',
   schemas: {
     create: providerCreateSchema,

@@ -65,10 +65,11 @@ export interface ResourceDefinition<
   path: string;
   /** Ids (or slugs) outside this pattern cannot exist: they are a 404 before any store read. */
   idPattern?: RegExp;
-  /** Names in messages and docs: `virtual key` / `virtual keys`, and `VirtualKey` / `VirtualKeys` for operationIds. */
-  names: { singular: string; plural: string; operation: string; operations: string };
+  /** Names in messages and docs, derived from `kind` unless given (see namesOf). */
+  names?: Partial<ResourceNames>;
   tag: string;
-  scopes: { read: Scope; create: Scope; update: Scope; delete: Scope };
+  /** `readWriteScopes('virtual_keys')` for the usual `<resource>:read` + `<resource>:write`. */
+  scopes: ResourceScopes;
   /** Set when only organisation admin keys may change the resource: the operation named in the 403. */
   writesNeedOrganisationAdmin?: string;
   workspace: WorkspaceSource;
@@ -127,6 +128,40 @@ export function defineResource<
 
 export function isResourceDefinition(value: unknown): value is ResourceDefinition {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
+}
+
+export interface ResourceScopes {
+  read: Scope;
+  create: Scope;
+  update: Scope;
+  delete: Scope;
+}
+
+/** `virtual_keys` for `virtual_keys:read` and `virtual_keys:write`: the prefixes that have both scopes. */
+type PrefixOfReadScope<S> = S extends `${infer Prefix}:read` ? (`${Prefix}:write` extends Scope ? Prefix : never) : never;
+type ReadWritePrefix = PrefixOfReadScope<Scope>;
+
+/** Reads need `<prefix>:read` (lists also take `<prefix>:list`); every change needs `<prefix>:write`. */
+export function readWriteScopes(prefix: ReadWritePrefix): ResourceScopes {
+  const write = `${prefix}:write` as Scope;
+  return { read: `${prefix}:read` as Scope, create: write, update: write, delete: write };
+}
+
+export interface ResourceNames {
+  /** In messages and response descriptions: `virtual key`, `virtual keys`. */
+  singular: string;
+  plural: string;
+  /** In operationIds: `createVirtualKey`, `listVirtualKeys`. */
+  operation: string;
+  operations: string;
+}
+
+/** `virtual_key` → `virtual key` / `virtual keys` / `VirtualKey` / `VirtualKeys`; what the definition names wins. */
+export function namesOf(definition: Pick<ResourceDefinition, 'kind' | 'names'>): ResourceNames {
+  const words = definition.kind.split('_');
+  const singular = definition.names?.singular ?? words.join(' ');
+  const operation = definition.names?.operation ?? words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return { singular, plural: definition.names?.plural ?? `${singular}s`, operation, operations: definition.names?.operations ?? `${operation}s` };
 }
 
 /** The path parameter's name: the one key of `schemas.idPath`. */

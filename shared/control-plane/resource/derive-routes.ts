@@ -10,7 +10,7 @@ import { readPageRequest } from '../pagination.js';
 import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
-import { idParamOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
+import { idParamOf, namesOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
 import { parseSecretBearingBody } from './secret-bearing-body.js';
 
 /**
@@ -41,7 +41,7 @@ export function registerResource<
     scopeOf: (call, bodyWorkspace) => scopeOf(definition.workspace, call, bodyWorkspace),
     checkedId: (call) => {
       const id = call.params[idParam];
-      if (definition.idPattern && !definition.idPattern.test(id)) throw notFound(definition.names.singular, id.slice(0, 128));
+      if (definition.idPattern && !definition.idPattern.test(id)) throw notFound(namesOf(definition).singular, id.slice(0, 128));
       return id;
     },
   };
