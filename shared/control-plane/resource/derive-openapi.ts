@@ -30,7 +30,7 @@ export function resourceOperations(definition: DocumentedResource): OpenApiOpera
       tags: [tag],
       ...(definition.featureFlag ? { featureFlags: [definition.featureFlag] } : {}),
       ...overrides,
-      responses,
+      responses: overrides.responses ?? responses,
     };
     return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as OpenApiOperation;
   };
