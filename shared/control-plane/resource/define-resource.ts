@@ -11,7 +11,7 @@ import type { OperationDoc } from './operation-doc.js';
  * One control-plane resource, defined once: its path, scopes, schemas, audit names and service. The routes
  * (derive-routes.ts) and the OpenAPI operations (derive-openapi.ts) are derived from it; what differs between
  * resources is written in the definition, by hand (extra routes, list filters, audit details, descriptions).
- * docs/architecture.md, "Control-plane resources: one definition", shows a whole one.
+ * docs/architecture.md, "Control-plane resources: one definition", shows one (abridged).
  */
 
 /** Where a call acts: the caller, and the workspace it acts on (its own, or the one an admin key named). */
