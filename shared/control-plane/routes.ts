@@ -7,7 +7,6 @@ import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
-import { registerMcpServerRoutes } from './mcp-servers/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
 import { registerScimRoutes } from './scim/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
@@ -19,6 +18,7 @@ import { registerResource } from './resource/derive-routes.js';
 import { virtualKeyResource } from './virtual-keys/resource.js';
 import { deploymentResource } from './deployments/resource.js';
 import { integrationResource } from './integrations/resource.js';
+import { mcpServerResource } from './mcp-servers/resource.js';
 import { providerResource } from './providers/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
@@ -35,7 +35,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerResource(register, virtualKeyResource);
   registerPromptRoutes(register);
   registerGuardrailRoutes(register);
-  registerMcpServerRoutes(register);
+  registerResource(register, mcpServerResource);
   registerModelCatalogRoutes(register);
   registerResource(register, deploymentResource);
   registerResource(register, integrationResource);

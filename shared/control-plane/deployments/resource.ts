@@ -21,7 +21,6 @@ const SCOPE_NOTE = 'A workspace key sees the deployments its workspace may use a
 export const deploymentResource = defineResource({
   kind: 'deployment',
   path: '/v1/deployments',
-  names: { singular: 'deployment', plural: 'deployments', operation: 'Deployment', operations: 'Deployments' },
   tag: 'Deployments',
   scopes: { read: 'deployments:read', create: 'deployments:create', update: 'deployments:update', delete: 'deployments:delete' },
   workspace: 'organisation',

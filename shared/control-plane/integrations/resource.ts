@@ -1,4 +1,4 @@
-import { defineResource } from '../resource/define-resource.js';
+import { defineResource, readWriteScopes } from '../resource/define-resource.js';
 import { validate } from '../validation.js';
 import {
   integrationCreateSchema,
@@ -22,9 +22,8 @@ const ADMIN = 'Changes need an organisation admin key.';
 export const integrationResource = defineResource({
   kind: 'integration',
   path: '/v1/integrations',
-  names: { singular: 'integration', plural: 'integrations', operation: 'Integration', operations: 'Integrations' },
   tag: 'Integrations',
-  scopes: { read: 'integrations:read', create: 'integrations:write', update: 'integrations:write', delete: 'integrations:write' },
+  scopes: readWriteScopes('integrations'),
   writesNeedOrganisationAdmin: 'Managing integrations',
   workspace: 'organisation',
   secretBearingBody: true,

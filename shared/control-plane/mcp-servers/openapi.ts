@@ -1,104 +1,14 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
+// The MCP gateway's routes (served by the gateway, shared/mcp/); the /v1/mcp-servers routes derive from resource.ts.
 import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
-import {
-  jsonRpcMessageSchema,
-  mcpGatewayPathSchema,
-  mcpServerCreateSchema,
-  mcpServerDeletedSchema,
-  mcpServerIdPathSchema,
-  mcpServerListQuerySchema,
-  mcpServerListSchema,
-  mcpServerMetadataQuerySchema,
-  mcpServerMetadataSchema,
-  mcpServerSchema,
-  mcpServerUpdateSchema,
-  mcpServerWorkspaceQuerySchema,
-} from './schemas.js';
+import { jsonRpcMessageSchema, mcpGatewayPathSchema } from './schemas.js';
 
-const TAG = 'MCP servers';
-const NEVER_RETURNED = 'The credential goes to the secret store and is never returned by any API.';
 const SESSION_HEADERS = [
   { name: 'mcp-session-id', description: 'The MCP session, as the server assigned it on initialize (relayed both ways).' },
   { name: 'mcp-protocol-version', description: 'The negotiated MCP protocol version (relayed).' },
 ];
 
 export const openApiOperations: OpenApiOperation[] = [
-  {
-    method: 'post',
-    path: '/v1/mcp-servers',
-    operationId: 'createMcpServer',
-    summary: 'Register an MCP server',
-    description: `Runs the MCP handshake (initialize + tools/list) at once: sync_status says whether gw reached the server. The URL follows the custom-host address rules. ${NEVER_RETURNED}`,
-    tags: [TAG],
-    scopes: ['mcp_servers:write'],
-    body: mcpServerCreateSchema,
-    responses: { '201': { description: 'The server (credential masked).', schema: mcpServerSchema } },
-    errors: [400, 401, 403, 404, 409, 503],
-  },
-  {
-    method: 'get',
-    path: '/v1/mcp-servers',
-    operationId: 'listMcpServers',
-    summary: 'List MCP servers',
-    description: 'The workspace’s servers, newest first, with title, description, icons, server name and version, protocol version and sync status.',
-    tags: [TAG],
-    scopes: ['mcp_servers:read', 'mcp_servers:list'],
-    query: mcpServerListQuerySchema,
-    responses: { '200': { description: 'One page of servers.', schema: mcpServerListSchema } },
-    errors: [400, 401, 403, 404],
-  },
-  {
-    method: 'get',
-    path: '/v1/mcp-servers/{serverId}',
-    operationId: 'getMcpServer',
-    summary: 'Get an MCP server',
-    description: `By id or slug; another workspace’s server is a 404. ${NEVER_RETURNED}`,
-    tags: [TAG],
-    scopes: ['mcp_servers:read'],
-    pathParameters: mcpServerIdPathSchema,
-    query: mcpServerWorkspaceQuerySchema,
-    responses: { '200': { description: 'The server.', schema: mcpServerSchema } },
-    errors: [401, 403, 404],
-  },
-  {
-    method: 'get',
-    path: '/v1/mcp-servers/{serverId}/metadata',
-    operationId: 'getMcpServerMetadata',
-    summary: 'Get an MCP server’s metadata',
-    description: 'What the server’s own initialize and tools/list said, cached; ?refresh=true runs the handshake again. Each tool says whether the allow/deny rules let clients reach it.',
-    tags: [TAG],
-    scopes: ['mcp_servers:read'],
-    pathParameters: mcpServerIdPathSchema,
-    query: mcpServerMetadataQuerySchema,
-    responses: { '200': { description: 'The metadata.', schema: mcpServerMetadataSchema } },
-    errors: [400, 401, 403, 404],
-  },
-  {
-    method: 'patch',
-    path: '/v1/mcp-servers/{serverId}',
-    operationId: 'updateMcpServer',
-    summary: 'Update an MCP server',
-    description: 'auth replaces the stored credential; tools: null removes the rules. A new url or auth (or a server not synced) runs the handshake again.',
-    tags: [TAG],
-    scopes: ['mcp_servers:write'],
-    pathParameters: mcpServerIdPathSchema,
-    query: mcpServerWorkspaceQuerySchema,
-    body: mcpServerUpdateSchema,
-    responses: { '200': { description: 'The updated server.', schema: mcpServerSchema } },
-    errors: [400, 401, 403, 404, 409, 503],
-  },
-  {
-    method: 'delete',
-    path: '/v1/mcp-servers/{serverId}',
-    operationId: 'deleteMcpServer',
-    summary: 'Delete an MCP server and its stored credential',
-    tags: [TAG],
-    scopes: ['mcp_servers:write'],
-    pathParameters: mcpServerIdPathSchema,
-    query: mcpServerWorkspaceQuerySchema,
-    responses: { '200': { description: 'Deleted.', schema: mcpServerDeletedSchema } },
-    errors: [401, 403, 404, 503],
-  },
   {
     method: 'post',
     path: '/v1/mcp/{server}',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
 /**
  * Bodies and responses of /v1/mcp-servers. The auth block's secret (a bearer token or a header value) goes to the
@@ -119,13 +120,11 @@ export const mcpServerMetadataSchema = z
   })
   .meta({ id: 'McpServerMetadata' });
 
-export const mcpServerDeletedSchema = z.object({ object: z.literal('mcp_server'), id: z.string(), deleted: z.literal(true) }).meta({ id: 'McpServerDeleted' });
+export const mcpServerDeletedSchema = resourceDeletedSchema('mcp_server', 'McpServerDeleted');
 
-export const mcpServerListSchema = z
-  .object({ object: z.literal('list'), data: z.array(mcpServerSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'McpServerList' });
+export const mcpServerListSchema = resourceListSchema(mcpServerSchema, 'McpServerList');
 
-export const mcpServerIdPathSchema = z.object({ serverId: z.string().meta({ description: 'The MCP server id (or its slug).' }) });
+export const mcpServerIdPathSchema = resourceIdPathSchema('serverId', 'The MCP server id (or its slug).');
 export const mcpServerWorkspaceQuerySchema = workspaceQuerySchema;
 export const mcpServerListQuerySchema = workspaceListQuerySchema;
 export const mcpServerMetadataQuerySchema = workspaceQuerySchema.extend({

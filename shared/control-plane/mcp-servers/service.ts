@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../http/errors.js';
 import { logger } from '../../observability/logger.js';
 import { deleteMcpServerSecret, writeMcpServerSecret } from '../../mcp/credentials.js';
 import { findMcpServer } from '../../mcp/lookup.js';
@@ -7,24 +6,27 @@ import { checkedMcpServerUrl } from '../../mcp/outbound.js';
 import { syncedRecord } from '../../mcp/sync.js';
 import { isToolAllowed } from '../../mcp/tool-rules.js';
 import type { McpServerRecord, McpServerSecret } from '../../mcp/types.js';
-import { McpServerRepository, SlugTakenError } from '../../store/mcp-server-repository.js';
+import { McpServerRepository } from '../../store/mcp-server-repository.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { notFound } from '../authorization.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { withSlugConflict } from '../resource/slugs.js';
 import type { McpServerAuth, McpServerCreate, McpServerMetadataView, McpServerUpdate, McpServerView } from './schemas.js';
 
 /**
  * MCP servers: the record (with the cached handshake) in DynamoDB, the credential in the SecretStore. A create or
  * an update runs the handshake at once, so the answer already says whether gw can reach the server.
  */
-export class McpServerService {
+export class McpServerService implements CrudService<McpServerRecord, McpServerCreate, McpServerUpdate, undefined> {
   constructor(
     private readonly repository = new McpServerRepository(),
     private readonly secrets: SecretStore = secretStore(),
   ) {}
 
-  async create(organisationId: string, workspaceId: string, body: McpServerCreate): Promise<McpServerView> {
+  async create({ principal, workspaceId }: ResourceScope, body: McpServerCreate): Promise<McpServerRecord> {
+    const organisationId = principal.organisationId;
     const url = checkedMcpServerUrl(body.url);
     const auth = body.auth ?? { type: 'none' };
     const now = new Date().toISOString();
@@ -45,24 +47,24 @@ export class McpServerService {
     // The secret first: a record without its secret would be a server gw cannot authenticate to.
     if (secret) await writeMcpServerSecret(this.secrets, workspaceId, record.id, secret);
     try {
-      await slugChecked(record.slug, () => this.repository.create(record));
+      await withSlugConflict(record.slug, () => this.repository.create(record), slugTaken);
     } catch (error) {
       if (secret) await this.forgetSecret(workspaceId, record.id);
       throw error;
     }
-    return toView(await this.sync(record, secret));
+    return this.sync(record, secret);
   }
 
-  async get(workspaceId: string, idOrSlug: string): Promise<McpServerView> {
-    return toView(await this.existing(workspaceId, idOrSlug));
+  get({ workspaceId }: ResourceScope, idOrSlug: string): Promise<McpServerRecord> {
+    return this.existing(workspaceId, idOrSlug);
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<McpServerView>> {
+  async list({ workspaceId }: ResourceScope, page: PageRequest): Promise<Page<McpServerView>> {
     const result = await this.repository.list(workspaceId, page.limit, page.startKey);
     return toPage(result.items.map(toView), result.nextKey);
   }
 
-  async update(workspaceId: string, idOrSlug: string, body: McpServerUpdate): Promise<McpServerView> {
+  async update({ workspaceId }: ResourceScope, idOrSlug: string, body: McpServerUpdate): Promise<McpServerRecord> {
     const current = await this.existing(workspaceId, idOrSlug);
     const record: McpServerRecord = {
       ...current,
@@ -79,18 +81,18 @@ export class McpServerService {
       if (secret) await writeMcpServerSecret(this.secrets, workspaceId, record.id, secret);
       else await deleteMcpServerSecret(this.secrets, workspaceId, record.id);
     }
-    const replaced = await slugChecked(record.slug, () => this.repository.replace(record, current.slug));
+    const replaced = await withSlugConflict(record.slug, () => this.repository.replace(record, current.slug), slugTaken);
     if (!replaced) {
       if (body.auth) await this.forgetSecret(workspaceId, record.id);
       throw notFound('MCP server', idOrSlug);
     }
     // Where the server is or how gw signs in changed: what it offers may have too.
     const resync = body.url !== undefined || body.auth !== undefined || current.sync_status !== 'synced';
-    return toView(resync ? await this.sync(record, secret) : record);
+    return resync ? this.sync(record, secret) : record;
   }
 
   /** Removes the credential first, then the record, so a half-finished delete never leaves a usable secret. */
-  async delete(workspaceId: string, idOrSlug: string): Promise<McpServerRecord> {
+  async delete({ workspaceId }: ResourceScope, idOrSlug: string): Promise<McpServerRecord> {
     const current = await this.existing(workspaceId, idOrSlug);
     await deleteMcpServerSecret(this.secrets, workspaceId, current.id);
     const deleted = await this.repository.delete(workspaceId, current.id);
@@ -156,14 +158,7 @@ export function slugFrom(name: string): string {
   return slug === '' || /^[0-9a-f]{8}-/.test(slug) ? `mcp-${randomUUID().slice(0, 8)}` : slug;
 }
 
-async function slugChecked<T>(slug: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof SlugTakenError) throw new GatewayError(409, 'slug_taken', `Another MCP server of this workspace has the slug '${slug}'`, { param: 'slug' });
-    throw error;
-  }
-}
+const slugTaken = (slug: string) => `Another MCP server of this workspace has the slug '${slug}'`;
 
 function describe(record: McpServerRecord) {
   const metadata = record.metadata;

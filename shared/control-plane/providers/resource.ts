@@ -1,4 +1,4 @@
-import { defineResource } from '../resource/define-resource.js';
+import { defineResource, readWriteScopes } from '../resource/define-resource.js';
 import { validate } from '../validation.js';
 import {
   providerCreateSchema,
@@ -10,19 +10,17 @@ import {
   providerUpdateSchema,
   providerWorkspaceQuerySchema,
 } from './schemas.js';
-import { ProviderService } from './service.js';
+import { ProviderService, type ProviderResult } from './service.js';
 
 /**
- * Providers (workspace level): `POST|GET /v1/providers`, `GET|PATCH|DELETE /v1/providers/{providerId}` (id or
- * slug). Admin keys may name another workspace with `?workspace_id=`. Scopes providers:read|list|write; audited.
- * The service answers views (they name the integration's provider), so presenting is the identity.
+ * Providers (workspace level): `POST|GET /v1/providers`, `GET|PATCH|DELETE /v1/providers/{providerId}` (id or slug).
+ * Admin keys may name another workspace with `?workspace_id=`. Scopes providers:read|list|write; audited.
  */
 export const providerResource = defineResource({
   kind: 'provider',
   path: '/v1/providers',
-  names: { singular: 'provider', plural: 'providers', operation: 'Provider', operations: 'Providers' },
   tag: 'Providers',
-  scopes: { read: 'providers:read', create: 'providers:write', update: 'providers:write', delete: 'providers:write' },
+  scopes: readWriteScopes('providers'),
   workspace: 'query',
   schemas: {
     create: providerCreateSchema,
@@ -35,11 +33,12 @@ export const providerResource = defineResource({
     workspaceQuery: providerWorkspaceQuerySchema,
   },
   service: () => new ProviderService(),
-  present: (view) => view,
+  // The service presents what it returns itself (a view needs the integration's provider, read from the store).
+  present: (result: ProviderResult) => result,
   listFilter: (query) => validate(providerListQuerySchema.pick({ tags: true }), { tags: query.tags }),
   audit: {
     created: (view) => ({ slug: view.slug, integration_id: view.integration_id }),
-    deleted: (view) => ({ slug: view.slug }),
+    deleted: (record) => ({ slug: record.slug }),
   },
   errors: { conflict: true },
   docs: {

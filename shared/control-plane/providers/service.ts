@@ -7,21 +7,24 @@ import { findIntegration } from '../integrations/service.js';
 import { bindsCaller, limitsSetBy, organisationLimitRefusal, providerLoosening } from '../organisation-limits.js';
 import { hasTags, readTagFilter } from '../integrations/tags.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { findByIdOrSlug, notFoundByIdOrSlug } from '../resource/organisation-records.js';
 import { withSlugConflict } from '../resource/slugs.js';
-import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import type { ProviderCreate, ProviderUpdate, ProviderView } from './schemas.js';
+
+/**
+ * What the routes get back: the view (it names the integration's provider) after a create, get or update; the
+ * deleted record after a delete.
+ */
+export type ProviderResult = ProviderView | ProviderRecord;
 
 /** The list filter (`?tags=`), validated by the definition's listFilter. */
 export interface ProviderFilter {
   tags?: string;
 }
 
-/**
- * Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace.
- * Results are views (a view names its integration's provider, which takes a read): the definition presents them as they are.
- */
-export class ProviderService implements CrudService<ProviderView, ProviderCreate, ProviderUpdate, ProviderFilter> {
+/** Providers: a workspace's enablement of an integration shared with it. Everything is scoped to one workspace. */
+export class ProviderService implements CrudService<ProviderResult, ProviderCreate, ProviderUpdate, ProviderFilter> {
   constructor(
     private readonly repository = providerRepository(),
     private readonly integrations = integrationRepository(),
@@ -95,14 +98,13 @@ export class ProviderService implements CrudService<ProviderView, ProviderCreate
     return presentProvider(next, await this.integrations.get(next.organisation_id, next.integration_id));
   }
 
-  /** Answers the deleted provider's view (its id and slug are echoed and audited). */
-  async delete({ principal, workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderView> {
+  async delete({ principal, workspaceId }: ResourceScope, idOrSlug: string): Promise<ProviderRecord> {
     const current = await this.existing(workspaceId, idOrSlug);
     if (bindsCaller(principal, current)) throw organisationLimitRefusal(`The provider '${current.slug}' cannot be deleted`);
     const deleted = await this.repository.delete(workspaceId, current.id);
     forgetResolvedProviders();
     if (!deleted) throw providerNotFound(idOrSlug);
-    return presentProvider(deleted, await this.integrations.get(deleted.organisation_id, deleted.integration_id));
+    return deleted;
   }
 
   /**

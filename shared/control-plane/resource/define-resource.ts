@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Scope } from '../../auth/scopes.js';
 import type { FeatureFlag } from '../feature-flags.js';
@@ -10,7 +11,7 @@ import type { OperationDoc } from './operation-doc.js';
  * One control-plane resource, defined once: its path, scopes, schemas, audit names and service. The routes
  * (derive-routes.ts) and the OpenAPI operations (derive-openapi.ts) are derived from it; what differs between
  * resources is written in the definition, by hand (extra routes, list filters, audit details, descriptions).
- * docs/architecture.md, "Control-plane resources: one definition", shows a whole one.
+ * docs/architecture.md, "Control-plane resources: one definition", shows one (abridged).
  */
 
 /** Where a call acts: the caller, and the workspace it acts on (its own, or the one an admin key named). */
@@ -51,17 +52,24 @@ export interface ResourceSchemas<Create extends z.ZodType, Update extends z.ZodT
   workspaceQuery?: z.ZodObject;
 }
 
-export interface ResourceDefinition<Stored extends { id: string } = { id: string }, Create extends z.ZodType = z.ZodType, Update extends z.ZodType = z.ZodType, Filter = unknown> {
+export interface ResourceDefinition<
+  Stored extends { id: string } = { id: string },
+  Create extends z.ZodType = z.ZodType,
+  Update extends z.ZodType = z.ZodType,
+  Filter = unknown,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> = CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+> {
   /** `virtual_key`: the `object` of a deleted response, the audit `resource_type`, and the audit action prefix. */
   kind: string;
   /** `/v1/virtual-keys`; a record is at `<path>/{<idParam>}`. */
   path: string;
   /** Ids (or slugs) outside this pattern cannot exist: they are a 404 before any store read. */
   idPattern?: RegExp;
-  /** Names in messages and docs: `virtual key` / `virtual keys`, and `VirtualKey` / `VirtualKeys` for operationIds. */
-  names: { singular: string; plural: string; operation: string; operations: string };
+  /** Names in messages and docs, derived from `kind` unless given (see namesOf). */
+  names?: Partial<ResourceNames>;
   tag: string;
-  scopes: { read: Scope; create: Scope; update: Scope; delete: Scope };
+  /** `readWriteScopes('virtual_keys')` for the usual `<resource>:read` + `<resource>:write`. */
+  scopes: ResourceScopes;
   /** Set when only organisation admin keys may change the resource: the operation named in the 403. */
   writesNeedOrganisationAdmin?: string;
   workspace: WorkspaceSource;
@@ -72,7 +80,8 @@ export interface ResourceDefinition<Stored extends { id: string } = { id: string
   /** Methods that update a record (PATCH unless said otherwise), in the order they are registered and documented. */
   updateMethods?: ReadonlyArray<'PATCH' | 'PUT'>;
   schemas: ResourceSchemas<Create, Update>;
-  service: () => CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>;
+  /** Built once, on the first request (settings and stores are read only then). */
+  service: () => Service;
   present: (stored: Stored) => unknown;
   /** The list route's filter, from the query string (limit and cursor are read by pagination.ts). */
   listFilter?: (query: Record<string, string>) => Filter;
@@ -91,14 +100,14 @@ export interface ResourceDefinition<Stored extends { id: string } = { id: string
   /** The derived statuses: 409 on create and update (a slug or name conflict), 503 where the secret store is written. */
   errors?: { conflict?: boolean; secretStore?: boolean };
   /** Routes of the resource that are not CRUD, written by hand with the same helpers. */
-  extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Stored, Create, Update, Filter>) => void;
-  /** Their documentation (an OpenApiOperation each; see scripts/openapi/operation.ts). */
-  extraOperations?: readonly unknown[];
+  extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Service>) => void;
+  /** Their documentation (see scripts/openapi/operation.ts). */
+  extraOperations?: readonly OpenApiOperation[];
 }
 
 /** What hand-written routes of a resource share with the derived ones. */
-export interface ResourceHelpers<Stored, Create extends z.ZodType, Update extends z.ZodType, Filter> {
-  service: () => CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>;
+export interface ResourceHelpers<Service> {
+  service: () => Service;
   scopeOf: (call: ControlPlaneRequest, bodyWorkspace?: string) => Promise<ResourceScope>;
   checkedId: (call: ControlPlaneRequest) => string;
 }
@@ -107,14 +116,52 @@ export interface ResourceHelpers<Stored, Create extends z.ZodType, Update extend
 const DEFINITION = Symbol.for('gw.control-plane.resource-definition');
 
 /** Declares a resource; scripts/openapi finds definitions exported from `<resource>/resource.ts` by this mark. */
-export function defineResource<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter = undefined>(
-  definition: ResourceDefinition<Stored, Create, Update, Filter>,
-): ResourceDefinition<Stored, Create, Update, Filter> {
+export function defineResource<
+  Stored extends { id: string },
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Filter,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> = CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+>(definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): ResourceDefinition<Stored, Create, Update, Filter, Service> {
   return Object.defineProperty(definition, DEFINITION, { value: true });
 }
 
 export function isResourceDefinition(value: unknown): value is ResourceDefinition {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
+}
+
+export interface ResourceScopes {
+  read: Scope;
+  create: Scope;
+  update: Scope;
+  delete: Scope;
+}
+
+/** `virtual_keys` for `virtual_keys:read` and `virtual_keys:write`: the prefixes that have both scopes. */
+type PrefixOfReadScope<S> = S extends `${infer Prefix}:read` ? (`${Prefix}:write` extends Scope ? Prefix : never) : never;
+type ReadWritePrefix = PrefixOfReadScope<Scope>;
+
+/** Reads need `<prefix>:read` (lists also take `<prefix>:list`); every change needs `<prefix>:write`. */
+export function readWriteScopes(prefix: ReadWritePrefix): ResourceScopes {
+  const write = `${prefix}:write` as Scope;
+  return { read: `${prefix}:read` as Scope, create: write, update: write, delete: write };
+}
+
+export interface ResourceNames {
+  /** In messages and response descriptions: `virtual key`, `virtual keys`. */
+  singular: string;
+  plural: string;
+  /** In operationIds: `createVirtualKey`, `listVirtualKeys`. */
+  operation: string;
+  operations: string;
+}
+
+/** `virtual_key` → `virtual key` / `virtual keys` / `VirtualKey` / `VirtualKeys`; what the definition names wins. */
+export function namesOf(definition: Pick<ResourceDefinition, 'kind' | 'names'>): ResourceNames {
+  const words = definition.kind.split('_');
+  const singular = definition.names?.singular ?? words.join(' ');
+  const operation = definition.names?.operation ?? words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return { singular, plural: definition.names?.plural ?? `${singular}s`, operation, operations: definition.names?.operations ?? `${operation}s` };
 }
 
 /** The path parameter's name: the one key of `schemas.idPath`. */

@@ -1,7 +1,7 @@
 // Documentation only: scripts/openapi/modules.ts calls it for every definition; never imported by a handler.
 import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
 import { listScopeOf } from '../../auth/scopes.js';
-import { idParamOf, type ResourceDefinition } from './define-resource.js';
+import { idParamOf, namesOf, type ResourceDefinition } from './define-resource.js';
 import type { OperationDoc } from './operation-doc.js';
 
 /**
@@ -9,8 +9,12 @@ import type { OperationDoc } from './operation-doc.js';
  * operations. Scopes, parameters, bodies, responses and error statuses follow from the definition, so the
  * document says what the routes do; the definition's `docs` add the words and may override any derived field.
  */
-export function resourceOperations(definition: ResourceDefinition): OpenApiOperation[] {
-  const { path, tag, scopes, schemas, names, docs } = definition;
+/** What the document needs of a definition: its data, none of its functions. */
+export type DocumentedResource = Pick<ResourceDefinition, 'kind' | 'path' | 'tag' | 'scopes' | 'schemas' | 'names' | 'docs' | 'workspace' | 'errors' | 'featureFlag' | 'updateMethods' | 'extraOperations'>;
+
+export function resourceOperations(definition: DocumentedResource): OpenApiOperation[] {
+  const { path, tag, scopes, schemas, docs } = definition;
+  const names = namesOf(definition);
   const itemPath = `${path}/{${idParamOf(definition)}}`;
   const onRecord = definition.workspace === 'organisation' ? {} : { query: schemas.workspaceQuery };
   const conflict = definition.errors?.conflict ? [409] : [];
@@ -26,11 +30,13 @@ export function resourceOperations(definition: ResourceDefinition): OpenApiOpera
       tags: [tag],
       ...(definition.featureFlag ? { featureFlags: [definition.featureFlag] } : {}),
       ...overrides,
-      responses,
+      responses: overrides.responses ?? responses,
     };
     return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as OpenApiOperation;
   };
 
+  const onItem = { path: itemPath, pathParameters: schemas.idPath, ...onRecord };
+  const answer = (status: string, description: string, schema: unknown) => ({ [status]: { description, schema } }) as OpenApiOperation['responses'];
   return [
     operation(docs.create, {
       method: 'post',
@@ -39,7 +45,7 @@ export function resourceOperations(definition: ResourceDefinition): OpenApiOpera
       scopes: [scopes.create],
       ...(definition.workspace === 'query' ? onRecord : {}),
       body: schemas.create,
-      responses: { '201': { description: `The ${names.singular}.`, schema: schemas.view } },
+      responses: answer('201', `The ${names.singular}.`, schemas.view),
       errors: [400, 401, 403, 404, ...conflict, ...secretStore],
     }),
     operation(docs.list, {
@@ -48,42 +54,22 @@ export function resourceOperations(definition: ResourceDefinition): OpenApiOpera
       operationId: `list${names.operations}`,
       scopes: listScope ? [scopes.read, listScope] : [scopes.read],
       query: schemas.listQuery,
-      responses: { '200': { description: `One page of ${names.plural}.`, schema: schemas.list } },
+      responses: answer('200', `One page of ${names.plural}.`, schemas.list),
       errors: listQueryNamesWorkspace ? [400, 401, 403, 404] : [400, 401, 403],
     }),
-    operation(docs.get, {
-      method: 'get',
-      path: itemPath,
-      operationId: `get${names.operation}`,
-      scopes: [scopes.read],
-      pathParameters: schemas.idPath,
-      ...onRecord,
-      responses: { '200': { description: `The ${names.singular}.`, schema: schemas.view } },
-      errors: [401, 403, 404],
-    }),
+    operation(docs.get, { method: 'get', ...onItem, operationId: `get${names.operation}`, scopes: [scopes.read], responses: answer('200', `The ${names.singular}.`, schemas.view), errors: [401, 403, 404] }),
     ...(definition.updateMethods ?? ['PATCH']).map((method) =>
       operation(docs.update, {
         method: method === 'PATCH' ? 'patch' : 'put',
-        path: itemPath,
+        ...onItem,
         operationId: `${method === 'PATCH' ? 'update' : 'replace'}${names.operation}`,
         scopes: [scopes.update],
-        pathParameters: schemas.idPath,
-        ...onRecord,
         body: schemas.update,
-        responses: { '200': { description: `The updated ${names.singular}.`, schema: schemas.view } },
+        responses: answer('200', `The updated ${names.singular}.`, schemas.view),
         errors: [400, 401, 403, 404, ...conflict, ...secretStore],
       }),
     ),
-    operation(docs.delete, {
-      method: 'delete',
-      path: itemPath,
-      operationId: `delete${names.operation}`,
-      scopes: [scopes.delete],
-      pathParameters: schemas.idPath,
-      ...onRecord,
-      responses: { '200': { description: 'Deleted.', schema: schemas.deleted } },
-      errors: [401, 403, 404, ...secretStore],
-    }),
-    ...((definition.extraOperations ?? []) as OpenApiOperation[]),
+    operation(docs.delete, { method: 'delete', ...onItem, operationId: `delete${names.operation}`, scopes: [scopes.delete], responses: answer('200', 'Deleted.', schemas.deleted), errors: [401, 403, 404, ...secretStore] }),
+    ...(definition.extraOperations ?? []),
   ];
 }

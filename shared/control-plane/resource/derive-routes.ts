@@ -10,18 +10,22 @@ import { readPageRequest } from '../pagination.js';
 import { parseJsonBody } from '../validation.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
-import { idParamOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
+import { idParamOf, namesOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
 import { parseSecretBearingBody } from './secret-bearing-body.js';
 
 /**
  * Registers a resource's routes from its definition: `POST|GET <path>` and `GET|PATCH|DELETE <path>/{id}` (PUT too
  * where the definition says so), then its hand-written extra routes. Every route checks its scope first, then
- * finds the workspace it acts on, then reads the id and the body; every mutation is audited, success or failure.
+ * finds the workspace it acts on (a list validates its filter before), then reads the id and the body; every
+ * mutation is audited, success or failure.
  */
-export function registerResource<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter>(
-  register: RouteRegistrar,
-  definition: ResourceDefinition<Stored, Create, Update, Filter>,
-): void {
+export function registerResource<
+  Stored extends { id: string },
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Filter,
+  Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
+>(register: RouteRegistrar, definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): void {
   const { kind, path, scopes, schemas, present, audit } = definition;
   const idParam = idParamOf(definition);
   const itemPath = `${path}/{${idParam}}`;
@@ -29,15 +33,15 @@ export function registerResource<Stored extends { id: string }, Create extends z
   const route: RouteRegistrar = flag ? (method, pattern, handler) => register(method, pattern, gatedBy(flag, handler)) : register;
   const parseBody = definition.secretBearingBody ? parseSecretBearingBody : parseJsonBody;
 
-  let built: CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> | undefined;
+  let built: Service | undefined;
   // Built on first use: settings (and so stores and secret stores) are read only once a request arrives.
   const service = () => (built ??= definition.service());
-  const helpers: ResourceHelpers<Stored, Create, Update, Filter> = {
+  const helpers: ResourceHelpers<Service> = {
     service,
     scopeOf: (call, bodyWorkspace) => scopeOf(definition.workspace, call, bodyWorkspace),
     checkedId: (call) => {
       const id = call.params[idParam];
-      if (definition.idPattern && !definition.idPattern.test(id)) throw notFound(definition.names.singular, id.slice(0, 128));
+      if (definition.idPattern && !definition.idPattern.test(id)) throw notFound(namesOf(definition).singular, id.slice(0, 128));
       return id;
     },
   };
@@ -67,8 +71,8 @@ export function registerResource<Stored extends { id: string }, Create extends z
 
   route('GET', path, async (call) => {
     requireListScope(call.principal, scopes.read);
-    const at = await helpers.scopeOf(call);
     const filter = definition.listFilter ? definition.listFilter(call.request.query) : (undefined as Filter);
+    const at = await helpers.scopeOf(call);
     return jsonResponse(200, await service().list(at, readPageRequest(call.request), filter));
   });
 

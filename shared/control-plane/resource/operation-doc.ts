@@ -1,16 +1,13 @@
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+
 /**
  * The hand-written part of a derived operation's documentation. Everything else (path, method, scopes, parameters,
- * bodies, responses, errors) comes from the definition; a field given here replaces the derived one.
- * A leaf module of plain types, so a definition never imports the document builder under scripts/.
+ * bodies, responses, errors) comes from the definition; a field given here replaces the derived one (a `query`
+ * with `?version=`, the errors of a read that validates it, an operationId the document has always used).
+ * Type-only: a definition never loads the document builder under scripts/.
  */
-export interface OperationDoc {
+export type OperationDoc = Partial<Omit<OpenApiOperation, 'method' | 'path' | 'summary'>> & {
   summary: string;
-  description?: string;
   /** The success response's description; `The <singular>.` style by default. */
   response?: string;
-  /** Replaces the derived list of error statuses. */
-  errors?: number[];
-  /** Replaces the derived scopes (e.g. to keep the order a document has always shown). */
-  scopes?: string[];
-  operationId?: string;
-}
+};

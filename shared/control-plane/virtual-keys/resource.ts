@@ -1,5 +1,5 @@
 import { VirtualKeyRepository } from '../../store/virtual-key-repository.js';
-import { defineResource } from '../resource/define-resource.js';
+import { defineResource, readWriteScopes } from '../resource/define-resource.js';
 import {
   virtualKeyCreateSchema,
   virtualKeyDeletedSchema,
@@ -24,9 +24,8 @@ export const virtualKeyResource = defineResource({
   path: '/v1/virtual-keys',
   // Ids are UUIDs; anything else cannot exist, and must not reach a table key.
   idPattern: /^[A-Za-z0-9_-]{1,128}$/,
-  names: { singular: 'virtual key', plural: 'virtual keys', operation: 'VirtualKey', operations: 'VirtualKeys' },
   tag: 'Virtual keys',
-  scopes: { read: 'virtual_keys:read', create: 'virtual_keys:write', update: 'virtual_keys:write', delete: 'virtual_keys:write' },
+  scopes: readWriteScopes('virtual_keys'),
   workspace: 'query',
   secretBearingBody: true,
   schemas: {

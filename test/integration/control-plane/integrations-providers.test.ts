@@ -85,6 +85,13 @@ describe('/v1/integrations', () => {
     expectError(await call('POST', '/v1/integrations', { body: '{"credential": "sk-leak' }), 400, 'invalid_json');
   });
 
+  it('derives a slug from a name without letters or digits as integration-<random>, never as another resource’s', async () => {
+    const created = await call<IntegrationView>('POST', '/v1/integrations', { body: { name: '日本 ✓', provider: 'openai' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.slug).toMatch(/^integration-[0-9a-f]{8}$/);
+    expect((await call('DELETE', `/v1/integrations/${created.body.slug}`)).status).toBe(200);
+  });
+
   it('permissions: workspace keys cannot write (admin only), keys without the scope get 403, a JWT only reads', async () => {
     expectError(await call('POST', '/v1/integrations', { key: workspaceProviderWriter, body: { name: 'ws', provider: 'openai' } }), 403, 'admin_required');
     expectError(await call('GET', '/v1/integrations', { key: noScope }), 403, 'missing_scope');

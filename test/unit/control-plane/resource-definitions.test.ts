@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { registerResourceRoutes } from '../../../shared/control-plane/routes.js';
+import { deploymentResource } from '../../../shared/control-plane/deployments/resource.js';
+import { integrationResource } from '../../../shared/control-plane/integrations/resource.js';
+import { mcpServerResource } from '../../../shared/control-plane/mcp-servers/resource.js';
+import { providerResource } from '../../../shared/control-plane/providers/resource.js';
+import { isResourceDefinition, namesOf, readWriteScopes, type CrudService, type ResourceDefinition } from '../../../shared/control-plane/resource/define-resource.js';
+import { resourceOperations } from '../../../shared/control-plane/resource/derive-openapi.js';
+import { registerResource } from '../../../shared/control-plane/resource/derive-routes.js';
+import { virtualKeyResource } from '../../../shared/control-plane/virtual-keys/resource.js';
+
+/** What a definition registers and what it documents, side by side (generic, so each definition keeps its types). */
+function routesAndDocs<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter, Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>>(
+  definition: ResourceDefinition<Stored, Create, Update, Filter, Service>,
+) {
+  const registered: string[] = [];
+  registerResource((method, pattern) => registered.push(`${method.toLowerCase()} ${pattern}`), definition);
+  const operations = resourceOperations(definition);
+  return {
+    registered: registered.sort(),
+    documented: operations.map((operation) => `${operation.method} ${operation.path}`).sort(),
+    writeScopes: operations.filter((operation) => operation.method !== 'get').flatMap((operation) => operation.scopes ?? []),
+    definedScopes: Object.values(definition.scopes) as string[],
+    path: definition.path,
+    marked: isResourceDefinition(definition),
+  };
+}
+
+const DEFINITIONS = [
+  ['virtual keys', () => routesAndDocs(virtualKeyResource)],
+  ['deployments', () => routesAndDocs(deploymentResource)],
+  ['integrations', () => routesAndDocs(integrationResource)],
+  ['MCP servers', () => routesAndDocs(mcpServerResource)],
+  ['providers', () => routesAndDocs(providerResource)],
+] as const;
+
+describe('control-plane resource definitions', () => {
+  it.each(DEFINITIONS)('%s documents exactly the routes it registers, with the scopes they check', (_name, derive) => {
+    const { registered, documented, writeScopes, definedScopes } = derive();
+    expect(documented).toEqual(registered);
+    for (const scope of writeScopes) expect(definedScopes).toContain(scope);
+  });
+
+  it('every definition is registered on the control plane’s one router', () => {
+    const registered = new Set<string>();
+    registerResourceRoutes((method, pattern) => registered.add(`${method} ${pattern}`));
+    for (const [, derive] of DEFINITIONS) {
+      const { path, marked } = derive();
+      expect(marked).toBe(true);
+      expect(registered.has(`POST ${path}`)).toBe(true);
+    }
+  });
+
+  it('derives names from the kind and the usual read/write scopes from a prefix', () => {
+    expect(namesOf({ kind: 'virtual_key' })).toEqual({ singular: 'virtual key', plural: 'virtual keys', operation: 'VirtualKey', operations: 'VirtualKeys' });
+    expect(namesOf({ kind: 'mcp_server', names: { singular: 'MCP server', plural: 'MCP servers' } })).toMatchObject({ singular: 'MCP server', operation: 'McpServer' });
+    expect(readWriteScopes('virtual_keys')).toEqual({ read: 'virtual_keys:read', create: 'virtual_keys:write', update: 'virtual_keys:write', delete: 'virtual_keys:write' });
+  });
+});
