@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { countTokensRequestSchema, inputItemsQuerySchema, messagesRequestSchema, responseIdParametersSchema, responsesRequestSchema } from '../../shared/dialects/schemas.js';
-import type { OpenApiOperation } from './operation.js';
+import type { OpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 
 type InferenceOperation = (path: string, operationId: string, summary: string, body: z.ZodType, streams: boolean) => OpenApiOperation;
 

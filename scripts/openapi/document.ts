@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ComponentRegistry, componentNameOf, inlineSchema, refTo, type JsonSchema } from './components.js';
 import { GATEWAY_REQUEST_HEADERS, gatewayOperations } from './gateway-operations.js';
 import { loadSchemaModules, parseOperations } from './modules.js';
-import type { ParsedOpenApiOperation } from './operation.js';
+import type { ParsedOpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 
 type Method = ParsedOpenApiOperation['method'];
 const METHOD_ORDER: Method[] = ['get', 'post', 'put', 'patch', 'delete'];

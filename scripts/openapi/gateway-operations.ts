@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { OpenApiOperation } from './operation.js';
+import type { OpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 import { dialectOperations } from './dialect-operations.js';
 import { passthroughOperations } from './passthrough-operations.js';
 

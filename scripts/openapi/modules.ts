@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { isResourceDefinition } from '../../shared/control-plane/resource/define-resource.js';
 import { resourceOperations } from '../../shared/control-plane/resource/derive-openapi.js';
-import { openApiOperationSchema, type ParsedOpenApiOperation } from './operation.js';
+import { openApiOperationSchema, type ParsedOpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 
 /** A schema module found under shared/: its zod exports become components, its operations become paths. */
 export interface SchemaModule {

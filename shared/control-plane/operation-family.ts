@@ -1,5 +1,5 @@
 // Documentation only: the openapi.ts files of routes without a resource definition build their descriptors with it.
-import type { OpenApiOperation } from '../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from './openapi-operation.js';
 
 /**
  * The OpenAPI descriptors of routes that are not CRUD (the observability reads, the model catalog, policy actions)

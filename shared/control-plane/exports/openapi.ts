@@ -1,6 +1,6 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import * as z from 'zod';
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import { operationFamily } from '../operation-family.js';
 import { exportCreateSchema, exportIdPathSchema, exportSchema } from './schemas.js';
 

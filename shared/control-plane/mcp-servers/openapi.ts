@@ -1,6 +1,6 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 // The MCP gateway's routes (served by the gateway, shared/mcp/); the /v1/mcp-servers routes derive from resource.ts.
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import { jsonRpcMessageSchema, mcpGatewayPathSchema } from './schemas.js';
 
 const SESSION_HEADERS = [

@@ -1,7 +1,7 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import * as z from 'zod';
 import { GATEWAY_REQUEST_HEADERS } from '../../../scripts/openapi/gateway-operations.js';
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import {
   promptCreateSchema,
   promptDeletedSchema,

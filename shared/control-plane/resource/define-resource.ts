@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Scope } from '../../auth/scopes.js';
 import type { FeatureFlag } from '../feature-flags.js';
@@ -101,7 +101,7 @@ export interface ResourceDefinition<
   errors?: { conflict?: boolean; secretStore?: boolean };
   /** Routes of the resource that are not CRUD, written by hand with the same helpers. */
   extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Service>) => void;
-  /** Their documentation (see scripts/openapi/operation.ts). */
+  /** Their documentation (see shared/control-plane/openapi-operation.ts). */
   extraOperations?: readonly OpenApiOperation[];
 }
 

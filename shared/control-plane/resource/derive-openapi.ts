@@ -1,5 +1,5 @@
 // Documentation only: scripts/openapi/modules.ts calls it for every definition; never imported by a handler.
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import { listScopeOf } from '../../auth/scopes.js';
 import { idParamOf, namesOf, type ResourceDefinition } from './define-resource.js';
 import type { OperationDoc } from './operation-doc.js';

@@ -1,4 +1,4 @@
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 
 /**
  * The hand-written part of a derived operation's documentation. Everything else (path, method, scopes, parameters,

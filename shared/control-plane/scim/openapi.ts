@@ -1,5 +1,5 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import { scimErrorSchema, scimGroupSchema, scimIdPathSchema, scimListQuerySchema, scimListSchema, scimPatchSchema, scimUserSchema } from './schemas.js';
 
 const TAG = 'SCIM 2.0';

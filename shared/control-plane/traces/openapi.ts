@@ -1,5 +1,5 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
-import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
+import type { OpenApiOperation } from '../openapi-operation.js';
 import { logListQuerySchema } from '../logs/schemas.js';
 import { observabilityReads } from '../operation-family.js';
 import { spanListQuerySchema, spanListSchema, traceIdPathSchema, traceSchema, traceSummaryListSchema } from './schemas.js';
