@@ -1,5 +1,4 @@
 import { ConfigResolver } from '../../gateway/config/resolve-config.js';
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { configErrorFromZod } from '../../gateway/config/errors.js';
@@ -7,6 +6,7 @@ import { configSchema, type GatewayConfig } from '../../gateway/config/schema.js
 import { assertPrintableConfigCredentials } from '../../gateway/config/credential-fields.js';
 import { buildRouteTree } from '../../gateway/config/target-tree.js';
 import { ConfigRepository, type SavedConfigRecord, type SavedConfigVersion } from '../../store/config-repository.js';
+import { VersionedDocuments } from '../../store/versioned/versioned-documents.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
@@ -20,16 +20,26 @@ import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
  * masked, and a config saved in plaintext before is migrated on its first read here.
  */
 export class ConfigService {
+  private readonly documents: VersionedDocuments<SavedConfigRecord, SavedConfigVersion>;
+
   constructor(
     private readonly repository = new ConfigRepository(),
     private readonly secrets: () => SecretStore = secretStore,
-  ) {}
+  ) {
+    // Every item read is shown migrated: credentials a config still holds in plaintext move to the secret store.
+    this.documents = new VersionedDocuments(repository, {
+      noun: 'saved config',
+      idPrefix: 'cfg',
+      readLatest: (record) => this.migratedLatest(record),
+      readVersion: (workspaceId, id, version) => this.migratedVersion(workspaceId, id, version),
+    });
+  }
 
   async create(workspaceId: string, name: string, raw: unknown): Promise<SavedConfigRecord> {
     const config = checkConfig(raw);
     await checkConfigGuardrails(workspaceId, config);
     const now = new Date().toISOString();
-    const id = `cfg-${randomBytes(9).toString('base64url')}`;
+    const id = this.documents.newId();
     const sealed = await sealAndStore(this.secrets(), { workspaceId, configId: id, version: 1 }, config);
     try {
       return await this.repository.create({ id, workspace_id: workspaceId, name, config: sealed.config, secret_ref: sealed.ref, created_at: now });
@@ -39,53 +49,38 @@ export class ConfigService {
     }
   }
 
-  async get(workspaceId: string, id: string, version?: number): Promise<SavedConfigRecord> {
-    const latest = await this.latest(workspaceId, id);
-    if (version === undefined || version === latest.version) return latest;
-    const stored = await this.repository.getVersion(workspaceId, id, version);
-    if (!stored) throw new GatewayError(404, 'not_found', `Saved config '${id}' has no version ${version}`);
-    const pinned = await this.migratedVersion(workspaceId, id, stored);
-    return { ...latest, version: pinned.version, config: pinned.config, secret_ref: pinned.secret_ref, updated_at: pinned.created_at };
+  get(workspaceId: string, id: string, version?: number): Promise<SavedConfigRecord> {
+    return this.documents.get(workspaceId, id, version);
   }
 
-  async versions(workspaceId: string, id: string): Promise<SavedConfigVersion[]> {
-    await this.latest(workspaceId, id);
-    const versions = await this.repository.listVersions(workspaceId, id);
-    return Promise.all(versions.map((version) => this.migratedVersion(workspaceId, id, version)));
+  versions(workspaceId: string, id: string): Promise<SavedConfigVersion[]> {
+    return this.documents.versions(workspaceId, id);
   }
 
-  async list(workspaceId: string, page: PageRequest) {
-    const { items, lastKey } = await this.repository.list(workspaceId, page.limit, page.startKey);
-    return { items: await Promise.all(items.map((item) => this.migratedLatest(item))), lastKey };
+  list(workspaceId: string, page: PageRequest) {
+    return this.documents.list(workspaceId, page);
   }
 
   async update(workspaceId: string, id: string, changes: { name?: string; config: unknown }): Promise<SavedConfigRecord> {
     const config = checkConfig(changes.config);
     await checkConfigGuardrails(workspaceId, config);
-    const current = await this.latest(workspaceId, id);
+    const current = await this.documents.latest(workspaceId, id);
     const sealed = await sealAndStore(this.secrets(), { workspaceId, configId: id, version: current.version + 1 }, config, current);
-    const updated = await this.repository.update(current, { name: changes.name, config: sealed.config, secret_ref: sealed.ref }, new Date().toISOString());
-    if (!updated) {
+    // No `secret_ref` removes the previous one: the new version holds no credentials.
+    const fields = { name: changes.name ?? current.name, config: sealed.config, secret_ref: sealed.ref };
+    const updated = await this.documents.update(current, fields, async () => {
       if (sealed.ref) await this.secrets().delete(sealed.ref.name);
-      throw new GatewayError(409, 'conflict', `Saved config '${id}' was changed concurrently; read it again and retry`);
-    }
+    });
     ConfigResolver.forgetEverywhere(workspaceId, id);
     return updated;
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {
-    const latest = await this.latest(workspaceId, id);
-    const versions = await this.repository.listVersions(workspaceId, id);
-    await this.repository.delete(workspaceId, id);
+    const latest = await this.documents.latest(workspaceId, id);
+    const versions = await this.repository.delete(workspaceId, id);
     ConfigResolver.forgetEverywhere(workspaceId, id);
     // After the items are gone, so no stored reference ever points at a deleted secret.
     for (const name of secretNamesOf([latest, ...versions])) await this.secrets().delete(name);
-  }
-
-  private async latest(workspaceId: string, id: string): Promise<SavedConfigRecord> {
-    const latest = await this.repository.get(workspaceId, id);
-    if (!latest) throw configNotFound(id);
-    return this.migratedLatest(latest);
   }
 
   private migratedLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
@@ -97,10 +92,6 @@ export class ConfigService {
     const at = { workspaceId, configId: id, version: version.version, latest: false };
     return migratedItem(this.repository, this.secrets(), at, version, () => this.repository.getVersion(workspaceId, id, version.version));
   }
-}
-
-export function configNotFound(id: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No saved config with id '${id}' in this workspace`);
 }
 
 function checkConfig(raw: unknown): GatewayConfig {
