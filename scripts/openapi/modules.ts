@@ -2,6 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
+import { isResourceDefinition } from '../../shared/control-plane/resource/define-resource.js';
+import { resourceOperations } from '../../shared/control-plane/resource/derive-openapi.js';
 import { openApiOperationSchema, type ParsedOpenApiOperation } from './operation.js';
 
 /** A schema module found under shared/: its zod exports become components, its operations become paths. */
@@ -18,8 +20,9 @@ export interface SchemaModule {
 const OPTIONAL_SCHEMA_MODULES = [{ name: 'gateway-config', file: 'shared/gateway/config/schema.ts', componentPrefix: 'GatewayConfig' }];
 
 /**
- * Finds every `shared/control-plane/<resource>/schemas.ts` (and the resource's `openapi.ts`, which documents its
- * routes), plus the optional modules above, in a fixed order so the document is the same on every machine.
+ * Finds every `shared/control-plane/<resource>/schemas.ts` (and what documents the resource's routes: the
+ * operations derived from the definitions its `resource.ts` exports, and its `openapi.ts`), plus the optional
+ * modules above, in a fixed order so the document is the same on every machine.
  */
 export async function loadSchemaModules(root: string): Promise<SchemaModule[]> {
   const modules: SchemaModule[] = [];
@@ -31,12 +34,16 @@ export async function loadSchemaModules(root: string): Promise<SchemaModule[]> {
   for (const resource of resources) {
     const schemasFile = join(controlPlane, resource, 'schemas.ts');
     const operationsFile = join(controlPlane, resource, 'openapi.ts');
-    if (!existsSync(schemasFile) && !existsSync(operationsFile)) continue;
+    const definitionFile = join(controlPlane, resource, 'resource.ts');
+    if (!existsSync(schemasFile) && !existsSync(operationsFile) && !existsSync(definitionFile)) continue;
     modules.push({
       name: resource,
       componentPrefix: '',
       schemas: existsSync(schemasFile) ? zodExports(await import(pathToFileURL(schemasFile).href)) : [],
-      operations: existsSync(operationsFile) ? parseOperations(resource, await import(pathToFileURL(operationsFile).href)) : [],
+      operations: [
+        ...(existsSync(definitionFile) ? parseOperations(resource, { openApiOperations: derivedOperations(await import(pathToFileURL(definitionFile).href)) }) : []),
+        ...(existsSync(operationsFile) ? parseOperations(resource, await import(pathToFileURL(operationsFile).href)) : []),
+      ],
     });
   }
   for (const optional of OPTIONAL_SCHEMA_MODULES) {
@@ -45,6 +52,16 @@ export async function loadSchemaModules(root: string): Promise<SchemaModule[]> {
     modules.push({ name: optional.name, componentPrefix: optional.componentPrefix, schemas: zodExports(await import(pathToFileURL(file).href)), operations: [] });
   }
   return modules;
+}
+
+/** The operations of every resource definition a `resource.ts` exports (shared/control-plane/resource/). */
+function derivedOperations(moduleExports: Record<string, unknown>): unknown[] {
+  return Object.keys(moduleExports)
+    .sort()
+    .flatMap((exportName) => {
+      const value = moduleExports[exportName];
+      return isResourceDefinition(value) ? resourceOperations(value) : [];
+    });
 }
 
 function zodExports(moduleExports: Record<string, unknown>): SchemaModule['schemas'] {

@@ -6,7 +6,6 @@ import { registerAuditLogRoutes } from './audit-logs/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
-import { registerVirtualKeyRoutes } from './virtual-keys/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerMcpServerRoutes } from './mcp-servers/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
@@ -19,6 +18,8 @@ import { registerTraceRoutes } from './traces/routes.js';
 import { registerAnalyticsRoutes } from './analytics/routes.js';
 import { registerExportRoutes } from './exports/routes.js';
 import { registerMeRoutes } from './me/routes.js';
+import { registerResource } from './resource/derive-routes.js';
+import { virtualKeyResource } from './virtual-keys/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -31,7 +32,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerUserRoutes(register);
   registerAuditLogRoutes(register);
   registerConfigRoutes(register);
-  registerVirtualKeyRoutes(register);
+  registerResource(register, virtualKeyResource);
   registerPromptRoutes(register);
   registerGuardrailRoutes(register);
   registerMcpServerRoutes(register);

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
 /**
  * Bodies and responses of /v1/virtual-keys. The schemas are the single source of truth: TypeScript types are
@@ -117,20 +118,16 @@ export const virtualKeySchema = z
   })
   .meta({ id: 'VirtualKey' });
 
-export const virtualKeyDeletedSchema = z
-  .object({ object: z.literal('virtual_key'), id: z.string(), deleted: z.literal(true) })
-  .meta({ id: 'VirtualKeyDeleted' });
+export const virtualKeyDeletedSchema = resourceDeletedSchema('virtual_key', 'VirtualKeyDeleted');
 
-/** Documentation of the route parameters (the routes read them by hand: see routes.ts and pagination.ts). */
+/** Documentation of the route parameters (the derived routes read them: see resource/derive-routes.ts and pagination.ts). */
 export const virtualKeyWorkspaceQuerySchema = workspaceQuerySchema;
 
 export const virtualKeyListQuerySchema = workspaceListQuerySchema;
 
-export const virtualKeyIdPathSchema = z.object({ virtualKeyId: z.string().meta({ description: 'The virtual key id.' }) });
+export const virtualKeyIdPathSchema = resourceIdPathSchema('virtualKeyId', 'The virtual key id.');
 
-export const virtualKeyListSchema = z
-  .object({ object: z.literal('list'), data: z.array(virtualKeySchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'VirtualKeyList' });
+export const virtualKeyListSchema = resourceListSchema(virtualKeySchema, 'VirtualKeyList');
 
 export type VirtualKeyCreate = z.infer<typeof virtualKeyCreateSchema>;
 export type VirtualKeyUpdate = z.infer<typeof virtualKeyUpdateSchema>;

@@ -9,6 +9,7 @@ import { VirtualKeyRepository, type VirtualKeyRecord } from '../../store/virtual
 import { notFound } from '../authorization.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { toPage } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import type { VirtualKeyCreate, VirtualKeyUpdate, VirtualKeyView } from './schemas.js';
 import { SECRET_FIELD_NAMES, storedSecretFields } from './virtual-key-rules.js';
 import { secretChanged, stateAfterUpdate, stateFromCreate, updateTouchesSecret } from './virtual-key-state.js';
@@ -17,13 +18,14 @@ import { secretChanged, stateAfterUpdate, stateFromCreate, updateTouchesSecret }
  * Virtual keys: metadata in DynamoDB, credential in the SecretStore. The credential only ever flows inward
  * (request body → store); nothing here returns or logs it.
  */
-export class VirtualKeyService {
+export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualKeyCreate, VirtualKeyUpdate, undefined> {
   constructor(
     private readonly repository = new VirtualKeyRepository(),
     private readonly secrets: SecretStore = secretStore(),
   ) {}
 
-  async create(organisationId: string, workspaceId: string, body: VirtualKeyCreate): Promise<VirtualKeyView> {
+  async create({ principal, workspaceId }: ResourceScope, body: VirtualKeyCreate): Promise<VirtualKeyRecord> {
+    const organisationId = principal.organisationId;
     const state = stateFromCreate(body);
     const now = new Date().toISOString();
     const record: VirtualKeyRecord = {
@@ -45,19 +47,19 @@ export class VirtualKeyService {
       await this.forgetSecret(workspaceId, record.id);
       throw error;
     }
-    return toView(record);
+    return record;
   }
 
-  async get(workspaceId: string, virtualKeyId: string): Promise<VirtualKeyView> {
-    return toView(await this.existing(workspaceId, virtualKeyId));
+  get({ workspaceId }: ResourceScope, virtualKeyId: string): Promise<VirtualKeyRecord> {
+    return this.existing(workspaceId, virtualKeyId);
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<VirtualKeyView>> {
+  async list({ workspaceId }: ResourceScope, page: PageRequest): Promise<Page<VirtualKeyView>> {
     const result = await this.repository.list(workspaceId, page.limit, page.startKey);
     return toPage(result.items.map(toView), result.nextKey);
   }
 
-  async update(workspaceId: string, virtualKeyId: string, body: VirtualKeyUpdate): Promise<VirtualKeyView> {
+  async update({ workspaceId }: ResourceScope, virtualKeyId: string, body: VirtualKeyUpdate): Promise<VirtualKeyRecord> {
     const current = await this.existing(workspaceId, virtualKeyId);
     const currentSecret = updateTouchesSecret(body) ? ((await guarded(() => readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId))) ?? {}) : undefined;
     const state = stateAfterUpdate(current, currentSecret, body);
@@ -81,11 +83,11 @@ export class VirtualKeyService {
       throw notFound('virtual key', virtualKeyId);
     }
     forgetResolvedVirtualKey(workspaceId, virtualKeyId);
-    return toView(record);
+    return record;
   }
 
   /** Removes the credential first, then the record, so a half-finished delete never leaves a usable secret. */
-  async delete(workspaceId: string, virtualKeyId: string): Promise<VirtualKeyRecord> {
+  async delete({ workspaceId }: ResourceScope, virtualKeyId: string): Promise<VirtualKeyRecord> {
     await this.existing(workspaceId, virtualKeyId);
     await guarded(() => deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId));
     const deleted = await this.repository.delete(workspaceId, virtualKeyId);

@@ -1,0 +1,117 @@
+import type { z } from 'zod';
+import { jsonResponse } from '../../http/types.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Scope } from '../../auth/scopes.js';
+import { audited } from '../audit.js';
+import { notFound, requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
+import { gatedBy } from '../feature-flags.js';
+import type { ControlPlaneRequest, RouteRegistrar } from '../handler-types.js';
+import { readPageRequest } from '../pagination.js';
+import { parseJsonBody } from '../validation.js';
+import { targetWorkspace } from '../workspaces/access.js';
+import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
+import { idParamOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
+import { parseSecretBearingBody } from './secret-bearing-body.js';
+
+/**
+ * Registers a resource's routes from its definition: `POST|GET <path>` and `GET|PATCH|DELETE <path>/{id}` (PUT too
+ * where the definition says so), then its hand-written extra routes. Every route checks its scope first, then
+ * finds the workspace it acts on, then reads the id and the body; every mutation is audited, success or failure.
+ */
+export function registerResource<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter>(
+  register: RouteRegistrar,
+  definition: ResourceDefinition<Stored, Create, Update, Filter>,
+): void {
+  const { kind, path, scopes, schemas, present, audit } = definition;
+  const idParam = idParamOf(definition);
+  const itemPath = `${path}/{${idParam}}`;
+  const flag = definition.featureFlag;
+  const route: RouteRegistrar = flag ? (method, pattern, handler) => register(method, pattern, gatedBy(flag, handler)) : register;
+  const parseBody = definition.secretBearingBody ? parseSecretBearingBody : parseJsonBody;
+
+  let built: CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter> | undefined;
+  // Built on first use: settings (and so stores and secret stores) are read only once a request arrives.
+  const service = () => (built ??= definition.service());
+  const helpers: ResourceHelpers<Stored, Create, Update, Filter> = {
+    service,
+    scopeOf: (call, bodyWorkspace) => scopeOf(definition.workspace, call, bodyWorkspace),
+    checkedId: (call) => {
+      const id = call.params[idParam];
+      if (definition.idPattern && !definition.idPattern.test(id)) throw notFound(definition.names.singular, id.slice(0, 128));
+      return id;
+    },
+  };
+  const requireWrite = (principal: Principal, scope: Scope) => {
+    requireScope(principal, scope);
+    if (definition.writesNeedOrganisationAdmin) requireOrganisationAdmin(principal, definition.writesNeedOrganisationAdmin);
+  };
+  const auditWorkspace = (stored: Stored, at: ResourceScope) => (audit.workspaceOf ? audit.workspaceOf(stored, at) : at.workspaceId);
+  if (definition.workspaceContent) registerWorkspaceContentProbe(definition.workspaceContent.name, definition.workspaceContent.hasAny);
+
+  route('POST', path, (call) =>
+    audited(call, { action: `${kind}.create`, resource_type: kind }, async () => {
+      requireWrite(call.principal, scopes.create);
+      let at: ResourceScope;
+      let body: z.infer<Create>;
+      if (definition.workspace === 'query') {
+        at = await helpers.scopeOf(call);
+        body = parseBody(call.request, schemas.create);
+      } else {
+        body = parseBody(call.request, schemas.create);
+        at = await helpers.scopeOf(call, definition.workspace === 'query-or-body' ? (body as { workspace_id?: string }).workspace_id : undefined);
+      }
+      const stored = await service().create(at, body);
+      return { value: jsonResponse(201, present(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details: audit.created(stored) };
+    }),
+  );
+
+  route('GET', path, async (call) => {
+    requireListScope(call.principal, scopes.read);
+    const at = await helpers.scopeOf(call);
+    const filter = definition.listFilter ? definition.listFilter(call.request.query) : (undefined as Filter);
+    return jsonResponse(200, await service().list(at, readPageRequest(call.request), filter));
+  });
+
+  route('GET', itemPath, async (call) => {
+    requireScope(call.principal, scopes.read);
+    const at = await helpers.scopeOf(call);
+    return jsonResponse(200, present(await service().get(at, helpers.checkedId(call), call.request.query)));
+  });
+
+  for (const method of definition.updateMethods ?? ['PATCH']) {
+    route(method, itemPath, (call) =>
+      audited(call, { action: `${kind}.update`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
+        requireWrite(call.principal, scopes.update);
+        const at = await helpers.scopeOf(call);
+        const id = helpers.checkedId(call);
+        const body = parseBody(call.request, schemas.update);
+        const stored = await service().update(at, id, body);
+        const details = audit.updated ? audit.updated(body, stored) : { changed: Object.keys(body as object).sort() };
+        return { value: jsonResponse(200, present(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details };
+      }),
+    );
+  }
+
+  route('DELETE', itemPath, (call) =>
+    audited(call, { action: `${kind}.delete`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
+      requireWrite(call.principal, scopes.delete);
+      const at = await helpers.scopeOf(call);
+      const deleted = await service().delete(at, helpers.checkedId(call));
+      return {
+        value: jsonResponse(200, { object: kind, id: deleted.id, deleted: true }),
+        resource_id: deleted.id,
+        workspace_id: auditWorkspace(deleted, at),
+        details: audit.deleted?.(deleted),
+      };
+    }),
+  );
+
+  definition.extraRoutes?.(route, helpers);
+}
+
+/** The workspace a call acts on (see WorkspaceSource); organisation resources act as the caller's workspace. */
+async function scopeOf(source: ResourceDefinition['workspace'], call: ControlPlaneRequest, bodyWorkspace?: string): Promise<ResourceScope> {
+  const { principal } = call;
+  if (source === 'organisation') return { principal, workspaceId: principal.workspaceId };
+  return { principal, workspaceId: (await targetWorkspace(principal, bodyWorkspace ?? call.request.query.workspace_id)).id };
+}
