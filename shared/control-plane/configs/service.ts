@@ -1,5 +1,4 @@
 import { ConfigResolver } from '../../gateway/config/resolve-config.js';
-import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { configErrorFromZod } from '../../gateway/config/errors.js';
 import { configSchema, type GatewayConfig } from '../../gateway/config/schema.js';
@@ -10,7 +9,10 @@ import { VersionedDocuments } from '../../store/versioned/versioned-documents.js
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
-import type { PageRequest } from '../pagination.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { readVersionQuery } from '../versioned/versioned-routes.js';
+import type { ConfigCreate, ConfigUpdate } from './schemas.js';
 import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
 
 /**
@@ -19,7 +21,7 @@ import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
  * Credentials never stay in the table: they go to the secret store on save (sealing.ts), every read shows them
  * masked, and a config saved in plaintext before is migrated on its first read here.
  */
-export class ConfigService {
+export class ConfigService implements CrudService<SavedConfigRecord, ConfigCreate, ConfigUpdate, undefined> {
   private readonly documents: VersionedDocuments<SavedConfigRecord, SavedConfigVersion>;
 
   constructor(
@@ -35,7 +37,7 @@ export class ConfigService {
     });
   }
 
-  async create(workspaceId: string, name: string, raw: unknown): Promise<SavedConfigRecord> {
+  async create({ workspaceId }: WorkspaceScope, { name, config: raw }: ConfigCreate): Promise<SavedConfigRecord> {
     const config = checkConfig(raw);
     await checkConfigGuardrails(workspaceId, config);
     const now = new Date().toISOString();
@@ -49,19 +51,21 @@ export class ConfigService {
     }
   }
 
-  get(workspaceId: string, id: string, version?: number): Promise<SavedConfigRecord> {
-    return this.documents.get(workspaceId, id, version);
+  /** The latest version, or the one `?version=` names. */
+  get({ workspaceId }: WorkspaceScope, id: string, query: Readonly<Record<string, string>> = {}): Promise<SavedConfigRecord> {
+    return this.documents.get(workspaceId, id, readVersionQuery(query));
   }
 
-  versions(workspaceId: string, id: string): Promise<SavedConfigVersion[]> {
+  versions({ workspaceId }: WorkspaceScope, id: string): Promise<SavedConfigVersion[]> {
     return this.documents.versions(workspaceId, id);
   }
 
-  list(workspaceId: string, page: PageRequest) {
-    return this.documents.list(workspaceId, page);
+  async list({ workspaceId }: WorkspaceScope, page: PageRequest): Promise<Page<ReturnType<typeof presentConfig>>> {
+    const { items, lastKey } = await this.documents.list(workspaceId, page);
+    return toPage(items.map(presentConfig), lastKey);
   }
 
-  async update(workspaceId: string, id: string, changes: { name?: string; config: unknown }): Promise<SavedConfigRecord> {
+  async update({ workspaceId }: WorkspaceScope, id: string, changes: ConfigUpdate): Promise<SavedConfigRecord> {
     const config = checkConfig(changes.config);
     await checkConfigGuardrails(workspaceId, config);
     const current = await this.documents.latest(workspaceId, id);
@@ -75,12 +79,13 @@ export class ConfigService {
     return updated;
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
+  async delete({ workspaceId }: WorkspaceScope, id: string): Promise<SavedConfigRecord> {
     const latest = await this.documents.latest(workspaceId, id);
     const versions = await this.repository.delete(workspaceId, id);
     ConfigResolver.forgetEverywhere(workspaceId, id);
     // After the items are gone, so no stored reference ever points at a deleted secret.
     for (const name of secretNamesOf([latest, ...versions])) await this.secrets().delete(name);
+    return latest;
   }
 
   private migratedLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
@@ -115,4 +120,5 @@ export function presentConfigVersion(version: SavedConfigVersion) {
   return { object: 'config_version' as const, id: version.id, version: version.version, config: version.config, created_at: version.created_at };
 }
 
-export type { Principal };
+/** Where a call acts: only the workspace matters here (the scope check is the route's). */
+type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;

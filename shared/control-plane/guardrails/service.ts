@@ -3,7 +3,9 @@ import { guardrailDefinitionSchema, type GuardrailDefinition } from '../../guard
 import { GatewayError } from '../../http/errors.js';
 import { GuardrailRepository, type GuardrailRecord, type GuardrailVersion } from '../../store/guardrail-repository.js';
 import { VersionedDocuments } from '../../store/versioned/versioned-documents.js';
-import type { PageRequest } from '../pagination.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { readVersionQuery } from '../versioned/versioned-routes.js';
 import { validate } from '../validation.js';
 import { guardrailUsers } from './references.js';
 import type { GuardrailCreate, GuardrailUpdate } from './schemas.js';
@@ -12,33 +14,35 @@ import type { GuardrailCreate, GuardrailUpdate } from './schemas.js';
  * Guardrails of a workspace. Every update is a new version; the gateway's cache of the workspace is dropped on
  * each change (in this process at once, elsewhere within its 30 s TTL).
  */
-export class GuardrailService {
+export class GuardrailService implements CrudService<GuardrailRecord, GuardrailCreate, GuardrailUpdate, undefined> {
   private readonly documents: VersionedDocuments<GuardrailRecord, GuardrailVersion>;
 
   constructor(private readonly repository = new GuardrailRepository()) {
     this.documents = new VersionedDocuments(repository, { noun: 'guardrail', idPrefix: 'grd' });
   }
 
-  async create(workspaceId: string, body: GuardrailCreate): Promise<GuardrailRecord> {
+  async create({ workspaceId }: WorkspaceScope, body: GuardrailCreate): Promise<GuardrailRecord> {
     const now = new Date().toISOString();
     const record = await this.repository.create({ id: this.documents.newId(), workspace_id: workspaceId, name: body.name, type: body.type, config: body.config, created_at: now } as Omit<GuardrailRecord, 'version' | 'updated_at'>);
     forgetWorkspaceGuardrails(workspaceId);
     return record;
   }
 
-  get(workspaceId: string, id: string, version?: number): Promise<GuardrailRecord> {
-    return this.documents.get(workspaceId, id, version);
+  /** The latest version, or the one `?version=` names. */
+  get({ workspaceId }: WorkspaceScope, id: string, query: Readonly<Record<string, string>> = {}): Promise<GuardrailRecord> {
+    return this.documents.get(workspaceId, id, readVersionQuery(query));
   }
 
-  versions(workspaceId: string, id: string): Promise<GuardrailVersion[]> {
+  versions({ workspaceId }: WorkspaceScope, id: string): Promise<GuardrailVersion[]> {
     return this.documents.versions(workspaceId, id);
   }
 
-  list(workspaceId: string, page: PageRequest) {
-    return this.documents.list(workspaceId, page);
+  async list({ workspaceId }: WorkspaceScope, page: PageRequest): Promise<Page<ReturnType<typeof presentGuardrail>>> {
+    const { items, lastKey } = await this.documents.list(workspaceId, page);
+    return toPage(items.map(presentGuardrail), lastKey);
   }
 
-  async update(workspaceId: string, id: string, changes: GuardrailUpdate): Promise<GuardrailRecord> {
+  async update({ workspaceId }: WorkspaceScope, id: string, changes: GuardrailUpdate): Promise<GuardrailRecord> {
     const current = await this.documents.latest(workspaceId, id);
     const definition: GuardrailDefinition = validate(guardrailDefinitionSchema, { type: changes.type ?? current.type, config: changes.config });
     // A discriminated union: name, type and config change together, so the fields are one whole definition.
@@ -48,14 +52,18 @@ export class GuardrailService {
   }
 
   /** A guardrail still named by the workspace defaults or a saved config is not deleted (409): requests would fail. */
-  async delete(workspaceId: string, id: string): Promise<void> {
-    await this.documents.latest(workspaceId, id);
+  async delete({ workspaceId }: WorkspaceScope, id: string): Promise<GuardrailRecord> {
+    const latest = await this.documents.latest(workspaceId, id);
     const users = await guardrailUsers(workspaceId, id);
     if (users.length > 0) throw new GatewayError(409, 'guardrail_in_use', `Guardrail '${id}' is still used by ${users.join(', ')}; remove it there first`);
     await this.repository.delete(workspaceId, id);
     forgetWorkspaceGuardrails(workspaceId);
+    return latest;
   }
 }
+
+/** Where a call acts: only the workspace matters here (the scope check is the route's). */
+type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;
 
 export function presentGuardrail(record: GuardrailRecord) {
   return {
@@ -69,4 +77,8 @@ export function presentGuardrail(record: GuardrailRecord) {
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
+}
+
+export function presentGuardrailVersion(version: GuardrailVersion) {
+  return { object: 'guardrail_version' as const, id: version.id, name: version.name, type: version.type, version: version.version, config: version.config, created_at: version.created_at };
 }
