@@ -5,13 +5,10 @@ import { configSchema, type GatewayConfig } from '../../gateway/config/schema.js
 import { assertPrintableConfigCredentials } from '../../gateway/config/credential-fields.js';
 import { buildRouteTree } from '../../gateway/config/target-tree.js';
 import { ConfigRepository, type SavedConfigRecord, type SavedConfigVersion } from '../../store/config-repository.js';
-import { VersionedDocuments } from '../../store/versioned/versioned-documents.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
-import { toPage, type Page, type PageRequest } from '../pagination.js';
-import type { CrudService, ResourceScope } from '../resource/define-resource.js';
-import { readVersionQuery } from '../versioned/versioned-routes.js';
+import { VersionedDocumentService, type WorkspaceScope } from '../versioned/versioned-service.js';
 import type { ConfigCreate, ConfigUpdate } from './schemas.js';
 import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
 
@@ -21,20 +18,12 @@ import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
  * Credentials never stay in the table: they go to the secret store on save (sealing.ts), every read shows them
  * masked, and a config saved in plaintext before is migrated on its first read here.
  */
-export class ConfigService implements CrudService<SavedConfigRecord, ConfigCreate, ConfigUpdate, undefined> {
-  private readonly documents: VersionedDocuments<SavedConfigRecord, SavedConfigVersion>;
-
+export class ConfigService extends VersionedDocumentService<SavedConfigRecord, SavedConfigVersion, ConfigCreate, ConfigUpdate, ReturnType<typeof presentConfig>> {
   constructor(
     private readonly repository = new ConfigRepository(),
     private readonly secrets: () => SecretStore = secretStore,
   ) {
-    // Every item read is shown migrated: credentials a config still holds in plaintext move to the secret store.
-    this.documents = new VersionedDocuments(repository, {
-      noun: 'saved config',
-      idPrefix: 'cfg',
-      readLatest: (record) => this.migratedLatest(record),
-      readVersion: (workspaceId, id, version) => this.migratedVersion(workspaceId, id, version),
-    });
+    super(repository, { noun: 'saved config', idPrefix: 'cfg' }, presentConfig);
   }
 
   async create({ workspaceId }: WorkspaceScope, { name, config: raw }: ConfigCreate): Promise<SavedConfigRecord> {
@@ -49,20 +38,6 @@ export class ConfigService implements CrudService<SavedConfigRecord, ConfigCreat
       if (sealed.ref) await this.secrets().delete(sealed.ref.name);
       throw error;
     }
-  }
-
-  /** The latest version, or the one `?version=` names. */
-  get({ workspaceId }: WorkspaceScope, id: string, query: Readonly<Record<string, string>> = {}): Promise<SavedConfigRecord> {
-    return this.documents.get(workspaceId, id, readVersionQuery(query));
-  }
-
-  versions({ workspaceId }: WorkspaceScope, id: string): Promise<SavedConfigVersion[]> {
-    return this.documents.versions(workspaceId, id);
-  }
-
-  async list({ workspaceId }: WorkspaceScope, page: PageRequest): Promise<Page<ReturnType<typeof presentConfig>>> {
-    const { items, lastKey } = await this.documents.list(workspaceId, page);
-    return toPage(items.map(presentConfig), lastKey);
   }
 
   async update({ workspaceId }: WorkspaceScope, id: string, changes: ConfigUpdate): Promise<SavedConfigRecord> {
@@ -88,12 +63,13 @@ export class ConfigService implements CrudService<SavedConfigRecord, ConfigCreat
     return latest;
   }
 
-  private migratedLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
+  // Every item read is shown migrated: credentials a config still holds in plaintext move to the secret store.
+  protected override readLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
     const at = { workspaceId: record.workspace_id, configId: record.id, version: record.version, latest: true };
     return migratedItem(this.repository, this.secrets(), at, record, () => this.repository.get(record.workspace_id, record.id));
   }
 
-  private migratedVersion(workspaceId: string, id: string, version: SavedConfigVersion): Promise<SavedConfigVersion> {
+  protected override readVersion(workspaceId: string, id: string, version: SavedConfigVersion): Promise<SavedConfigVersion> {
     const at = { workspaceId, configId: id, version: version.version, latest: false };
     return migratedItem(this.repository, this.secrets(), at, version, () => this.repository.getVersion(workspaceId, id, version.version));
   }
@@ -120,5 +96,3 @@ export function presentConfigVersion(version: SavedConfigVersion) {
   return { object: 'config_version' as const, id: version.id, version: version.version, config: version.config, created_at: version.created_at };
 }
 
-/** Where a call acts: only the workspace matters here (the scope check is the route's). */
-type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;

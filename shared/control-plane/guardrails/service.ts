@@ -2,10 +2,7 @@ import { forgetWorkspaceGuardrails } from '../../gateway/guardrail-resolver.js';
 import { guardrailDefinitionSchema, type GuardrailDefinition } from '../../guardrails/schemas.js';
 import { GatewayError } from '../../http/errors.js';
 import { GuardrailRepository, type GuardrailRecord, type GuardrailVersion } from '../../store/guardrail-repository.js';
-import { VersionedDocuments } from '../../store/versioned/versioned-documents.js';
-import { toPage, type Page, type PageRequest } from '../pagination.js';
-import type { CrudService, ResourceScope } from '../resource/define-resource.js';
-import { readVersionQuery } from '../versioned/versioned-routes.js';
+import { VersionedDocumentService, type WorkspaceScope } from '../versioned/versioned-service.js';
 import { validate } from '../validation.js';
 import { guardrailUsers } from './references.js';
 import type { GuardrailCreate, GuardrailUpdate } from './schemas.js';
@@ -14,11 +11,9 @@ import type { GuardrailCreate, GuardrailUpdate } from './schemas.js';
  * Guardrails of a workspace. Every update is a new version; the gateway's cache of the workspace is dropped on
  * each change (in this process at once, elsewhere within its 30 s TTL).
  */
-export class GuardrailService implements CrudService<GuardrailRecord, GuardrailCreate, GuardrailUpdate, undefined> {
-  private readonly documents: VersionedDocuments<GuardrailRecord, GuardrailVersion>;
-
+export class GuardrailService extends VersionedDocumentService<GuardrailRecord, GuardrailVersion, GuardrailCreate, GuardrailUpdate, ReturnType<typeof presentGuardrail>> {
   constructor(private readonly repository = new GuardrailRepository()) {
-    this.documents = new VersionedDocuments(repository, { noun: 'guardrail', idPrefix: 'grd' });
+    super(repository, { noun: 'guardrail', idPrefix: 'grd' }, presentGuardrail);
   }
 
   async create({ workspaceId }: WorkspaceScope, body: GuardrailCreate): Promise<GuardrailRecord> {
@@ -26,20 +21,6 @@ export class GuardrailService implements CrudService<GuardrailRecord, GuardrailC
     const record = await this.repository.create({ id: this.documents.newId(), workspace_id: workspaceId, name: body.name, type: body.type, config: body.config, created_at: now } as Omit<GuardrailRecord, 'version' | 'updated_at'>);
     forgetWorkspaceGuardrails(workspaceId);
     return record;
-  }
-
-  /** The latest version, or the one `?version=` names. */
-  get({ workspaceId }: WorkspaceScope, id: string, query: Readonly<Record<string, string>> = {}): Promise<GuardrailRecord> {
-    return this.documents.get(workspaceId, id, readVersionQuery(query));
-  }
-
-  versions({ workspaceId }: WorkspaceScope, id: string): Promise<GuardrailVersion[]> {
-    return this.documents.versions(workspaceId, id);
-  }
-
-  async list({ workspaceId }: WorkspaceScope, page: PageRequest): Promise<Page<ReturnType<typeof presentGuardrail>>> {
-    const { items, lastKey } = await this.documents.list(workspaceId, page);
-    return toPage(items.map(presentGuardrail), lastKey);
   }
 
   async update({ workspaceId }: WorkspaceScope, id: string, changes: GuardrailUpdate): Promise<GuardrailRecord> {
@@ -61,9 +42,6 @@ export class GuardrailService implements CrudService<GuardrailRecord, GuardrailC
     return latest;
   }
 }
-
-/** Where a call acts: only the workspace matters here (the scope check is the route's). */
-type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;
 
 export function presentGuardrail(record: GuardrailRecord) {
   return {
