@@ -1,7 +1,7 @@
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { defineResource } from '../resource/define-resource.js';
-import { registerVersionsRoute } from '../versioned/versioned-routes.js';
-import { readDocWithQuery, versionsOperation } from '../versioned/versions-operation.js';
+import { versionsRoute } from '../versioned/versioned-routes.js';
+import { readDocWithQuery } from '../versioned/versions-operation.js';
 import {
   createConfigSchema,
   savedConfigDeletedSchema,
@@ -15,7 +15,6 @@ import {
 import { ConfigService, presentConfig, presentConfigVersion } from './service.js';
 
 const PATH = '/v1/configs';
-const ITEM_PATH = `${PATH}/{id}`;
 let built: ConfigService | undefined;
 // Built on the first request: repositories read settings, which the local runtime prepares after loading routes.
 const configs = () => (built ??= new ConfigService());
@@ -69,17 +68,13 @@ export const configResource = defineResource({
     },
     delete: { summary: 'Delete a saved config, its versions and its stored credentials' },
   },
-  extraRoutes: (register, { scopeOf, checkedId }) =>
-    registerVersionsRoute(register, { itemPath: ITEM_PATH, readScope: 'configs:read', scopeOf, checkedId, versions: (at, id) => configs().versions(at, id), present: presentConfigVersion }),
-  extraOperations: [
-    versionsOperation({
-      itemPath: ITEM_PATH,
-      tag: 'Configs',
-      readScope: 'configs:read',
-      idPath: savedConfigIdPathSchema,
-      list: savedConfigVersionListSchema,
-      operationId: 'listConfigVersions',
-      summary: 'List the versions of a saved config',
-    }),
-  ],
+  ...versionsRoute({
+    path: PATH,
+    idPath: savedConfigIdPathSchema,
+    tag: 'Configs',
+    readScope: 'configs:read',
+    versions: (at, id) => configs().versions(at, id),
+    present: presentConfigVersion,
+    docs: { list: savedConfigVersionListSchema, operationId: 'listConfigVersions', summary: 'List the versions of a saved config' },
+  }),
 });

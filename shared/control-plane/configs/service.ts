@@ -8,7 +8,8 @@ import { ConfigRepository, type SavedConfigRecord, type SavedConfigVersion } fro
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
-import { VersionedDocumentService, type WorkspaceScope } from '../versioned/versioned-service.js';
+import type { WorkspaceScope } from '../versioned/types.js';
+import { VersionedDocumentService } from '../versioned/versioned-service.js';
 import type { ConfigCreate, ConfigUpdate } from './schemas.js';
 import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
 

@@ -1,7 +1,7 @@
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { defineResource } from '../resource/define-resource.js';
-import { registerVersionsRoute } from '../versioned/versioned-routes.js';
-import { readDocWithQuery, versionsOperation } from '../versioned/versions-operation.js';
+import { versionsRoute } from '../versioned/versioned-routes.js';
+import { readDocWithQuery } from '../versioned/versions-operation.js';
 import {
   guardrailCreateSchema,
   guardrailDeletedSchema,
@@ -15,7 +15,6 @@ import {
 import { GuardrailService, presentGuardrail, presentGuardrailVersion } from './service.js';
 
 const PATH = '/v1/guardrails';
-const ITEM_PATH = `${PATH}/{guardrailId}`;
 let built: GuardrailService | undefined;
 // Built on the first request: repositories read settings, which the local runtime prepares after loading routes.
 const guardrails = () => (built ??= new GuardrailService());
@@ -73,18 +72,14 @@ export const guardrailResource = defineResource({
       errors: [401, 403, 404, 409],
     },
   },
-  extraRoutes: (register, { scopeOf, checkedId }) =>
-    registerVersionsRoute(register, { itemPath: ITEM_PATH, readScope: 'guardrails:read', scopeOf, checkedId, versions: (at, id) => guardrails().versions(at, id), present: presentGuardrailVersion }),
-  extraOperations: [
-    versionsOperation({
-      itemPath: ITEM_PATH,
-      tag: 'Guardrails',
-      featureFlag: 'GUARDRAILS_ENABLED',
-      readScope: 'guardrails:read',
-      idPath: guardrailIdPathSchema,
-      list: guardrailVersionListSchema,
-      operationId: 'listGuardrailVersions',
-      summary: 'List the versions of a guardrail',
-    }),
-  ],
+  ...versionsRoute({
+    path: PATH,
+    idPath: guardrailIdPathSchema,
+    tag: 'Guardrails',
+    featureFlag: 'GUARDRAILS_ENABLED',
+    readScope: 'guardrails:read',
+    versions: (at, id) => guardrails().versions(at, id),
+    present: presentGuardrailVersion,
+    docs: { list: guardrailVersionListSchema, operationId: 'listGuardrailVersions', summary: 'List the versions of a guardrail' },
+  }),
 });

@@ -3,6 +3,7 @@ import { badRequest, GatewayError } from '../../http/errors.js';
 import { PromptConflictError, PromptRepository, type PromptRecord, type PromptTemplate, type PromptVersionRecord } from '../../store/prompt-repository.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import type { WorkspaceScope } from '../versioned/types.js';
 import { BUILT_IN_LABELS, LABEL_PATTERN, type PromptCreate, type PromptUpdate, type PromptVersionView, type PromptView } from './schemas.js';
 import { validateTemplateMessages } from './template.js';
 import { assertPromptId, promptNotFound, readVersionSelector, selectVersion } from './versions.js';
@@ -122,9 +123,6 @@ export class PromptService implements CrudService<PromptView, PromptCreate, Prom
     return head;
   }
 }
-
-/** Where a call acts: only the workspace matters here (the scope check is the route's). */
-type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;
 
 function assertAssignableLabel(label: string): void {
   if (!LABEL_PATTERN.test(label)) throw badRequest('invalid_label', 'label must be 1-63 letters, digits, ".", "_" or "-"', 'label');

@@ -1,9 +1,13 @@
+import type * as z from 'zod';
+import type { OpenApiOperation } from '../../../scripts/openapi/operation.js';
 import type { Scope } from '../../auth/scopes.js';
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
 import { requireListScope } from '../authorization.js';
-import type { ControlPlaneRequest, RouteRegistrar } from '../handler-types.js';
-import type { ResourceScope } from '../resource/define-resource.js';
+import type { FeatureFlag } from '../feature-flags.js';
+import type { ResourceDefinition } from '../resource/define-resource.js';
+import type { WorkspaceScope } from './types.js';
+import { versionsOperation } from './versions-operation.js';
 
 /**
  * What the control-plane resources kept as versioned documents (saved configs, guardrails: store/versioned/) add to
@@ -19,21 +23,32 @@ export function readVersionQuery(query: Readonly<Record<string, string>>): numbe
 }
 
 export interface VersionsRoute<V> {
-  /** The record's path, `/v1/guardrails/{guardrailId}`; `/versions` is added. */
-  itemPath: string;
+  /** The resource's path, `/v1/guardrails`; the route is `<path>/{<idPath's one key>}/versions`. */
+  path: string;
+  idPath: z.ZodObject;
+  tag: string;
+  featureFlag?: FeatureFlag;
   readScope: Scope;
-  scopeOf: (call: ControlPlaneRequest) => Promise<ResourceScope>;
-  checkedId: (call: ControlPlaneRequest) => string;
-  versions: (at: ResourceScope, id: string) => Promise<V[]>;
+  versions: (at: WorkspaceScope, id: string) => Promise<V[]>;
   present: (version: V) => unknown;
+  /** Its documentation: the response schema and the words. */
+  docs: { list: z.ZodType; operationId: string; summary: string };
 }
 
-/** `GET <itemPath>/versions`: every version, newest first, on one page (a document keeps few versions). */
-export function registerVersionsRoute<V>(register: RouteRegistrar, route: VersionsRoute<V>): void {
-  register('GET', `${route.itemPath}/versions`, async (call) => {
-    requireListScope(call.principal, route.readScope);
-    const at = await route.scopeOf(call);
-    const versions = await route.versions(at, route.checkedId(call));
-    return jsonResponse(200, { object: 'list', data: versions.map(route.present), has_more: false, next_cursor: null });
-  });
+/**
+ * `GET <path>/{id}/versions` as a definition's extra route and operation: every version, newest first, on one
+ * page (a document keeps few versions). Spread into the definition.
+ */
+export function versionsRoute<V>(route: VersionsRoute<V>): { extraRoutes: NonNullable<ResourceDefinition['extraRoutes']>; extraOperations: OpenApiOperation[] } {
+  const itemPath = `${route.path}/{${Object.keys(route.idPath.shape)[0]}}`;
+  return {
+    extraRoutes: (register, { scopeOf, checkedId }) =>
+      register('GET', `${itemPath}/versions`, async (call) => {
+        requireListScope(call.principal, route.readScope);
+        const at = await scopeOf(call);
+        const versions = await route.versions(at, checkedId(call));
+        return jsonResponse(200, { object: 'list', data: versions.map(route.present), has_more: false, next_cursor: null });
+      }),
+    extraOperations: [versionsOperation({ ...route, ...route.docs, itemPath })],
+  };
 }

@@ -2,11 +2,9 @@ import type { StoredVersion, VersionedEntity } from '../../store/versioned/layou
 import { VersionedDocuments, type VersionedDocumentKind } from '../../store/versioned/versioned-documents.js';
 import type { VersionedRepository } from '../../store/versioned/versioned-repository.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
-import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import type { CrudService } from '../resource/define-resource.js';
+import type { WorkspaceScope } from './types.js';
 import { readVersionQuery } from './versioned-routes.js';
-
-/** Where a call acts: only the workspace matters to a service (the scope check is the route's). */
-export type WorkspaceScope = Pick<ResourceScope, 'workspaceId'>;
 
 /**
  * The service of a resource kept as versioned documents (store/versioned/): the reads are the same for every kind
