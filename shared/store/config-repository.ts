@@ -3,7 +3,7 @@ import { isConditionalCheckFailure } from './conditional-writes.js';
 import { readConfigSecret, unsealConfig, type ConfigSecretRef } from './config-secrets.js';
 import { secretStore } from './secrets/secret-store-factory.js';
 import type { SecretStore } from './secrets/secret-store.js';
-import { VersionedRepository } from './versioned-repository.js';
+import { VersionedRepository } from './versioned/versioned-repository.js';
 
 /** A saved config's current state; every version's body is kept under its own item as well. */
 export interface SavedConfigRecord {
@@ -27,17 +27,13 @@ export interface SavedConfigVersion {
 }
 
 /**
- * Saved configs, versioned and scoped to their workspace (store/versioned-repository.ts). A version keeps the
- * config body and its secret reference; the name lives on the latest item only.
+ * Saved configs, versioned and scoped to their workspace (store/versioned/). A version keeps the config body and
+ * its secret reference; the name lives on the latest item only. An update given no `secret_ref` removes it (a
+ * config that holds no credentials).
  */
 export class ConfigRepository extends VersionedRepository<SavedConfigRecord, SavedConfigVersion> {
   constructor() {
     super({ kind: 'CONFIG', versionFields: ['config', 'secret_ref'], mutableFields: ['name', 'config', 'secret_ref'] });
-  }
-
-  /** Writes the next version; an undefined `secret_ref` removes it (a config that holds no credentials). */
-  update(current: SavedConfigRecord, changes: { name?: string; config: unknown; secret_ref?: ConfigSecretRef }, at: string): Promise<SavedConfigRecord | undefined> {
-    return this.commit(current, { name: changes.name ?? current.name, config: changes.config, secret_ref: changes.secret_ref }, at);
   }
 
   /**

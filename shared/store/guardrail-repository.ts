@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { GuardrailDefinition } from '../guardrails/schemas.js';
 import { keys } from './keys.js';
-import { VersionedRepository } from './versioned-repository.js';
+import { VersionedRepository } from './versioned/versioned-repository.js';
 
 /** A guardrail's current state; every version's body (name, type, config) is kept under its own item too. */
 export type GuardrailRecord = GuardrailDefinition & {
@@ -16,18 +16,12 @@ export type GuardrailRecord = GuardrailDefinition & {
 export type GuardrailVersion = GuardrailDefinition & { id: string; name: string; version: number; created_at: string };
 
 /**
- * Guardrails, versioned and scoped to their workspace (store/versioned-repository.ts); each version keeps the
+ * Guardrails, versioned and scoped to their workspace (store/versioned/); each version keeps the
  * whole definition, so a pinned `grd-…@N` always means the same rule.
  */
 export class GuardrailRepository extends VersionedRepository<GuardrailRecord, GuardrailVersion> {
   constructor() {
     super({ kind: 'GUARDRAIL', versionFields: ['name', 'type', 'config'], mutableFields: ['name', 'type', 'config'] });
-  }
-
-  /** Writes the next version; undefined when a concurrent update won. */
-  update(current: GuardrailRecord, changes: { name: string } & GuardrailDefinition, at: string): Promise<GuardrailRecord | undefined> {
-    // A discriminated union: name, type and config change together, so the spread is one whole definition.
-    return this.commit(current, { name: changes.name, type: changes.type, config: changes.config } as Partial<GuardrailRecord>, at);
   }
 
   /** The workspace's `default_guardrails` setting (kept on the workspace item), read alone. */

@@ -26,8 +26,8 @@ export async function migrateAllConfigSecrets(service = new ConfigService()): Pr
     for (const item of page.Items ?? []) {
       const { workspace_id: workspaceId, id } = item as { workspace_id: string; id: string };
       // Reading migrates: the latest item and every version item.
-      await service.versions(workspaceId, id);
-      await service.get(workspaceId, id);
+      await service.versions({ workspaceId }, id);
+      await service.get({ workspaceId }, id);
       configs++;
     }
     startKey = page.LastEvaluatedKey;

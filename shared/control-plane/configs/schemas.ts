@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { configSchema } from '../../gateway/config/schema.js';
+import { workspaceQueryField } from '../query-schemas.js';
+import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
 /** `POST /v1/configs`: a name and the config body, validated with the very schema the gateway uses. */
 export const createConfigSchema = z.strictObject({
@@ -13,6 +15,7 @@ export const updateConfigSchema = z.strictObject({
   config: z.unknown(),
 });
 
+/** A saved config as every read shows it: credentials masked. */
 export const savedConfigResponseSchema = z.object({
   id: z.string(),
   object: z.literal('config'),
@@ -23,3 +26,26 @@ export const savedConfigResponseSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+export const savedConfigListSchema = resourceListSchema(savedConfigResponseSchema, 'SavedConfigList');
+
+export const savedConfigVersionListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.object({ object: z.literal('config_version'), id: z.string(), version: z.int(), config: configSchema, created_at: z.string() })),
+    has_more: z.boolean(),
+    next_cursor: z.null(),
+  })
+  .meta({ id: 'SavedConfigVersionList' });
+
+export const savedConfigDeletedSchema = resourceDeletedSchema('config', 'SavedConfigDeleted');
+
+export const savedConfigIdPathSchema = resourceIdPathSchema('id', 'The saved config id (cfg-…); a request names it in x-gw-config, optionally as "<id>@<version>".');
+
+export const savedConfigGetQuerySchema = z.object({
+  version: z.int().min(1).optional().meta({ description: 'An earlier version (default: the latest).' }),
+  workspace_id: workspaceQueryField,
+});
+
+export type ConfigCreate = z.infer<typeof createConfigSchema>;
+export type ConfigUpdate = z.infer<typeof updateConfigSchema>;

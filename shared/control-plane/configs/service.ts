@@ -1,6 +1,4 @@
 import { ConfigResolver } from '../../gateway/config/resolve-config.js';
-import { randomBytes } from 'node:crypto';
-import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { configErrorFromZod } from '../../gateway/config/errors.js';
 import { configSchema, type GatewayConfig } from '../../gateway/config/schema.js';
@@ -10,7 +8,9 @@ import { ConfigRepository, type SavedConfigRecord, type SavedConfigVersion } fro
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
-import type { PageRequest } from '../pagination.js';
+import type { WorkspaceScope } from '../versioned/types.js';
+import { VersionedDocumentService } from '../versioned/versioned-service.js';
+import type { ConfigCreate, ConfigUpdate } from './schemas.js';
 import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
 
 /**
@@ -19,17 +19,19 @@ import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
  * Credentials never stay in the table: they go to the secret store on save (sealing.ts), every read shows them
  * masked, and a config saved in plaintext before is migrated on its first read here.
  */
-export class ConfigService {
+export class ConfigService extends VersionedDocumentService<SavedConfigRecord, SavedConfigVersion, ConfigCreate, ConfigUpdate, ReturnType<typeof presentConfig>> {
   constructor(
     private readonly repository = new ConfigRepository(),
     private readonly secrets: () => SecretStore = secretStore,
-  ) {}
+  ) {
+    super(repository, { noun: 'saved config', idPrefix: 'cfg' }, presentConfig);
+  }
 
-  async create(workspaceId: string, name: string, raw: unknown): Promise<SavedConfigRecord> {
+  async create({ workspaceId }: WorkspaceScope, { name, config: raw }: ConfigCreate): Promise<SavedConfigRecord> {
     const config = checkConfig(raw);
     await checkConfigGuardrails(workspaceId, config);
     const now = new Date().toISOString();
-    const id = `cfg-${randomBytes(9).toString('base64url')}`;
+    const id = this.documents.newId();
     const sealed = await sealAndStore(this.secrets(), { workspaceId, configId: id, version: 1 }, config);
     try {
       return await this.repository.create({ id, workspace_id: workspaceId, name, config: sealed.config, secret_ref: sealed.ref, created_at: now });
@@ -39,68 +41,39 @@ export class ConfigService {
     }
   }
 
-  async get(workspaceId: string, id: string, version?: number): Promise<SavedConfigRecord> {
-    const latest = await this.latest(workspaceId, id);
-    if (version === undefined || version === latest.version) return latest;
-    const stored = await this.repository.getVersion(workspaceId, id, version);
-    if (!stored) throw new GatewayError(404, 'not_found', `Saved config '${id}' has no version ${version}`);
-    const pinned = await this.migratedVersion(workspaceId, id, stored);
-    return { ...latest, version: pinned.version, config: pinned.config, secret_ref: pinned.secret_ref, updated_at: pinned.created_at };
-  }
-
-  async versions(workspaceId: string, id: string): Promise<SavedConfigVersion[]> {
-    await this.latest(workspaceId, id);
-    const versions = await this.repository.listVersions(workspaceId, id);
-    return Promise.all(versions.map((version) => this.migratedVersion(workspaceId, id, version)));
-  }
-
-  async list(workspaceId: string, page: PageRequest) {
-    const { items, lastKey } = await this.repository.list(workspaceId, page.limit, page.startKey);
-    return { items: await Promise.all(items.map((item) => this.migratedLatest(item))), lastKey };
-  }
-
-  async update(workspaceId: string, id: string, changes: { name?: string; config: unknown }): Promise<SavedConfigRecord> {
+  async update({ workspaceId }: WorkspaceScope, id: string, changes: ConfigUpdate): Promise<SavedConfigRecord> {
     const config = checkConfig(changes.config);
     await checkConfigGuardrails(workspaceId, config);
-    const current = await this.latest(workspaceId, id);
+    const current = await this.documents.latest(workspaceId, id);
     const sealed = await sealAndStore(this.secrets(), { workspaceId, configId: id, version: current.version + 1 }, config, current);
-    const updated = await this.repository.update(current, { name: changes.name, config: sealed.config, secret_ref: sealed.ref }, new Date().toISOString());
-    if (!updated) {
+    // No `secret_ref` removes the previous one: the new version holds no credentials.
+    const fields = { name: changes.name ?? current.name, config: sealed.config, secret_ref: sealed.ref };
+    const updated = await this.documents.update(current, fields, async () => {
       if (sealed.ref) await this.secrets().delete(sealed.ref.name);
-      throw new GatewayError(409, 'conflict', `Saved config '${id}' was changed concurrently; read it again and retry`);
-    }
+    });
     ConfigResolver.forgetEverywhere(workspaceId, id);
     return updated;
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const latest = await this.latest(workspaceId, id);
-    const versions = await this.repository.listVersions(workspaceId, id);
-    await this.repository.delete(workspaceId, id);
+  async delete({ workspaceId }: WorkspaceScope, id: string): Promise<SavedConfigRecord> {
+    const latest = await this.documents.latest(workspaceId, id);
+    const versions = await this.repository.delete(workspaceId, id);
     ConfigResolver.forgetEverywhere(workspaceId, id);
     // After the items are gone, so no stored reference ever points at a deleted secret.
     for (const name of secretNamesOf([latest, ...versions])) await this.secrets().delete(name);
+    return latest;
   }
 
-  private async latest(workspaceId: string, id: string): Promise<SavedConfigRecord> {
-    const latest = await this.repository.get(workspaceId, id);
-    if (!latest) throw configNotFound(id);
-    return this.migratedLatest(latest);
-  }
-
-  private migratedLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
+  // Every item read is shown migrated: credentials a config still holds in plaintext move to the secret store.
+  protected override readLatest(record: SavedConfigRecord): Promise<SavedConfigRecord> {
     const at = { workspaceId: record.workspace_id, configId: record.id, version: record.version, latest: true };
     return migratedItem(this.repository, this.secrets(), at, record, () => this.repository.get(record.workspace_id, record.id));
   }
 
-  private migratedVersion(workspaceId: string, id: string, version: SavedConfigVersion): Promise<SavedConfigVersion> {
+  protected override readVersion(workspaceId: string, id: string, version: SavedConfigVersion): Promise<SavedConfigVersion> {
     const at = { workspaceId, configId: id, version: version.version, latest: false };
     return migratedItem(this.repository, this.secrets(), at, version, () => this.repository.getVersion(workspaceId, id, version.version));
   }
-}
-
-export function configNotFound(id: string): GatewayError {
-  return new GatewayError(404, 'not_found', `No saved config with id '${id}' in this workspace`);
 }
 
 function checkConfig(raw: unknown): GatewayConfig {
@@ -124,4 +97,3 @@ export function presentConfigVersion(version: SavedConfigVersion) {
   return { object: 'config_version' as const, id: version.id, version: version.version, config: version.config, created_at: version.created_at };
 }
 
-export type { Principal };

@@ -2,21 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, GatewayError } from '../../http/errors.js';
 import { PromptConflictError, PromptRepository, type PromptRecord, type PromptTemplate, type PromptVersionRecord } from '../../store/prompt-repository.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import type { WorkspaceScope } from '../versioned/types.js';
 import { BUILT_IN_LABELS, LABEL_PATTERN, type PromptCreate, type PromptUpdate, type PromptVersionView, type PromptView } from './schemas.js';
 import { validateTemplateMessages } from './template.js';
-import { assertPromptId, promptNotFound, selectVersion, type VersionSelector } from './versions.js';
+import { assertPromptId, promptNotFound, readVersionSelector, selectVersion } from './versions.js';
 
 /** Prompts with versions: every update writes a new version; publishing and labels only move pointers. */
-export class PromptService {
+export class PromptService implements CrudService<PromptView, PromptCreate, PromptUpdate, undefined> {
   constructor(private readonly repository = new PromptRepository()) {}
 
-  async create(organisationId: string, workspaceId: string, body: PromptCreate): Promise<PromptView> {
+  async create({ principal, workspaceId }: ResourceScope, body: PromptCreate): Promise<PromptView> {
     validateTemplateMessages(body.messages);
     const now = new Date().toISOString();
     const id = randomUUID();
     const head: PromptRecord = {
       id,
-      organisation_id: organisationId,
+      organisation_id: principal.organisationId,
       workspace_id: workspaceId,
       name: body.name,
       description: body.description,
@@ -39,18 +41,19 @@ export class PromptService {
     return toPromptView(head, first);
   }
 
-  async get(workspaceId: string, promptId: string, selector: VersionSelector): Promise<PromptView> {
-    const { head, version } = await selectVersion(this.repository, workspaceId, promptId, selector);
+  /** The prompt with the version `?version=` or `?label=` names (the published one by default). */
+  async get({ workspaceId }: WorkspaceScope, promptId: string, query: Readonly<Record<string, string>>): Promise<PromptView> {
+    const { head, version } = await selectVersion(this.repository, workspaceId, promptId, readVersionSelector(query));
     return toPromptView(head, version);
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<PromptView>> {
+  async list({ workspaceId }: WorkspaceScope, page: PageRequest): Promise<Page<PromptView>> {
     const result = await this.repository.list(workspaceId, page.limit, page.startKey);
     return toPage(result.items.map((head) => toPromptView(head)), result.nextKey);
   }
 
   /** A new version from the latest one with the body's changes; unpublished unless `publish` says so. */
-  async update(workspaceId: string, promptId: string, body: PromptUpdate): Promise<PromptView> {
+  async update({ workspaceId }: WorkspaceScope, promptId: string, body: PromptUpdate): Promise<PromptView> {
     const { version: latest } = await selectVersion(this.repository, workspaceId, promptId, { label: 'latest' });
     if (body.messages) validateTemplateMessages(body.messages);
     const model = body.model === null ? undefined : (body.model ?? latest.template.model);
@@ -73,11 +76,11 @@ export class PromptService {
     return toPromptView(result.head, result.version);
   }
 
-  async delete(workspaceId: string, promptId: string): Promise<PromptRecord> {
+  async delete({ workspaceId }: WorkspaceScope, promptId: string): Promise<PromptView> {
     assertPromptId(promptId);
     const deleted = await this.repository.delete(workspaceId, promptId);
     if (!deleted) throw promptNotFound(promptId);
-    return deleted;
+    return toPromptView(deleted);
   }
 
   async listVersions(workspaceId: string, promptId: string, page: PageRequest): Promise<Page<PromptVersionView>> {

@@ -1,34 +1,26 @@
 import type { Scope } from '../../auth/scopes.js';
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse, type NeutralResponse } from '../../http/types.js';
-import type { ControlPlaneRequest, ResourceHandler } from '../handler-types.js';
+import type { ControlPlaneRequest, ResourceHandler, RouteRegistrar } from '../handler-types.js';
 import { audited, type MutationResult } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
-import type { RouteRegistrar } from '../handler-types.js';
+import type { ResourceScope } from '../resource/define-resource.js';
 import { parseJsonBody } from '../validation.js';
-import { targetWorkspace } from '../workspaces/access.js';
-import { PromptService } from './prompt-service.js';
+import type { PromptService } from './prompt-service.js';
 import { parseRenderBody, renderStoredPrompt } from './render.js';
-import { promptCreateSchema, promptLabelSchema, promptUpdateSchema } from './schemas.js';
+import { promptLabelSchema } from './schemas.js';
 import { readVersionSelector } from './versions.js';
-import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
-import { PromptRepository } from '../../store/prompt-repository.js';
 
 type Handler = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => ReturnType<ResourceHandler>;
 type Mutation = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => Promise<MutationResult<NeutralResponse>>;
 
 /**
- * Prompts: `POST|GET /v1/prompts`, `GET|PATCH|DELETE /v1/prompts/{promptId}`, versions, publish, labels, and
+ * The prompt routes besides CRUD (resource.ts derives those): versions, publish, labels and
  * `POST /v1/prompts/{promptId}/render`. Admin keys may name another workspace with `?workspace_id=`.
  */
-export function registerPromptRoutes(register: RouteRegistrar): void {
-  let service: PromptService | undefined;
-  // Built on first use: repositories read settings, which the local runtime prepares after loading routes.
-  const prompts = () => (service ??= new PromptService());
-  // A workspace holding prompts is not empty: deleting it needs `force`.
-  registerWorkspaceContentProbe('prompts', async (workspaceId) => (await new PromptRepository().list(workspaceId, 1)).items.length > 0);
-  const workspaceOf = async (call: ControlPlaneRequest) => (await targetWorkspace(call.principal, call.request.query.workspace_id)).id;
+export function registerPromptVersionRoutes(register: RouteRegistrar, prompts: () => PromptService, scopeOf: (call: ControlPlaneRequest) => Promise<ResourceScope>): void {
+  const workspaceOf = async (call: ControlPlaneRequest) => (await scopeOf(call)).workspaceId;
 
   /** A read: scope check (a list also accepts `prompts:list`), workspace, handler. */
   const read = (method: string, pattern: string, scope: Scope | 'list', handler: Handler) =>
@@ -46,28 +38,6 @@ export function registerPromptRoutes(register: RouteRegistrar): void {
         return { workspace_id: workspaceId, ...(await mutation(call, workspaceId, prompts())) };
       }),
     );
-
-  mutate('POST', '/v1/prompts', 'prompt.create', async (call, workspaceId, service) => {
-    const view = await service.create(call.principal.organisationId, workspaceId, parseJsonBody(call.request, promptCreateSchema));
-    return { value: jsonResponse(201, view), resource_id: view.id, details: { name: view.name, version: 1 } };
-  });
-
-  read('GET', '/v1/prompts', 'list', async (call, workspaceId, service) => jsonResponse(200, await service.list(workspaceId, readPageRequest(call.request))));
-
-  read('GET', '/v1/prompts/{promptId}', 'prompts:read', async (call, workspaceId, service) =>
-    jsonResponse(200, await service.get(workspaceId, call.params.promptId, readVersionSelector(call.request.query))),
-  );
-
-  mutate('PATCH', '/v1/prompts/{promptId}', 'prompt.update', async (call, workspaceId, service) => {
-    const body = parseJsonBody(call.request, promptUpdateSchema);
-    const view = await service.update(workspaceId, call.params.promptId, body);
-    return { value: jsonResponse(200, view), details: { version: view.version?.version, published: body.publish === true, changed: Object.keys(body).sort() } };
-  });
-
-  mutate('DELETE', '/v1/prompts/{promptId}', 'prompt.delete', async (call, workspaceId, service) => {
-    const deleted = await service.delete(workspaceId, call.params.promptId);
-    return { value: jsonResponse(200, { object: 'prompt', id: deleted.id, deleted: true }), details: { name: deleted.name } };
-  });
 
   read('GET', '/v1/prompts/{promptId}/versions', 'list', async (call, workspaceId, service) =>
     jsonResponse(200, await service.listVersions(workspaceId, call.params.promptId, readPageRequest(call.request))),

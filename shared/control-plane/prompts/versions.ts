@@ -6,7 +6,7 @@ import { LABEL_PATTERN } from './schemas.js';
 export type VersionSelector = { version: number } | { label: string } | Record<string, never>;
 
 /** Prompt ids are UUIDs; anything else cannot exist and must not reach a table key. */
-const PROMPT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+export const PROMPT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function promptNotFound(promptId: string): GatewayError {
   return new GatewayError(404, 'not_found', `No prompt with id '${promptId.slice(0, 128)}' in this workspace`);

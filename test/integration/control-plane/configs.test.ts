@@ -132,4 +132,44 @@ describe('saved configs', () => {
     expect((await call(gateway, 'GET', '/v1/configs?limit=0')).status).toBe(400);
     expect((await call(gateway, 'GET', '/v1/configs?cursor=garbage')).status).toBe(400);
   });
+
+  it('records each change with its details, reads versions by number, and names what it cannot find', async () => {
+    const created = await call<SavedConfig>(gateway, 'POST', '/v1/configs', { body: { name: 'audited', config: target('a-1') } });
+    const id = created.body.id;
+    expect((await call<SavedConfig>(gateway, 'PUT', `/v1/configs/${id}`, { body: { name: 'renamed', config: target('a-2') } })).body).toMatchObject({ name: 'renamed', version: 2 });
+
+    const pinned = await call<SavedConfig & { updated_at: string; created_at: string }>(gateway, 'GET', `/v1/configs/${id}?version=1`);
+    expect(pinned.body).toMatchObject({ id, version: 1, name: 'renamed', config: { override_params: { model: 'a-1' } } });
+    const versions = await call<{ object: string; data: Array<Record<string, unknown>>; has_more: boolean; next_cursor: null }>(gateway, 'GET', `/v1/configs/${id}/versions`);
+    expect(versions.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(versions.body.data.map((version) => [version.object, version.id, version.version])).toEqual([['config_version', id, 2], ['config_version', id, 1]]);
+    expect(JSON.stringify(versions.body)).not.toContain('sk-saved');
+
+    const unknownVersion = await call<{ error: { code: string; message: string } }>(gateway, 'GET', `/v1/configs/${id}?version=9`);
+    expect(unknownVersion.status).toBe(404);
+    expect(unknownVersion.body.error.message).toBe(`Saved config '${id}' has no version 9`);
+    const badVersion = await call<{ error: { code: string; param: string } }>(gateway, 'GET', `/v1/configs/${id}?version=first`);
+    expect(badVersion.status).toBe(400);
+    expect(badVersion.body.error).toMatchObject({ code: 'invalid_version', param: 'version' });
+    const unknown = await call<{ error: { code: string; message: string } }>(gateway, 'GET', '/v1/configs/cfg-unknown/versions');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe("No saved config with id 'cfg-unknown' in this workspace");
+
+    const deleted = await call<Record<string, unknown>>(gateway, 'DELETE', `/v1/configs/${id}`);
+    expect(deleted.body).toEqual({ object: 'config', id, deleted: true });
+    expect((await call(gateway, 'DELETE', `/v1/configs/${id}`)).status).toBe(404);
+
+    const events = await call<{ data: Array<{ action: string; resource_type: string; resource_id?: string; workspace_id: string; outcome: string; details?: Record<string, unknown> }> }>(gateway, 'GET', '/v1/audit-logs?limit=100');
+    const ours = events.body.data.filter((event) => event.resource_id === id).map(({ action, resource_type, workspace_id, outcome, details }) => ({ action, resource_type, workspace_id, outcome, details }));
+    const workspace_id = gateway.bootstrap.workspaceId;
+    expect(ours).toEqual(
+      expect.arrayContaining([
+        { action: 'config.create', resource_type: 'config', workspace_id, outcome: 'success', details: { name: 'audited', version: 1 } },
+        { action: 'config.update', resource_type: 'config', workspace_id, outcome: 'success', details: { version: 2 } },
+        { action: 'config.delete', resource_type: 'config', workspace_id, outcome: 'success', details: {} },
+        { action: 'config.delete', resource_type: 'config', workspace_id, outcome: 'failure', details: { status: 404, code: 'not_found' } },
+      ]),
+    );
+    expect(ours).toHaveLength(4);
+  });
 });

@@ -141,8 +141,12 @@ describe('/v1/guardrails', () => {
     const created = await createGuardrail(gateway, { name: 'audited', type: 'add_prefix', config: { prefix: 'a' } });
     await call(gateway, 'PUT', `/v1/guardrails/${created.id}`, { body: { config: { prefix: 'b' } } });
     await call(gateway, 'DELETE', `/v1/guardrails/${created.id}`);
-    const events = await call<{ data: Array<{ action: string; resource_id?: string }> }>(gateway, 'GET', '/v1/audit-logs?limit=100');
-    const actions = events.body.data.filter((event) => event.resource_id === created.id).map((event) => event.action);
-    expect(actions.sort()).toEqual(['guardrail.create', 'guardrail.delete', 'guardrail.update']);
+    const events = await call<{ data: Array<{ action: string; resource_id?: string; resource_type: string; details?: Record<string, unknown> }> }>(gateway, 'GET', '/v1/audit-logs?limit=100');
+    const ours = events.body.data.filter((event) => event.resource_id === created.id);
+    expect(ours.map((event) => event.action).sort()).toEqual(['guardrail.create', 'guardrail.delete', 'guardrail.update']);
+    const detailsOf = (action: string) => ours.find((event) => event.action === action)?.details;
+    expect(ours.every((event) => event.resource_type === 'guardrail')).toBe(true);
+    expect(detailsOf('guardrail.create')).toEqual({ name: 'audited', type: 'add_prefix', version: 1 });
+    expect(detailsOf('guardrail.update')).toEqual({ version: 2, type: 'add_prefix' });
   });
 });

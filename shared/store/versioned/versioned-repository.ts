@@ -1,43 +1,33 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { settings } from '../settings.js';
-import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
-import { dynamoDocumentClient } from './dynamo-client.js';
-import { MAIN_TABLE, tableName } from './table-definitions.js';
-
-/** What every versioned entity has: saved configs and guardrails. */
-export interface VersionedEntity {
-  id: string;
-  workspace_id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface VersionedLayout<R> {
-  /** Names the partitions: `WS#{workspace}#{KIND}#{id}` for an entity, `WS#{workspace}#{KIND}S` for the list. */
-  kind: string;
-  /** The fields each immutable version item keeps besides id, version and created_at. */
-  versionFields: ReadonlyArray<keyof R & string>;
-  /** The fields an update may change on the latest item (an undefined value removes the attribute). */
-  mutableFields: ReadonlyArray<keyof R & string>;
-}
-
-const versionKey = (version: number) => `V#${String(version).padStart(9, '0')}`;
+import { settings } from '../../settings.js';
+import { isConditionalCheckFailure, updateExpression } from '../conditional-writes.js';
+import { dynamoDocumentClient } from '../dynamo-client.js';
+import { MAIN_TABLE, tableName } from '../table-definitions.js';
+import {
+  documentKey,
+  documentListPartition,
+  VERSION_SORT_PREFIX,
+  withoutTableKeys,
+  type StoredVersion,
+  type VersionedEntity,
+  type VersionedLayout,
+} from './layout.js';
 
 /**
- * Versioned entities scoped to their workspace: every key starts with the workspace, so one workspace can never
- * read another's. The latest item carries a copy of the latest body (one read on the hot path); each version is
- * immutable, so a pinned `…@N` always means the same thing.
+ * Versioned documents of one kind, scoped to their workspace (the item layout: layout.ts). The latest item
+ * carries a copy of the latest body (one read on the hot path); each version is immutable, so a pinned `…@N`
+ * always means the same thing. A kind is an instance of this class with its layout (config-repository.ts,
+ * guardrail-repository.ts); the rules a control plane reads them by are versioned-documents.ts.
  */
-export class VersionedRepository<R extends VersionedEntity, V> {
+export class VersionedRepository<R extends VersionedEntity, V extends StoredVersion> {
   protected readonly client = dynamoDocumentClient();
   protected readonly table = tableName(settings(), MAIN_TABLE);
 
-  constructor(private readonly layout: VersionedLayout<R>) {}
+  constructor(readonly layout: VersionedLayout<R>) {}
 
   /** The key of the latest item (`version` undefined) or of one version. */
   protected itemKey(workspaceId: string, id: string, version?: number): { pk: string; sk: string } {
-    return { pk: `WS#${workspaceId}#${this.layout.kind}#${id}`, sk: version === undefined ? 'LATEST' : versionKey(version) };
+    return documentKey(this.layout.kind, workspaceId, id, version);
   }
 
   async create(record: Omit<R, 'version' | 'updated_at'>): Promise<R> {
@@ -55,24 +45,25 @@ export class VersionedRepository<R extends VersionedEntity, V> {
 
   async get(workspaceId: string, id: string): Promise<R | undefined> {
     const result = await this.client.send(new GetCommand({ TableName: this.table, Key: this.itemKey(workspaceId, id) }));
-    return result.Item ? strip<R>(result.Item) : undefined;
+    return result.Item ? withoutTableKeys<R>(result.Item) : undefined;
   }
 
   async getVersion(workspaceId: string, id: string, version: number): Promise<V | undefined> {
     const result = await this.client.send(new GetCommand({ TableName: this.table, Key: this.itemKey(workspaceId, id, version) }));
-    return result.Item ? strip<V>(result.Item) : undefined;
+    return result.Item ? withoutTableKeys<V>(result.Item) : undefined;
   }
 
+  /** Every version, newest first. */
   async listVersions(workspaceId: string, id: string): Promise<V[]> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :v)',
-        ExpressionAttributeValues: { ':pk': this.itemKey(workspaceId, id).pk, ':v': 'V#' },
+        ExpressionAttributeValues: { ':pk': this.itemKey(workspaceId, id).pk, ':v': VERSION_SORT_PREFIX },
         ScanIndexForward: false,
       }),
     );
-    return (result.Items ?? []).map((item) => strip<V>(item));
+    return (result.Items ?? []).map((item) => withoutTableKeys<V>(item));
   }
 
   async list(workspaceId: string, limit: number, startKey?: Record<string, unknown>): Promise<{ items: R[]; lastKey?: Record<string, unknown> }> {
@@ -86,23 +77,25 @@ export class VersionedRepository<R extends VersionedEntity, V> {
         ExclusiveStartKey: startKey,
       }),
     );
-    return { items: (result.Items ?? []).map((item) => strip<R>(item)), lastKey: result.LastEvaluatedKey };
+    return { items: (result.Items ?? []).map((item) => withoutTableKeys<R>(item)), lastKey: result.LastEvaluatedKey };
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const versions = (await this.listVersions(workspaceId, id)) as Array<{ version: number }>;
+  /** Deletes the latest item first (so the document is gone at once), then its versions; returns the versions deleted. */
+  async delete(workspaceId: string, id: string): Promise<V[]> {
+    const versions = await this.listVersions(workspaceId, id);
     await this.client.send(new DeleteCommand({ TableName: this.table, Key: this.itemKey(workspaceId, id) }));
     for (const { version } of versions) {
       await this.client.send(new DeleteCommand({ TableName: this.table, Key: this.itemKey(workspaceId, id, version) }));
     }
+    return versions;
   }
 
   /**
-   * Writes version `current.version + 1` with every mutable field as given: the version item only if absent, the
-   * latest item only from the version the caller read, so two concurrent updates can never both win. Undefined
-   * when another update won.
+   * Writes version `current.version + 1`: `fields` over `current`, where a mutable field given as undefined is
+   * removed and one not given is kept. The version item is written only if absent, the latest item only from the
+   * version the caller read, so two concurrent updates can never both win. Undefined when another update won.
    */
-  protected async commit(current: R, fields: Partial<R>, at: string): Promise<R | undefined> {
+  async update(current: R, fields: Partial<R>, at: string): Promise<R | undefined> {
     const next = { ...current, ...fields, version: current.version + 1, updated_at: at } as R;
     const changed: Record<string, unknown> = { version: next.version, updated_at: at };
     const removed: string[] = [];
@@ -131,7 +124,7 @@ export class VersionedRepository<R extends VersionedEntity, V> {
   }
 
   private listPartition(workspaceId: string): string {
-    return `WS#${workspaceId}#${this.layout.kind}S`;
+    return documentListPartition(this.layout.kind, workspaceId);
   }
 
   private async putVersion(record: R): Promise<void> {
@@ -145,9 +138,4 @@ export class VersionedRepository<R extends VersionedEntity, V> {
       }),
     );
   }
-}
-
-function strip<T>(item: Record<string, unknown>): T {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest as T;
 }
