@@ -51,7 +51,13 @@ export class ResponseCache {
         // embeddings failure still stores the entry for exact hits, and is then reported.
         let embedding = vector;
         let embeddingError: unknown;
-        if (!embedding && embeddingTarget) embedding = await this.embedConversation(context, embeddingTarget, body).catch((error: unknown) => void (embeddingError = error));
+        if (!embedding && embeddingTarget) {
+          try {
+            embedding = await this.embedConversation(context, embeddingTarget, body);
+          } catch (error) {
+            embeddingError = error;
+          }
+        }
         const stored = await this.store.put(workspaceId, key, JSON.stringify(response), maxAge, embedding);
         if (!stored) {
           context.log.warn('response not cached: larger than one cache item', { cache_key: key });
