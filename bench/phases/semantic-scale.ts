@@ -6,8 +6,9 @@ import dynalite from 'dynalite';
 import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../infra/local/embedded-store.js';
 import { CACHE_TABLE } from '../../shared/store/table-definitions.js';
-import { DEFAULT_VECTOR_INDEX_SHAPE, DynamoVectorIndex, vectorSlotItems, type VectorIndexShape } from '../../shared/gateway/cache/vector-index/dynamo-vector-index.js';
-import { collisionProbability } from '../../shared/gateway/cache/vector-index/lsh.js';
+import { bucketItem, DEFAULT_VECTOR_INDEX_SHAPE, DynamoVectorIndex, entryPlacements, hashSlot, type EntryPlacement, type VectorIndexShape } from '../../shared/gateway/cache/vector-index/dynamo-vector-index.js';
+import { exactSimilarity, mayReach } from '../../shared/gateway/cache/vector-index/exact-check.js';
+import { quantise } from '../../shared/gateway/cache/vector-index/quantise.js';
 import { meteredDocumentClient } from '../../test/integration/cache/support/metered-dynamo-client.js';
 import { clusteredEntries, cosine, neighbour, seededRandom } from '../../test/integration/cache/support/synthetic-vectors.js';
 import { percentile, round } from '../measure/stats.js';
@@ -15,10 +16,13 @@ import { percentile, round } from '../measure/stats.js';
 /**
  * Semantic-cache scale (issue #23): N cached entries in one workspace and one cache partition (the worst case:
  * every entry competes for the same buckets), then lookups of near-duplicates of random entries, each timed
- * and metered on the wire. Recall is against an exact search over all N float vectors.
+ * and metered on the wire. A lookup decides as the response cache does: the index's winner, if its estimate can
+ * reach the threshold, is checked exactly against its int8 vector (which the cache reads with the entry, a
+ * GetItem it makes anyway to answer; counted apart as `entryReads`). Recall is against an exact search over all
+ * N float vectors.
  *
- *   npx tsx bench/phases/semantic-scale.ts [--sizes 1000,10000,100000] [--lookups 300] [--bands 4 --bits 12 --slots 6]
- *     [--placement in-turn|hash] [--baseline]
+ *   npx tsx bench/phases/semantic-scale.ts [--sizes 1000,10000,100000] [--lookups 300]
+ *     [--tables 6 --bits 16 --probes 40 --slots 5] [--placement in-turn|hash] [--baseline]
  */
 export interface SemanticScaleRow {
   entries: number;
@@ -37,8 +41,13 @@ export interface SemanticScaleRow {
   recallNewerHalf: number;
   /** Lookups that answered (≥ threshold) with another entry than the exact best: a wrong hit. */
   wrongHits: number;
-  /** Slot items the partition holds after the fill (each entry is written once per band; slots overwrite). */
-  storedSlotItems: number;
+  /** Lookups whose winner was read for the exact check (the entry GetItem that answers a hit). */
+  entryReads: number;
+  /** Of those, reads that did not answer (the exact check said no): the index's extra cost on a miss. */
+  entryReadsNotAnswering: number;
+  /** Bucket items the partition holds after the fill, and the slots in them (an entry takes one slot a table). */
+  storedBucketItems: number;
+  storedSlots: number;
   fillSeconds: number;
 }
 
@@ -87,9 +96,10 @@ async function measureOneSize(entries: number, options: SemanticScaleOptions, me
   const vectors = clusteredEntries(entries, dimensions, { clusters: Math.max(1, Math.round(entries / 50)), spread: 0.9, seed: entries });
   const keys = vectors.map((_, i) => sha256(`entry-${entries}-${i}`));
   const filled = Date.now();
-  const storedSlotItems = await bulkFill(metered.client, scope, keys, vectors, shape, options.placement ?? 'in-turn');
+  const stored = await bulkFill(metered.client, scope, keys, vectors, shape, options.placement ?? 'in-turn');
   const fillSeconds = (Date.now() - filled) / 1000;
-  log(`semantic-scale: ${entries} entries written as ${storedSlotItems} slot items in ${fillSeconds.toFixed(1)} s`);
+  log(`semantic-scale: ${entries} entries written as ${stored.slots} slots in ${stored.items} bucket items in ${fillSeconds.toFixed(1)} s`);
+  const entryOf = new Map(keys.map((key, i) => [key, i]));
 
   const random = seededRandom(entries + 1);
   const lookups = options.lookups ?? 300;
@@ -102,6 +112,8 @@ async function measureOneSize(entries: number, options: SemanticScaleOptions, me
   let newer = 0;
   let foundNewer = 0;
   let wrongHits = 0;
+  let entryReads = 0;
+  let entryReadsNotAnswering = 0;
   for (let i = 0; i < lookups; i++) {
     const target = Math.floor(random() * entries);
     const query = neighbour(vectors[target], threshold + random() * (0.995 - threshold), random);
@@ -112,8 +124,14 @@ async function measureOneSize(entries: number, options: SemanticScaleOptions, me
     latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
     bytes.push(metered.meter.responseBytes);
     roundTrips = Math.max(roundTrips, metered.meter.roundTrips);
-    const hit = best !== undefined && best.similarity >= threshold;
-    const right = hit && best.key === keys[exact.index];
+    // What the response cache does next: read the winner's entry and check its stored int8 vector exactly.
+    let hit = false;
+    if (mayReach(best, threshold)) {
+      entryReads++;
+      hit = exactSimilarity(query, quantise(vectors[entryOf.get(best.key)!])) >= threshold;
+      if (!hit) entryReadsNotAnswering++;
+    }
+    const right = hit && best!.key === keys[exact.index];
     if (right) found++;
     if (hit && !right) wrongHits++;
     if (target >= entries / 2) {
@@ -136,15 +154,19 @@ async function measureOneSize(entries: number, options: SemanticScaleOptions, me
     recallAbove098: round(above098 ? foundAbove098 / above098 : Number.NaN, 3),
     recallNewerHalf: round(newer ? foundNewer / newer : Number.NaN, 3),
     wrongHits,
-    storedSlotItems,
+    entryReads,
+    entryReadsNotAnswering,
+    storedBucketItems: stored.items,
+    storedSlots: stored.slots,
     fillSeconds: round(fillSeconds, 1),
   };
 }
 
 /**
- * Writes N entries, 25 items a BatchWriteItem, a few batches in flight: slots filled in turn (as inserts that
- * follow a lookup place them), or by each entry's hash (as a writer with no view of the bucket does, e.g. after
- * a forced refresh). Later entries overwrite earlier ones in a full bucket, as they would in service.
+ * Writes N entries as whole bucket items, 25 a BatchWriteItem, a few batches in flight: slots filled in turn (as
+ * inserts that follow a lookup place them: empty first, then the oldest), or by each entry's hash (as a writer
+ * with no view of the bucket does, e.g. after a forced refresh). Later entries overwrite earlier ones in a full
+ * bucket, as they would in service.
  */
 async function bulkFill(
   client: ReturnType<typeof meteredDocumentClient>['client'],
@@ -153,26 +175,25 @@ async function bulkFill(
   vectors: Float32Array[],
   shape: VectorIndexShape,
   placement: SlotPlacement,
-): Promise<number> {
+): Promise<{ items: number; slots: number }> {
   const expiresAt = Date.now() + HOUR_MS;
-  const slots = new Map<string, ReturnType<typeof vectorSlotItems>[number]>();
-  // Each bucket fills its slots in turn and then overwrites its oldest: what inserts after lookups do in service.
-  const written = new Map<string, number>();
-  const nextSlot = (bucketPk: string) => {
-    const count = written.get(bucketPk) ?? 0;
-    written.set(bucketPk, count + 1);
-    return count;
-  };
+  const buckets = new Map<string, { slots: Array<EntryPlacement | undefined>; written: number }>();
   vectors.forEach((vector, i) => {
-    for (const item of vectorSlotItems(scope, keys[i], vector, expiresAt, shape, placement === 'in-turn' ? nextSlot : undefined)) slots.set(`${item.pk}\u0000${item.sk}`, item);
+    for (const entry of entryPlacements(scope, keys[i], vector, expiresAt, shape)) {
+      const bucket = buckets.get(entry.pk) ?? { slots: new Array<EntryPlacement | undefined>(shape.slotsPerBucket).fill(undefined), written: 0 };
+      bucket.slots[placement === 'in-turn' ? bucket.written % shape.slotsPerBucket : hashSlot(keys[i], shape.slotsPerBucket)] = entry;
+      bucket.written++;
+      buckets.set(entry.pk, bucket);
+    }
   });
-  const items = [...slots.values()];
+  const items = [...buckets].map(([pk, bucket]) => bucketItem(pk, bucket.slots));
+  const slots = [...buckets.values()].reduce((sum, bucket) => sum + bucket.slots.filter(Boolean).length, 0);
   const batches: Array<typeof items> = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   let next = 0;
   const worker = async () => {
     while (next < batches.length) {
-      let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = batches[next++].map((Item) => ({ PutRequest: { Item: Item as unknown as Record<string, unknown> } }));
+      let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = batches[next++].map((Item) => ({ PutRequest: { Item } }));
       while (pending.length > 0) {
         const result = await client.send(new BatchWriteCommand({ RequestItems: { [CACHE_TABLE_NAME]: pending } }));
         pending = (result.UnprocessedItems?.[CACHE_TABLE_NAME] ?? []) as typeof pending;
@@ -180,7 +201,7 @@ async function bulkFill(
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
-  return items.length;
+  return { items: items.length, slots };
 }
 
 function exactBest(query: Float32Array, vectors: readonly Float32Array[]): { index: number; similarity: number } {
@@ -250,18 +271,19 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '1000,10000' },
       lookups: { type: 'string', default: '300' },
       dimensions: { type: 'string', default: '1536' },
-      bands: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.bands) },
-      bits: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.bitsPerBand) },
+      tables: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.tables) },
+      bits: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.bitsPerTable) },
+      probes: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.probes) },
       slots: { type: 'string', default: String(DEFAULT_VECTOR_INDEX_SHAPE.slotsPerBucket) },
       placement: { type: 'string', default: 'in-turn' },
       baseline: { type: 'boolean', default: false },
     },
   });
-  const shape: VectorIndexShape = { ...DEFAULT_VECTOR_INDEX_SHAPE, bands: Number(values.bands), bitsPerBand: Number(values.bits), slotsPerBucket: Number(values.slots) };
+  const shape: VectorIndexShape = { ...DEFAULT_VECTOR_INDEX_SHAPE, tables: Number(values.tables), bitsPerTable: Number(values.bits), probes: Number(values.probes), slotsPerBucket: Number(values.slots) };
   const sizes = values.sizes.split(',').map((size) => Number(size.trim()));
   if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error('--sizes takes positive integers, e.g. 1000,10000');
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  log(`shape ${JSON.stringify(shape)}; chance a neighbour shares a band: ${[0.95, 0.98, 0.99].map((s) => `${s}: ${collisionProbability(s, shape).toFixed(3)}`).join(', ')}`);
+  log(`shape ${JSON.stringify(shape)}`);
   if (values.baseline) console.log('before (one partition key, float32):', await measureOldPartitionLayout());
   if (values.placement !== 'in-turn' && values.placement !== 'hash') throw new Error('--placement is in-turn or hash');
   const rows = await measureSemanticScale({ sizes, lookups: Number(values.lookups), dimensions: Number(values.dimensions), shape, placement: values.placement, log });

@@ -86,9 +86,9 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       // (shared/dialects/responses/response-repository.ts); the indexes find a workspace's entities.
       // No index: every gateway read is by key or by partition.
       { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
-      // Exact entries by key (cache-store.ts); semantic candidates: one BatchGetItem of LSH bucket slots, slots
-      // overwritten by PutItem, dropped by DeleteItem (shared/gateway/cache/vector-index/dynamo-vector-index.ts).
-      { table: 'cache', actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
+      // Exact entries by key (cache-store.ts); semantic candidates: one BatchGetItem of LSH bucket items, whose
+      // slot attributes are set and removed by UpdateItem (shared/gateway/cache/vector-index/dynamo-vector-index.ts).
+      { table: 'cache', actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'] },
       // Model prices and capabilities kept in the logs table ("log store" source of shared/observability/pricing).
       { table: 'logs', actions: ['GetItem'], whenSettings: ['MODEL_CONFIGS_PRICING_LOG_STORE_PATH', 'MODEL_CONFIGS_CAPABILITIES_LOG_STORE_PATH'] },
     ],

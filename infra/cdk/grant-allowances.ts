@@ -34,12 +34,6 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
     resource: 'bucket/blobs/*',
     reason: 'Deleting a stored response or an export removes its blob at once; otherwise the bucket lifecycle expires it, so a missed delete costs storage, never data.',
   })),
-  {
-    fn: 'gateway',
-    action: 'dynamodb:DeleteItem',
-    resource: 'table/cache',
-    reason: 'A semantic-cache vector whose response entry is gone is dropped from its slots (shared/gateway/cache/vector-index/dynamo-vector-index.ts, evict); entries and vectors expire together, so the gateway tests never reach it (test/integration/cache/vector-index.test.ts calls it directly).',
-  },
   ...(['PutItem', 'DeleteItem'] as const).map((verb) => ({
     fn: 'restore-budgets' as const,
     action: `dynamodb:${verb}`,

@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../settings.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { CACHE_TABLE, tableName } from '../../store/table-definitions.js';
+import { quantise } from './vector-index/quantise.js';
 
 /** DynamoDB's item limit is 400 KB; entries above this are skipped (and logged), never a failure. */
 export const MAX_ENTRY_BYTES = 350 * 1024;
@@ -13,6 +14,12 @@ export const MAX_ENTRY_BYTES = 350 * 1024;
 export const MAX_SEMANTIC_CANDIDATES = 256;
 
 export type Clock = () => number;
+
+/** An entry as read: the response body and, for entries of semantic mode, its int8 vector (quantise.ts). */
+export interface StoredEntry {
+  body: string;
+  vector?: Uint8Array;
+}
 
 /**
  * The response cache's entries in the cache table (their vectors live in vector-index/). Every key starts
@@ -31,20 +38,29 @@ export class ResponseCacheStore {
   }
 
   async get(workspaceId: string, key: string): Promise<string | undefined> {
-    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: entryPk(workspaceId, key), sk: 'ENTRY' } }));
-    const item = result.Item as { body?: string; expires_at?: number } | undefined;
-    if (!item?.body || (item.expires_at ?? 0) <= this.now()) return undefined;
-    return item.body;
+    return (await this.getEntry(workspaceId, key))?.body;
   }
 
-  /** Stores an entry; returns false (and stores nothing) when it is too large for one item. */
-  async put(workspaceId: string, key: string, body: string, maxAgeSeconds: number): Promise<boolean> {
+  /** The entry with its vector: the semantic cache checks a candidate's exact similarity with it. */
+  async getEntry(workspaceId: string, key: string): Promise<StoredEntry | undefined> {
+    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: entryPk(workspaceId, key), sk: 'ENTRY' } }));
+    const item = result.Item as { body?: string; expires_at?: number; vector?: Uint8Array } | undefined;
+    if (!item?.body || (item.expires_at ?? 0) <= this.now()) return undefined;
+    return { body: item.body, vector: item.vector instanceof Uint8Array ? item.vector : undefined };
+  }
+
+  /**
+   * Stores an entry, with the conversation's embedding as int8 (~1.5 KB for 1,536 dimensions) in semantic mode;
+   * returns false (and stores nothing) when it is too large for one item.
+   */
+  async put(workspaceId: string, key: string, body: string, maxAgeSeconds: number, embedding?: Float32Array): Promise<boolean> {
     if (Buffer.byteLength(body) > MAX_ENTRY_BYTES) return false;
     const expiresAt = this.expiryFor(maxAgeSeconds);
+    const vector = embedding ? quantise(embedding) : undefined;
     await this.client.send(
       new PutCommand({
         TableName: this.table,
-        Item: { pk: entryPk(workspaceId, key), sk: 'ENTRY', body, created_at: this.now(), expires_at: expiresAt, ttl: Math.ceil(expiresAt / 1000) },
+        Item: { pk: entryPk(workspaceId, key), sk: 'ENTRY', body, ...(vector ? { vector } : {}), created_at: this.now(), expires_at: expiresAt, ttl: Math.ceil(expiresAt / 1000) },
       }),
     );
     return true;

@@ -7,6 +7,7 @@ import type { CacheStatus } from '../attempt-types.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
 import { ResponseCacheStore } from './cache-store.js';
 import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
+import { exactSimilarity, mayReach } from './vector-index/exact-check.js';
 import { vectorIndexLoadedOnFirstUse } from './vector-index/lazy-vector-index.js';
 import type { VectorIndex } from './vector-index/types.js';
 
@@ -46,12 +47,23 @@ export class ResponseCache {
     const scope = () => ({ workspaceId, partition: semanticPartition(keyInput) });
     const writer = (vector?: Float32Array) => (response: Record<string, unknown>) =>
       runInBackground('cache write', async () => {
-        const stored = await this.store.put(workspaceId, key, JSON.stringify(response), maxAge);
+        // The entry keeps its embedding for the exact check of a semantic lookup, so it is embedded first; an
+        // embeddings failure still stores the entry for exact hits, and is then reported.
+        let embedding = vector;
+        let embeddingError: unknown;
+        if (!embedding && embeddingTarget) {
+          try {
+            embedding = await this.embedConversation(context, embeddingTarget, body);
+          } catch (error) {
+            embeddingError = error;
+          }
+        }
+        const stored = await this.store.put(workspaceId, key, JSON.stringify(response), maxAge, embedding);
         if (!stored) {
           context.log.warn('response not cached: larger than one cache item', { cache_key: key });
           return;
         }
-        const embedding = vector ?? (embeddingTarget ? await this.embedConversation(context, embeddingTarget, body) : undefined);
+        if (embeddingError !== undefined) throw embeddingError;
         if (!embedding) return;
         await this.index.insert(scope(), key, embedding, this.store.expiryFor(maxAge));
       });
@@ -66,11 +78,12 @@ export class ResponseCache {
       const semanticScope = scope();
       const [best] = await this.index.query(semanticScope, vector);
       const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
-      if (best && best.similarity >= threshold) {
-        const similar = await this.store.get(workspaceId, best.key);
-        if (similar) return { status: 'SEMANTIC HIT', hit: JSON.parse(similar) as Record<string, unknown> };
+      // The index ranks by an estimate: the winner answers only if its stored vector passes the exact check.
+      if (mayReach(best, threshold)) {
+        const similar = await this.store.getEntry(workspaceId, best.key);
+        if (similar?.vector && exactSimilarity(vector, similar.vector) >= threshold) return { status: 'SEMANTIC HIT', hit: JSON.parse(similar.body) as Record<string, unknown> };
         // The entry is gone (expired, or never stored) while its vector lingers: drop the vector.
-        runInBackground('semantic index evict', () => this.index.evict(semanticScope, best.key));
+        if (!similar) runInBackground('semantic index evict', () => this.index.evict(semanticScope, best.key));
       }
       return { status: 'SEMANTIC MISS', store: writer(vector) };
     } catch (error) {

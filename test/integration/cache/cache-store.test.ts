@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseCacheStore } from '../../../shared/gateway/cache/cache-store.js';
+import { exactSimilarity } from '../../../shared/gateway/cache/vector-index/exact-check.js';
+import { randomUnit, seededRandom } from './support/synthetic-vectors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 let gateway: TestGateway;
@@ -27,6 +29,18 @@ describe('ResponseCacheStore against the embedded store', () => {
     const store = new ResponseCacheStore();
     await store.put('ws-a', 'shared-key', 'a', 60);
     expect(await store.get('ws-b', 'shared-key')).toBeUndefined();
+  });
+
+  it('keeps a semantic entry\'s embedding as int8 for the exact check, and none for an entry stored without one', async () => {
+    const store = new ResponseCacheStore();
+    const embedding = randomUnit(1536, seededRandom(34));
+    await store.put('ws-vector', 'with-vector', 'a', 60, embedding);
+    await store.put('ws-vector', 'without-vector', 'b', 60);
+    const entry = await store.getEntry('ws-vector', 'with-vector');
+    expect(entry?.body).toBe('a');
+    expect(entry?.vector?.byteLength).toBe(1540);
+    expect(exactSimilarity(embedding, entry!.vector!)).toBeGreaterThan(0.999);
+    expect(await store.getEntry('ws-vector', 'without-vector')).toEqual({ body: 'b', vector: undefined });
   });
 
   it('skips an entry too large for one item instead of failing', async () => {

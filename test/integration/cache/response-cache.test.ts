@@ -9,6 +9,12 @@ import { sse, startMockUpstream, type MockUpstream, type RecordedRequest, type S
 import { readSseEvents } from '../../support/sse-client.js';
 import { StreamAssembler } from '../../../shared/gateway/cache/stream-assembler.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { normalise } from '../../../shared/gateway/cache/semantic.js';
+import { DEFAULT_VECTOR_INDEX_SHAPE, entryPlacements, lookupBuckets } from '../../../shared/gateway/cache/vector-index/dynamo-vector-index.js';
+import { exactSimilarity } from '../../../shared/gateway/cache/vector-index/exact-check.js';
+import { quantise } from '../../../shared/gateway/cache/vector-index/quantise.js';
+import { paddedLength, rotate } from '../../../shared/gateway/cache/vector-index/rotation.js';
+import { codeBits, encodeSignCode, estimateCosine, queryPart } from '../../../shared/gateway/cache/vector-index/sign-code.js';
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
@@ -161,6 +167,29 @@ describe('semantic cache', () => {
     expect(different.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
     const embeddingCall = upstream.requests.find((request) => request.path.endsWith('/embeddings'))!;
     expect((embeddingCall.json as { model: string }).model).toBe('text-embedding-3-small');
+  });
+
+  it('answers only after the exact check: an entry the index ranks above the threshold by its estimate, but below it exactly, is a miss', async () => {
+    // Bag-of-words cosine 0.836 (below the 0.9 threshold); the index's sign-code estimate is 0.955 and the two share
+    // a probed bucket, so an index trusted on its estimate would answer. The premise is checked first.
+    const storedText = 'zulu3 charlie3 foxtrot3 india3 lima3 oscar3 romeo3 uniform3';
+    const askedText = 'zulu3 charlie3 foxtrot3 india3 lima3 oscar3 zulux bravoy';
+    const [stored, asked] = [storedText, askedText].map((text) => normalise(Float32Array.from(bagOfWordsEmbedding(`user: ${text}`))));
+    const scope = { workspaceId: 'w', partition: 'p' };
+    expect(exactSimilarity(asked, quantise(stored))).toBeLessThan(0.9);
+    expect(lookupBuckets(scope, asked).some((pk) => entryPlacements(scope, 'k', stored, 0).some((placement) => placement.pk === pk))).toBe(true);
+    const bits = codeBits(paddedLength(64));
+    const rotatedCount = bits + DEFAULT_VECTOR_INDEX_SHAPE.tables * DEFAULT_VECTOR_INDEX_SHAPE.bitsPerTable;
+    expect(estimateCosine(queryPart(rotate(asked, rotatedCount, DEFAULT_VECTOR_INDEX_SHAPE.seed), bits), encodeSignCode(rotate(stored, rotatedCount, DEFAULT_VECTOR_INDEX_SHAPE.seed), bits))).toBeGreaterThanOrEqual(0.9);
+
+    const headers = { 'x-gw-config': semantic(), 'x-gw-cache-namespace': `exact-check-${Date.now()}` };
+    const first = await gateway.post('/v1/chat/completions', chatBody(storedText), headers);
+    expect(first.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    await drainAllBackgroundWork();
+    const near = await gateway.post('/v1/chat/completions', chatBody(askedText), headers);
+    expect(near.headers.get('x-gw-cache-status')).toBe('SEMANTIC MISS');
+    const same = await gateway.post('/v1/chat/completions', chatBody(storedText), headers);
+    expect(same.headers.get('x-gw-cache-status')).toBe('HIT');
   });
 
   it('never answers one workspace from another workspace\'s semantic entries', async () => {

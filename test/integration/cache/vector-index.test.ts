@@ -1,6 +1,16 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_VECTOR_INDEX_SHAPE, DynamoVectorIndex, type DynamoVectorIndexOptions } from '../../../shared/gateway/cache/vector-index/dynamo-vector-index.js';
+import { decodeRecord, encodeRecord } from '../../../shared/gateway/cache/vector-index/bucket-record.js';
+import {
+  bucketItem,
+  DEFAULT_VECTOR_INDEX_SHAPE,
+  DynamoVectorIndex,
+  entryPlacements,
+  lookupBuckets,
+  slotAttribute,
+  type DynamoVectorIndexOptions,
+} from '../../../shared/gateway/cache/vector-index/dynamo-vector-index.js';
 import type { VectorScope } from '../../../shared/gateway/cache/vector-index/types.js';
 import { settings } from '../../../shared/settings.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -9,7 +19,7 @@ import { neighbour, randomUnit, seededRandom } from './support/synthetic-vectors
 
 const DIMENSIONS = 1536;
 const HOUR = 3_600_000;
-const { bands, slotsPerBucket } = DEFAULT_VECTOR_INDEX_SHAPE;
+const { tables, slotsPerBucket, probes } = DEFAULT_VECTOR_INDEX_SHAPE;
 
 let gateway: TestGateway;
 let metered: ReturnType<typeof meteredDocumentClient>;
@@ -32,22 +42,31 @@ afterAll(async () => {
 });
 beforeEach(() => meter.reset());
 
-/** Every slot item of one scope, read with a Scan (tests only: the index itself never scans). */
-async function storedSlots(scope: VectorScope): Promise<Array<{ pk: string; sk: string; k: string }>> {
-  const items: Array<{ pk: string; sk: string; k: string }> = [];
+type BucketItem = Record<string, unknown> & { pk: string; sk: string };
+
+/** Every bucket item of one scope, read with a Scan (tests only: the index itself never scans). */
+async function storedBuckets(scope: VectorScope): Promise<BucketItem[]> {
+  const items: BucketItem[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await metered.client.send(
-      new ScanCommand({ TableName: settings().GW_TABLE_CACHE, FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': `WS#${scope.workspaceId}#VEC#${scope.partition}#` }, ExclusiveStartKey: startKey }),
+      new ScanCommand({ TableName: settings().GW_TABLE_CACHE, FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': `WS#${scope.workspaceId}#VEC2#${scope.partition}#` }, ExclusiveStartKey: startKey }),
     );
-    items.push(...((page.Items ?? []) as Array<{ pk: string; sk: string; k: string }>));
+    items.push(...((page.Items ?? []) as BucketItem[]));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
 }
 
+/** The entry keys held by the slots of a scope's bucket items. */
+async function storedSlots(scope: VectorScope): Promise<string[]> {
+  return (await storedBuckets(scope)).flatMap((item) => Object.entries(item).filter(([name]) => /^s\d+$/.test(name)).map(([, bytes]) => decodeRecord(bytes as Uint8Array)!.key));
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 describe('DynamoVectorIndex against the embedded store', () => {
-  it('finds a near-duplicate, with the similarity of its quantised vector, in exactly one BatchGetItem', async () => {
+  it('finds a near-duplicate, with an estimate of its similarity and a ceiling above the exact one, in exactly one BatchGetItem', async () => {
     const scope = freshScope();
     const vectors = index();
     const stored = randomUnit(DIMENSIONS, random);
@@ -58,7 +77,8 @@ describe('DynamoVectorIndex against the embedded store', () => {
     const [best] = await vectors.query(scope, neighbour(stored, 0.99, random));
     expect(meter.operations).toEqual(['BatchGetItem']);
     expect(best.key).toBe('entry-near');
-    expect(Math.abs(best.similarity - 0.99)).toBeLessThan(0.005);
+    expect(Math.abs(best.similarity - 0.99)).toBeLessThan(0.02);
+    expect(best.ceiling).toBeGreaterThanOrEqual(0.99);
   });
 
   it('misses a far vector: nothing it returns comes near the threshold', async () => {
@@ -91,10 +111,26 @@ describe('DynamoVectorIndex against the embedded store', () => {
     expect(await vectors.query(scope, stored)).toEqual([]);
   });
 
-  it('inserts without reading: one PutItem per band', async () => {
+  it('inserts without reading: one UpdateItem per table', async () => {
     const scope = freshScope();
     await index().insert(scope, 'entry-write', randomUnit(DIMENSIONS, random), Date.now() + HOUR);
-    expect(meter.operations).toEqual(new Array(bands).fill('PutItem'));
+    expect(meter.operations).toEqual(new Array(tables).fill('UpdateItem'));
+    expect(await storedSlots(scope)).toEqual(new Array(tables).fill('entry-write'));
+  });
+
+  it('finds a neighbour that shares none of the query\'s own buckets, in a probed neighbouring bucket', async () => {
+    const scope = freshScope();
+    // A neighbour at cosine 0.95 whose bucket differs from the query's in every table, but is among the probes.
+    let pair: { stored: Float32Array; query: Float32Array } | undefined;
+    while (!pair) {
+      const stored = randomUnit(DIMENSIONS, random);
+      const query = neighbour(stored, 0.95, random);
+      const own = entryPlacements(scope, 'probe', stored, 0).map((placement) => placement.pk);
+      const read = lookupBuckets(scope, query);
+      if (!read.slice(0, tables).some((pk) => own.includes(pk)) && read.some((pk) => own.includes(pk))) pair = { stored, query };
+    }
+    await index().insert(scope, 'entry-across', pair.stored, Date.now() + HOUR);
+    expect((await index().query(scope, pair.query))[0]?.key).toBe('entry-across');
   });
 
   it('keeps a bucket at its slots, evicting the soonest to expire, when inserts follow lookups', async () => {
@@ -110,26 +146,42 @@ describe('DynamoVectorIndex against the embedded store', () => {
     const keys = (await vectors.query(scope, shared)).map((match) => match.key).sort();
     const newest = Array.from({ length: slotsPerBucket }, (_, i) => `entry-${inserted - slotsPerBucket + i}`).sort();
     expect(keys).toEqual(newest);
-    expect((await storedSlots(scope)).length).toBe(bands * slotsPerBucket);
+    expect(await storedBuckets(scope)).toHaveLength(tables);
+    expect((await storedSlots(scope)).length).toBe(tables * slotsPerBucket);
   });
 
-  it('reads at most 64 KiB in one call from buckets filled past their slots (1,536 dimensions)', async () => {
-    const scope = freshScope();
-    const shared = randomUnit(DIMENSIONS, random);
-    // Fresh indexes have no view of the buckets: every insert picks its slot by hash, as a cold Lambda does.
-    for (let i = 0; i < 40; i++) await index().insert(scope, `entry-${i}-${'k'.repeat(56)}`, shared, Date.now() + HOUR);
-    expect((await storedSlots(scope)).length).toBeLessThanOrEqual(bands * slotsPerBucket);
+  it('reads at most 64 KiB in one call when every probed bucket is full (SHA-256 keys, a long workspace id)', async () => {
+    const scope = freshScope(`ws-${'0123456789abcdef'.repeat(2)}-0123`);
+    scope.partition = sha256(scope.partition);
+    const query = randomUnit(DIMENSIONS, random);
+    const expiresAt = Date.now() + HOUR;
+    // Every bucket the lookup reads holds as many entries as it can: the largest answer a lookup can get.
+    const items = lookupBuckets(scope, query).map((pk, bucket) =>
+      bucketItem(pk, Array.from({ length: slotsPerBucket }, (_, slot) => entryPlacements(scope, sha256(`${bucket}/${slot}`), randomUnit(DIMENSIONS, random), expiresAt)[0])),
+    );
+    for (let i = 0; i < items.length; i += 25) {
+      await metered.client.send(new BatchWriteCommand({ RequestItems: { [settings().GW_TABLE_CACHE]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
 
     meter.reset();
-    const matches = await index().query(scope, shared);
-    expect(matches.length).toBeGreaterThan(0);
-    expect(matches.length).toBeLessThanOrEqual(slotsPerBucket);
-    expect(meter.roundTrips).toBe(1);
-    expect(meter.responseBytes).toBeGreaterThan(bands * 2_048);
+    const matches = await index().query(scope, query);
+    expect(matches).toHaveLength(probes * slotsPerBucket);
+    expect(meter.operations).toEqual(['BatchGetItem']);
+    expect(meter.responseBytes).toBeGreaterThan(probes * slotsPerBucket * 228);
     expect(meter.responseBytes).toBeLessThanOrEqual(64 * 1024);
   });
 
-  it('a lost race for a slot skips that band instead of overwriting the winner', async () => {
+  it('keeps a bucket at its slots when writers without a view of it insert (slots by hash)', async () => {
+    const scope = freshScope();
+    const shared = randomUnit(DIMENSIONS, random);
+    // Fresh indexes have no view of the buckets: every insert picks its slot by hash, as a cold Lambda does.
+    for (let i = 0; i < 20; i++) await index().insert(scope, `entry-${i}`, shared, Date.now() + HOUR);
+    expect(await storedBuckets(scope)).toHaveLength(tables);
+    expect((await storedSlots(scope)).length).toBeLessThanOrEqual(tables * slotsPerBucket);
+    expect((await index().query(scope, shared)).length).toBeGreaterThan(0);
+  });
+
+  it('a lost race for a slot skips that table instead of overwriting the winner', async () => {
     const scope = freshScope();
     const shared = randomUnit(DIMENSIONS, random);
     const first = index();
@@ -169,8 +221,13 @@ describe('DynamoVectorIndex against the embedded store', () => {
     await vectors.insert(scope, 'entry-old', shared, Date.now() + HOUR);
     await vectors.query(scope, shared);
     // Another process replaces entry-old's slots with its own entry before this one evicts.
-    for (const slot of await storedSlots(scope)) {
-      await metered.client.send(new PutCommand({ TableName: settings().GW_TABLE_CACHE, Item: { ...slot, k: 'entry-new' } }));
+    for (const item of await storedBuckets(scope)) {
+      const replaced = { ...item };
+      for (let slot = 0; slot < slotsPerBucket; slot++) {
+        const record = item[slotAttribute(slot)] ? decodeRecord(item[slotAttribute(slot)] as Uint8Array) : undefined;
+        if (record?.key === 'entry-old') replaced[slotAttribute(slot)] = encodeRecord('entry-new', record.expiresAt, record.code);
+      }
+      await metered.client.send(new PutCommand({ TableName: settings().GW_TABLE_CACHE, Item: replaced }));
     }
     await vectors.evict(scope, 'entry-old');
     expect((await vectors.query(scope, shared)).map((match) => match.key)).toEqual(['entry-new']);

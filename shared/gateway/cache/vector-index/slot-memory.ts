@@ -4,6 +4,15 @@ import { LRUCache } from 'lru-cache';
 export interface ObservedSlot {
   key: string;
   expiresAt: number;
+  /** The slot's bytes as read: a conditional write or delete expects exactly these. */
+  record: Uint8Array;
+}
+
+/** Where an entry was seen: a bucket, one of its slots, and the bytes that slot held. */
+export interface SlotLocation {
+  pk: string;
+  slot: number;
+  record: Uint8Array;
 }
 
 export type ObservedBucket = Array<ObservedSlot | undefined>;
@@ -16,7 +25,7 @@ export type ObservedBucket = Array<ObservedSlot | undefined>;
  */
 export class SlotMemory {
   private readonly buckets = new LRUCache<string, ObservedBucket>({ max: 20_000, ttl: 60_000 });
-  private readonly locations = new LRUCache<string, Array<{ pk: string; sk: string }>>({ max: 20_000, ttl: 60_000 });
+  private readonly locations = new LRUCache<string, SlotLocation[]>({ max: 20_000, ttl: 60_000 });
 
   bucket(pk: string): ObservedBucket | undefined {
     return this.buckets.get(pk);
@@ -30,14 +39,14 @@ export class SlotMemory {
     this.buckets.delete(pk);
   }
 
-  rememberLocation(scopeKey: string, key: string, location: { pk: string; sk: string }): void {
+  rememberLocation(scopeKey: string, key: string, location: SlotLocation): void {
     const id = `${scopeKey}\u0000${key}`;
     const known = this.locations.get(id) ?? [];
-    if (!known.some((entry) => entry.pk === location.pk && entry.sk === location.sk)) this.locations.set(id, [...known, location]);
+    if (!known.some((entry) => entry.pk === location.pk && entry.slot === location.slot)) this.locations.set(id, [...known, location]);
   }
 
   /** Where `key` was last seen, and forgets it. */
-  takeLocations(scopeKey: string, key: string): Array<{ pk: string; sk: string }> {
+  takeLocations(scopeKey: string, key: string): SlotLocation[] {
     const id = `${scopeKey}\u0000${key}`;
     const known = this.locations.get(id) ?? [];
     this.locations.delete(id);

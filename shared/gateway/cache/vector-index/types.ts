@@ -1,8 +1,8 @@
 /**
  * The port the semantic cache searches through. An index holds, per cache scope, the unit-length embedding
- * of each cached conversation under the key of its response entry. Implementations may be approximate
- * (they may miss a near neighbour) but must never cross scopes and must re-rank what they return exactly,
- * so a similarity they report is the cosine of the query with that entry's stored vector.
+ * of each cached conversation under the key of its response entry. Implementations are approximate twice: they
+ * may miss a near neighbour, and the similarity they rank by is an estimate. They must never cross scopes, and
+ * say how far their estimate can be off (`ceiling`), so the cache checks the winner exactly (exact-check.ts).
  */
 export interface VectorScope {
   workspaceId: string;
@@ -13,8 +13,10 @@ export interface VectorScope {
 export interface VectorMatch {
   /** The response entry's exact-cache key. */
   key: string;
-  /** Cosine of the query with the stored vector (after the index's quantisation). */
+  /** The estimated cosine of the query with the stored vector, by which matches are ranked. */
   similarity: number;
+  /** The highest the exact cosine plausibly is (the estimate plus four of its standard deviations). */
+  ceiling: number;
 }
 
 export interface VectorIndex {
