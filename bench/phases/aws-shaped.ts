@@ -93,7 +93,7 @@ export async function measureAwsShaped(deps: AwsShapedDeps): Promise<AwsShapedRe
   const proxy = await startStoreProxy(store.url, deps.storeLatencyMs);
   // The floor of any extra Node hop, measured with the same idle pattern as gw.
   const minimalProxy = await startReferenceProxy(registry, root, deps.mock.url);
-  const result: AwsShapedResult = { storeLatencyMs: deps.storeLatencyMs, cacheTtlMs: plan.cacheTtlMs, warmCacheTtlMs: Number(WARM_CACHE_TTLS.GW_AUTH_CACHE_TTL_MS), bootstrapCalls: 0, quietMs: plan.quietMs, rows: [] };
+  const result: AwsShapedResult = { storeLatencyMs: deps.storeLatencyMs, cacheTtlMs: plan.cacheTtlMs, warmCacheTtlMs: Number(WARM_CACHE_TTLS.GW_AUTH_CACHE_TTL_MS), bootstrapCalls: 0, quietMs: plan.quietMs, warmupRequests: plan.warmupRequests, rows: [] };
   const scenarios = awsScenarios();
   const rows = new Map<AwsScenario, AwsShapedRow>();
   let tenant: Awaited<ReturnType<typeof createBenchWorkspaceAndKey>> | undefined;

@@ -70,7 +70,8 @@ export function awsShapedSection(results: BenchResults): string[] {
       `it made ${aws.bootstrapCalls} store calls while starting. Round trips: calls the proxy received and answered between sending a request and its first response byte (median / max over the samples; ` +
       'a call still unanswered at the first byte was not waited for and is counted apart, as after-path work); depth: the longest chain of them that ran one after another. Each measured request follows an unmeasured one of its kind (within the TTL for warm rows, past it for the expiry row) and a quiet store. ' +
       `Added latency (issue #34): gw, the direct request and the minimal proxy's are each measured after the same idle (${aws.quietMs ?? 600} ms with nothing in flight and a quiet store), in a rotating order; ` +
-      'the last column is the measure before issue #34, against a direct request sent right after the unmeasured one, while every process was awake.',
+      'the last column is the measure before issue #34, against a direct request sent right after the unmeasured one, while every process was awake. ' +
+      `Each gw served ${aws.warmupRequests ?? 0} plain requests before its rows, as the latency phase warms up; the "fresh process" row is measured before them.`,
     '',
     ...table(
       ['scenario', 'samples', 'round trips (median / max)', 'sequential depth', 'operations per request', 'not waited for', 'added vs direct p50 / p95 ms', 'minimal proxy added p50 / p95 ms', 'direct p50 ms after idle / awake', 'added vs an awake direct p50 / p95 ms (before #34)', 'goal', ''],

@@ -112,6 +112,8 @@ export interface AwsShapedResult {
   bootstrapCalls: number;
   /** The idle before each measured request: nothing in flight and no store call for this long, ms. */
   quietMs?: number;
+  /** Plain requests each gw served before its rows were measured (the "fresh process" row comes before them). */
+  warmupRequests?: number;
   rows: AwsShapedRow[];
 }
 
