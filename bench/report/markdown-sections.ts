@@ -68,12 +68,15 @@ export function awsShapedSection(results: BenchResults): string[] {
     `gw ran against a DynamoDB-compatible store (dynalite) behind a proxy that adds ${aws.storeLatencyMs} ms to every call, with the auth, policy and virtual-key caches at ${aws.cacheTtlMs} ms for the expiry row ` +
       `${aws.warmCacheTtlMs ? `and, on a second gw, ${aws.warmCacheTtlMs / 1000} s (the virtual key's 60 s) for the warm rows, so that no background refresh runs beside a warm request and is counted as its round trip` : '(warm rows too)'}; ` +
       `it made ${aws.bootstrapCalls} store calls while starting. Round trips: calls the proxy received and answered between sending a request and its first response byte (median / max over the samples; ` +
-      'a call still unanswered at the first byte was not waited for and is counted apart, as after-path work); depth: the longest chain of them that ran one after another. Each measured request follows an unmeasured one of its kind (within the TTL for warm rows, past it for the expiry row) and a quiet store.',
+      'a call still unanswered at the first byte was not waited for and is counted apart, as after-path work); depth: the longest chain of them that ran one after another. Each measured request follows an unmeasured one of its kind (within the TTL for warm rows, past it for the expiry row) and a quiet store. ' +
+      `Added latency (issue #34): gw, the direct request and the minimal proxy's are each measured after the same idle (${aws.quietMs ?? 600} ms with nothing in flight and a quiet store), in a rotating order; ` +
+      'the last column is the measure before issue #34, against a direct request sent right after the unmeasured one, while every process was awake. ' +
+      `Each gw served ${aws.warmupRequests ?? 0} plain requests before its rows, as the latency phase warms up; the "fresh process" row is measured before them.`,
     '',
     ...table(
-      ['scenario', 'samples', 'round trips (median / max)', 'sequential depth', 'operations per request', 'not waited for', 'added vs direct p50 / p95 ms', 'goal', ''],
+      ['scenario', 'samples', 'round trips (median / max)', 'sequential depth', 'operations per request', 'not waited for', 'added vs direct p50 / p95 ms', 'minimal proxy added p50 / p95 ms', 'direct p50 ms after idle / awake', 'added vs an awake direct p50 / p95 ms (before #34)', 'goal', ''],
       aws.rows.map((row) => {
-        if (row.status !== 'measured') return [row.scenario, '–', `${row.status === 'error' ? '**error**' : row.status}: ${row.reason ?? ''}`, '–', '–', '–', '–', `≤ ${row.goal}`, 'n/a'];
+        if (row.status !== 'measured') return [row.scenario, '–', `${row.status === 'error' ? '**error**' : row.status}: ${row.reason ?? ''}`, '–', '–', '–', '–', '–', '–', '–', `≤ ${row.goal}`, 'n/a'];
         const operations = Object.entries(row.operations ?? {})
           .map(([operation, perRequest]) => `${operation} × ${perRequest.toFixed(perRequest % 1 === 0 ? 0 : 2)}`)
           .join(', ');
@@ -85,6 +88,9 @@ export function awsShapedSection(results: BenchResults): string[] {
           operations || 'none',
           (row.unansweredAtFirstByte ?? 0).toFixed(2),
           `${signed(row.addedVsDirect?.p50)} / ${signed(row.addedVsDirect?.p95)}`,
+          `${signed(row.proxyAddedVsDirect?.p50)} / ${signed(row.proxyAddedVsDirect?.p95)}`,
+          row.directP50 ? `${row.directP50.afterIdle.toFixed(2)} / ${row.directP50.hot.toFixed(2)}` : '–',
+          `${signed(row.addedVsHotDirect?.p50)} / ${signed(row.addedVsHotDirect?.p95)}`,
           row.goal === 0 ? '0' : `≤ ${row.goal}`,
           row.met ? 'met' : '**missed**',
         ];

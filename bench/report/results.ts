@@ -88,8 +88,14 @@ export interface AwsShapedRow {
   operations?: Record<string, number>;
   /** Calls per request that arrived before the first byte but were answered after it (not waited for; mean). */
   unansweredAtFirstByte?: number;
-  /** gw (whole answer) minus direct to the mock, per percentile, ms. */
+  /** gw (whole answer) minus direct to the mock, each measured after the same idle, per percentile, ms (issue #34). */
   addedVsDirect?: { p50: number; p95: number };
+  /** The minimal proxy minus direct, measured as gw is (the floor of any extra Node hop after an idle). */
+  proxyAddedVsDirect?: { p50: number; p95: number };
+  /** gw minus a direct request sent right after the unmeasured one, everything awake: the measure before issue #34. */
+  addedVsHotDirect?: { p50: number; p95: number };
+  /** Direct p50 after the idle and right after the unmeasured request: the difference is the cost of waking up. */
+  directP50?: { afterIdle: number; hot: number };
   /** The highest round-trip count seen is within the goal. */
   met?: boolean;
   /** Per measured request: its store calls as ms offsets from sending it, and its first byte (JSON only). */
@@ -104,6 +110,10 @@ export interface AwsShapedResult {
   warmCacheTtlMs?: number;
   /** Store calls gw made while it started (tables ensured, bootstrap): 0 means it did not use the proxy. */
   bootstrapCalls: number;
+  /** The idle before each measured request: nothing in flight and no store call for this long, ms. */
+  quietMs?: number;
+  /** Plain requests each gw served before its rows were measured (the "fresh process" row comes before them). */
+  warmupRequests?: number;
   rows: AwsShapedRow[];
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { processTree, treeMemory } from '../../../bench/measure/proc-tree.js';
 import { sequentialDepth } from '../../../bench/measure/store-proxy.js';
 import { parseOptions, resultName, UsageError } from '../../../bench/options.js';
+import { rotated, summarize, type Sample } from '../../../bench/phases/aws-shaped.js';
 import { FLAT_SLOPE_KIB_PER_1K, flatness, type RssSample } from '../../../bench/phases/soak.js';
 
 const samples = (count: number, bytesPerRequest: number, requests = 30_000): RssSample[] =>
@@ -74,6 +75,27 @@ describe('sequential depth of store calls', () => {
     expect(sequentialDepth([call(0, 5), call(5, 10), call(6, 9), call(10, 12)], 20)).toBe(3);
     // Unanswered calls end at the window's end.
     expect(sequentialDepth([call(0, 5), call(6)], 8)).toBe(2);
+  });
+});
+
+describe('AWS-shaped added latency (issue #34)', () => {
+  const sample = (gwMs: number, directMs: number, proxyMs: number, hotDirectMs: number): Sample => ({ calls: [], unanswered: 0, depth: 0, gwMs, directMs, proxyMs, hotDirectMs, timeline: '' });
+
+  it('compares gw with the direct request measured after the same idle, and keeps the earlier measure apart', () => {
+    // Waking up after the idle costs every path ~2 ms here; gw's own work is 1 ms on top of the direct path.
+    const row = summarize({ scenario: 'warm plain', status: 'measured', goal: 0 }, [sample(3.5, 2.5, 3, 0.5), sample(3.4, 2.4, 2.9, 0.5), sample(3.6, 2.6, 3.1, 0.5)]);
+    expect(row.addedVsDirect?.p50).toBeCloseTo(1, 5);
+    expect(row.proxyAddedVsDirect?.p50).toBeCloseTo(0.5, 5);
+    // Against a direct request sent while everything was awake, the wake-up would count as gw's: +3 ms.
+    expect(row.addedVsHotDirect?.p50).toBeCloseTo(3, 5);
+    expect(row.directP50).toEqual({ afterIdle: 2.5, hot: 0.5 });
+    expect(row.met).toBe(true);
+  });
+
+  it('rotates the order of the idle-measured paths, so none always goes first', () => {
+    expect(rotated(['gw', 'direct', 'proxy'], 0)).toEqual(['gw', 'direct', 'proxy']);
+    expect(rotated(['gw', 'direct', 'proxy'], 1)).toEqual(['direct', 'proxy', 'gw']);
+    expect(rotated(['gw', 'direct', 'proxy'], 5)).toEqual(['proxy', 'gw', 'direct']);
   });
 });
 
