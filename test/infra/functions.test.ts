@@ -44,10 +44,11 @@ const REQUEST_LOG_GRANTS = {
     ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryRuntimeStatistics', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
     ...GLUE_TABLES.slice(0, 2).map((resource) => `glue:GetDatabase ${resource}`),
     ...['GetTable', 'GetPartitions'].flatMap((action) => GLUE_TABLES.map((resource) => `glue:${action} ${resource}`)),
-    ...['ListBucket', 'GetBucketLocation'].flatMap((action) => [`s3:${action} log-data`, `s3:${action} log-results`]),
+    's3:ListBucket log-data',
+    ...['log-data', 'log-results'].map((bucket) => `s3:GetBucketLocation ${bucket}`),
     ...['GetObject', 'DeleteObject'].flatMap((action) => [`s3:${action} log-data/requests/*`, `s3:${action} log-data/spans/*`]),
     ...['GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-data/compacted/*`),
-    ...['GetObject', 'PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/results/*`),
+    ...['PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/results/*`),
   ],
 } as const;
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';

@@ -173,7 +173,8 @@ export class RequestLogs extends Construct {
         actions: ['glue:GetTable', 'glue:GetPartitions'],
         resources: [glue('catalog'), glue(`database/${this.databaseName}`), ...this.tableArns('raw')],
       }),
-      new PolicyStatement({ sid: 'requestLogCompactionBuckets', actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [this.dataBucket.bucketArn, this.resultsBucket.bucketArn] }),
+      new PolicyStatement({ sid: 'requestLogCompactionList', actions: ['s3:ListBucket'], resources: [this.dataBucket.bucketArn] }),
+      new PolicyStatement({ sid: 'requestLogCompactionBuckets', actions: ['s3:GetBucketLocation'], resources: [this.dataBucket.bucketArn, this.resultsBucket.bucketArn] }),
       new PolicyStatement({ sid: 'requestLogCompactionRawFiles', actions: ['s3:GetObject', 's3:DeleteObject'], resources: raw }),
       new PolicyStatement({
         sid: 'requestLogCompactedFiles',
@@ -182,7 +183,7 @@ export class RequestLogs extends Construct {
       }),
       new PolicyStatement({
         sid: 'requestLogCompactionResults',
-        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
         resources: [this.resultsBucket.arnForObjects('results/*')],
       }),
     ];
