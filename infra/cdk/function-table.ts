@@ -54,8 +54,6 @@ export interface FunctionSpec {
   scheduleMinutes?: number;
   /** EventBridge schedule, once a day at this UTC time (instead of every N minutes). */
   scheduleDaily?: { hour: number; minute: number };
-  /** At most this many invocations at once (a job that must never run beside itself); deployment settings win. */
-  reservedConcurrency?: number;
   tables: readonly TableGrant[];
   secrets?: SecretAccess;
   blobs?: BlobAccess;
@@ -168,8 +166,8 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     timeoutSeconds: 900,
     // 00:30 UTC: the day before has ended, and Firehose has written its last buffer (compaction.ts SETTLE_MS).
     scheduleDaily: { hour: 0, minute: 30 },
-    // Two runs at once could remove each other's UNLOAD output; one at a time (a retry waits for the first to end).
-    reservedConcurrency: 1,
+    // One run at a time is the compaction's own lock (an S3 object written only if absent), not reserved concurrency:
+    // any reservation fails the deployment on a new account (concurrency quota 10, "Sizing" in docs/deploy.md).
     tables: [],
     requestLogs: 'compact',
     p99DurationAlarmMs: 600_000,

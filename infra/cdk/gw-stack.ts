@@ -96,7 +96,7 @@ export class GwStack extends Stack {
         projectRoot: props.projectRoot,
         environment,
         memoryMb: config.memoryMb[spec.name],
-        reservedConcurrency: config.reservedConcurrency[spec.name] ?? spec.reservedConcurrency,
+        reservedConcurrency: config.reservedConcurrency[spec.name],
         logRetention,
         production,
         sourceMaps: config.sourceMaps ?? !production,

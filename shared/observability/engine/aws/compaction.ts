@@ -12,7 +12,7 @@ import type { AthenaQueryEngine } from './athena-engine.js';
  * sorted by workspace and time, one folder per workspace hash bucket), a marker records it, and the raw files
  * that were compacted are deleted: a read takes both tables (sql.ts rowsOf), and no row is ever in both.
  *
- * Each step can be repeated: a day with a marker is done (raw files it lists that are still there are deleted
+ * One run works at a time (a lock object written only if absent). Each step can be repeated: a day with a marker is done (raw files it lists that are still there are deleted
  * again); a day without one has its partial output removed and is unloaded again. A raw file that arrives for a
  * day after it was listed stays raw and is still read. Days are taken oldest first; a failure stops the run (the
  * function's error alarm), and the next run starts where it stopped.
@@ -33,6 +33,7 @@ export interface CompactionOptions {
   pollDelaysMs?: readonly number[];
 }
 
+/** `deferred`: left for the next run (the deadline came, or another run holds the lock). */
 export type DayOutcome = 'compacted' | 'already-compacted' | 'nothing-to-compact' | 'deferred';
 
 export interface DayCompaction {
@@ -62,6 +63,13 @@ export const DEFAULT_LOOKBACK_DAYS = 7;
  */
 export const SETTLE_MS = 15 * 60_000;
 const MARKER_NAME = '_gw_compaction.json';
+/**
+ * One run at a time: a run holds this object (created only if absent, S3's conditional write) while it works, since
+ * two at once could remove each other's UNLOAD output. Under `compacted/` but in no table's folder, so never read.
+ */
+export const LOCK_KEY = 'compacted/_gw_compaction.lock';
+/** A lock older than this is a run that died without releasing it (the function's timeout is 15 minutes). */
+export const STALE_LOCK_MS = 20 * 60_000;
 const DAY_MS = 86_400_000;
 const DELETE_CONCURRENCY = 16;
 
@@ -84,21 +92,30 @@ export function daysToCompact(now: Date, lookbackDays = DEFAULT_LOOKBACK_DAYS): 
 }
 
 export async function compactRequestLogs(options: CompactionOptions): Promise<DayCompaction[]> {
-  const results: DayCompaction[] = [];
-  for (const day of daysToCompact(options.now, options.lookbackDays)) {
-    for (const table of options.tables ?? (['requests', 'spans'] as const)) {
-      if (Date.now() >= options.deadline) {
-        results.push({ table, day, outcome: 'deferred', deletedRawFiles: 0 });
-        continue;
-      }
-      results.push(await compactDay(options, table, day));
-    }
+  const bucket = new LogBucket(options.s3, options.dataBucket);
+  const days = daysToCompact(options.now, options.lookbackDays).flatMap((day) => (options.tables ?? (['requests', 'spans'] as const)).map((table) => ({ table, day })));
+  const deferred = (entry: { table: EngineTable; day: string }): DayCompaction => ({ ...entry, outcome: 'deferred', deletedRawFiles: 0 });
+  if (!(await takeLock(bucket))) return days.map(deferred);
+  try {
+    const results: DayCompaction[] = [];
+    for (const entry of days) results.push(Date.now() >= options.deadline ? deferred(entry) : await compactDay(options, bucket, entry.table, entry.day));
+    return results;
+  } finally {
+    await bucket.delete(LOCK_KEY);
   }
-  return results;
 }
 
-async function compactDay(options: CompactionOptions, table: EngineTable, day: string): Promise<DayCompaction> {
-  const bucket = new LogBucket(options.s3, options.dataBucket);
+/** Creates the lock if no run holds it; takes over one left by a run that died (older than STALE_LOCK_MS). */
+async function takeLock(bucket: LogBucket): Promise<boolean> {
+  const lock = JSON.stringify({ started_at: new Date().toISOString() });
+  if (await bucket.writeIfAbsent(LOCK_KEY, lock)) return true;
+  const held = JSON.parse((await bucket.readIfPresent(LOCK_KEY)) ?? '{}') as { started_at?: string };
+  if (held.started_at !== undefined && Date.now() - Date.parse(held.started_at) < STALE_LOCK_MS) return false;
+  await bucket.delete(LOCK_KEY);
+  return bucket.writeIfAbsent(LOCK_KEY, lock);
+}
+
+async function compactDay(options: CompactionOptions, bucket: LogBucket, table: EngineTable, day: string): Promise<DayCompaction> {
   const compactedPrefix = `compacted/${table}/day=${day}/`;
   const markerKey = `${compactedPrefix}${MARKER_NAME}`;
   const rawPrefix = `${table}/day=${day}/`;
@@ -167,14 +184,35 @@ class LogBucket {
     await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: 'application/json' }));
   }
 
+  /** False when the key exists (S3's conditional write, `If-None-Match: *`, answers 412). */
+  async writeIfAbsent(key: string, body: string): Promise<boolean> {
+    try {
+      await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: 'application/json', IfNoneMatch: '*' }));
+      return true;
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return false;
+      throw error;
+    }
+  }
+
+  async readIfPresent(key: string): Promise<string | undefined> {
+    try {
+      return await this.read(key);
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
   /** One DeleteObject per key, a few at a time (deletes are free; ~2,000 raw files a day per table). */
   async deleteAll(keys: readonly string[]): Promise<void> {
     let next = 0;
     const worker = async () => {
-      while (next < keys.length) {
-        const key = keys[next++];
-        await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
-      }
+      while (next < keys.length) await this.delete(keys[next++]);
     };
     await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compactRequestLogsFromSettings } from '../../../../shared/observability/engine/aws/compaction-from-settings.js';
-import { daysToCompact, SETTLE_MS } from '../../../../shared/observability/engine/aws/compaction.js';
+import { daysToCompact, LOCK_KEY, SETTLE_MS, STALE_LOCK_MS } from '../../../../shared/observability/engine/aws/compaction.js';
 import { workspaceBucket } from '../../../../shared/observability/engine/sql.js';
 import { recordedOperationCounts, resetRecordedOperationCounts, runAsFunction } from '../../../../shared/store/recording/aws-operation-recorder.js';
 import { memoryObjects, s3StandIn } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
@@ -93,6 +93,7 @@ describe('compacting a day', () => {
     expect(folders).toEqual(new Set(['ws-1', 'ws-2'].map((workspace) => `ws_bucket=${workspaceBucket(workspace)}`)));
     const marker = JSON.parse(data.objects.get(`compacted/requests/day=${DAY}/_gw_compaction.json`)!.toString('utf8')) as Record<string, unknown>;
     expect(marker).toMatchObject({ table: 'requests', day: DAY, rows: 3, raw_files: raw });
+    expect(data.objects.has(LOCK_KEY)).toBe(false);
     expect((marker.files as string[]).every((file) => file.startsWith(`s3://${DATA}/compacted/requests/day=${DAY}/ws_bucket=`))).toBe(true);
     // The UNLOAD sorted by workspace and time: read back through the stand-in's compacted table.
     const unload = [...athena.executions.values()].find((execution) => execution.query.includes(' FROM requests WHERE day = ?'))!;
@@ -104,9 +105,12 @@ describe('compacting a day', () => {
       'compact-request-logs athena:GetQueryExecution workgroup/gw-logs',
       'compact-request-logs athena:GetQueryRuntimeStatistics workgroup/gw-logs',
       'compact-request-logs athena:StartQueryExecution workgroup/gw-logs',
+      // The lock: created only if absent, removed at the end.
+      'compact-request-logs s3:DeleteObject bucket/log-data/compacted/_gw_compaction.lock',
       `compact-request-logs s3:DeleteObject bucket/log-data/requests/day=${DAY}/…`,
       `compact-request-logs s3:DeleteObject bucket/log-data/spans/day=${DAY}/…`,
       `compact-request-logs s3:ListBucket bucket/log-data`,
+      'compact-request-logs s3:PutObject bucket/log-data/compacted/_gw_compaction.lock',
       `compact-request-logs s3:PutObject bucket/log-data/compacted/requests/day=${DAY}/…`,
       `compact-request-logs s3:PutObject bucket/log-data/compacted/spans/day=${DAY}/…`,
     ]);
@@ -157,5 +161,27 @@ describe('compacting a day', () => {
     }
     expect(keys('requests/')).toEqual([raw]);
     expect(data.objects.has(`compacted/requests/day=${DAY}/_gw_compaction.json`)).toBe(false);
+  });
+});
+
+describe('one run at a time', () => {
+  it('leaves every day to the next run while another run holds the lock, and changes nothing', async () => {
+    const raw = putRawFile('gw-requests-1', [{ id: 'a', workspace: 'ws-1', minute: 3 }]);
+    const lock = JSON.stringify({ started_at: new Date(Date.now() - 60_000).toISOString() });
+    await data.put(LOCK_KEY, Buffer.from(lock));
+    const unloads = athena.executions.size;
+    const days = await compact();
+    expect(new Set(days.map((day) => day.outcome))).toEqual(new Set(['deferred']));
+    expect(athena.executions.size).toBe(unloads);
+    expect(keys('requests/')).toEqual([raw]);
+    expect(data.objects.get(LOCK_KEY)?.toString('utf8')).toBe(lock);
+  });
+
+  it('takes over a lock left by a run that died (older than the function can run), and releases it', async () => {
+    putRawFile('gw-requests-1', [{ id: 'a', workspace: 'ws-1', minute: 3 }]);
+    await data.put(LOCK_KEY, Buffer.from(JSON.stringify({ started_at: new Date(Date.now() - STALE_LOCK_MS - 1_000).toISOString() })));
+    const days = await compact();
+    expect(days.find((day) => day.table === 'requests' && day.day === DAY)).toMatchObject({ outcome: 'compacted', rows: 1 });
+    expect(data.objects.has(LOCK_KEY)).toBe(false);
   });
 });
