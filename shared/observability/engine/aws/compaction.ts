@@ -12,10 +12,11 @@ import type { AthenaQueryEngine } from './athena-engine.js';
  * sorted by workspace and time, one folder per workspace hash bucket), a marker records it, and the raw files
  * that were compacted are deleted: a read takes both tables (sql.ts rowsOf), and no row is ever in both.
  *
- * One run works at a time (a lock object written only if absent). Each step can be repeated: a day with a marker is done (raw files it lists that are still there are deleted
- * again); a day without one has its partial output removed and is unloaded again. A raw file that arrives for a
- * day after it was listed stays raw and is still read. Days are taken oldest first; a failure stops the run (the
- * function's error alarm), and the next run starts where it stopped.
+ * One run works at a time (a lock object written only if absent). Each step can be repeated: a day with a marker is
+ * done (raw files it lists that are still there are deleted again); a day without one has its partial output
+ * removed and is unloaded again. A raw file that arrives for a day after it was listed stays raw and is still read.
+ * Days are taken oldest first; a failure stops the run (the function's error alarm), and the next run starts where
+ * it stopped.
  */
 export interface CompactionOptions {
   engine: Pick<AthenaQueryEngine, 'unload' | 'exportStatus' | 'stop'>;
