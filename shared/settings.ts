@@ -149,6 +149,8 @@ const SETTING_READERS = {
   GW_ATHENA_TABLE_SPANS: text('spans', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue table name)' }),
   // The bucket of query results (`results/`, written by the workgroup) and exports (`exports/`, written by UNLOAD).
   GW_LOG_RESULTS_BUCKET: optionalText(3),
+  // The bucket Firehose delivers to: the daily compaction (functions/compact-request-logs) rewrites its days there.
+  GW_LOG_DATA_BUCKET: optionalText(3),
   // A query still running after this long is stopped (StopQueryExecution); under the control plane's 29 s API limit.
   GW_LOG_QUERY_TIMEOUT_MS: integer(25_000, { min: 1_000, max: 600_000 }),
   // How old a row must be to be visible: the delivery streams' buffer interval plus delivery (stack-set).

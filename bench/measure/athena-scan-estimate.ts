@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { WORKSPACE_BUCKETS, workspaceBucket } from '../../shared/observability/engine/sql.js';
 
 /**
  * How many bytes Athena would scan for a grouped 30-day analytics query over 1M requests a day (issue #32's goal:
@@ -60,12 +61,27 @@ interface Layout {
   rowGroupRows: number;
   /** Write one file per this many rows (as Firehose writes one per buffer), instead of one file. */
   rowsPerFile?: number;
+  /**
+   * Write one folder per workspace bucket (`ws_bucket=K/`, as the daily compaction's UNLOAD does: sql.ts
+   * workspaceBucket): a workspace's query reads only its bucket's files, whatever their row groups.
+   */
+  workspaceBuckets?: boolean;
 }
 
 const LAYOUTS: Layout[] = [
   { name: `as Firehose writes it (1,920 files of ~${ROWS_PER_FIREHOSE_FILE} rows, arrival order)`, rowGroupRows: ROWS_PER_FIREHOSE_FILE, rowsPerFile: ROWS_PER_FIREHOSE_FILE },
   { name: 'compacted once a day, sorted by workspace_id, created_at (row groups of 122,880 rows)', orderBy: 'workspace_id, created_at', rowGroupRows: 122_880 },
   { name: 'compacted once a day, sorted by workspace_id, created_at (row groups of 10,000 rows)', orderBy: 'workspace_id, created_at', rowGroupRows: 10_000 },
+  // What the daily compaction writes (shared/observability/engine/aws/compaction.ts): an UNLOAD partitioned by the
+  // workspace bucket, sorted by workspace and time. Athena's (Trino's) Parquet writer cuts row groups by size (128 MB
+  // by default), which a bucket's file of a day does not reach: one row group per file, so no row group statistics
+  // help, and the pruning is the bucket folder's alone.
+  {
+    name: `compacted by the daily UNLOAD: ${WORKSPACE_BUCKETS} ws_bucket folders, sorted by workspace_id, created_at, one row group per file`,
+    orderBy: 'workspace_id, created_at',
+    rowGroupRows: ROWS_PER_DAY,
+    workspaceBuckets: true,
+  },
 ];
 
 /** The workspace the per-workspace figures are for: one of 50, ~2 % of the traffic. */
@@ -76,7 +92,14 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 async function measure(connection: Awaited<ReturnType<DuckDBInstance['connect']>>, target: string, layout: Layout): Promise<void> {
   const ordered = `SELECT * FROM requests ${layout.orderBy ? `ORDER BY ${layout.orderBy}` : ''}`;
   let file = target;
-  if (layout.rowsPerFile) {
+  if (layout.workspaceBuckets) {
+    // The bucket as sql.ts computes it (the low bits of the 8th byte of the id's MD5), in DuckDB's spelling.
+    const bucket = `(('0x' || substr(md5(workspace_id), 15, 2))::INTEGER & ${WORKSPACE_BUCKETS - 1})`;
+    await connection.run(
+      `COPY (SELECT *, ${bucket} AS ws_bucket FROM (${ordered})) TO '${target}' (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (ws_bucket), ROW_GROUP_SIZE ${layout.rowGroupRows})`,
+    );
+    file = `${target}/*/*.parquet`;
+  } else if (layout.rowsPerFile) {
     // One Parquet file per `part` (a Hive directory each; the partition column itself is not written).
     await connection.run(
       `COPY (SELECT *, (row_number() OVER () - 1) // ${layout.rowsPerFile} AS part FROM (${ordered})) TO '${target}' (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (part))`,
@@ -92,9 +115,19 @@ async function measure(connection: Awaited<ReturnType<DuckDBInstance['connect']>
       `SELECT file_name || ':' || row_group_id AS row_group_id, path_in_schema AS path, total_compressed_size::BIGINT AS bytes, stats_min_value AS min, stats_max_value AS max FROM parquet_metadata('${file}')`,
     )
   ).getRowObjectsJS();
+  // With bucket folders, only the files of the workspace's bucket are opened at all (partition projection).
+  const inBucket = (rowGroup: string) => !layout.workspaceBuckets || rowGroup.includes(`/ws_bucket=${workspaceBucket(WORKSPACE)}/`);
   const holdsWorkspace = new Set(
-    chunks.filter((chunk) => chunk.path === 'workspace_id' && String(chunk.min) <= WORKSPACE && WORKSPACE <= String(chunk.max)).map((chunk) => String(chunk.row_group_id)),
+    chunks
+      .filter((chunk) => chunk.path === 'workspace_id' && String(chunk.min) <= WORKSPACE && WORKSPACE <= String(chunk.max) && inBucket(String(chunk.row_group_id)))
+      .map((chunk) => String(chunk.row_group_id)),
   );
+  if (layout.workspaceBuckets) {
+    const sharing = await connection.runAndReadAll(
+      `SELECT count(DISTINCT workspace_id) AS n FROM requests WHERE (('0x' || substr(md5(workspace_id), 15, 2))::INTEGER & ${WORKSPACE_BUCKETS - 1}) = ${workspaceBucket(WORKSPACE)}`,
+    );
+    console.log(`  (${WORKSPACE}'s bucket ${workspaceBucket(WORKSPACE)} holds ${String(sharing.getRowObjectsJS()[0].n)} of the 50 workspaces)`);
+  }
   const columnOf = (path: unknown) => String(path).split(/[.,]/)[0].trim();
   const bytesFor = (columns: string[], onlyWorkspace: boolean) =>
     chunks
@@ -107,6 +140,16 @@ async function measure(connection: Awaited<ReturnType<DuckDBInstance['connect']>
     const all = bytesFor(query.columns, false);
     const one = bytesFor(query.columns, true);
     console.log(`  ${query.name}: all workspaces ${mb(all * DAYS)} MB / ${DAYS} days; one workspace (${WORKSPACE}) ${mb(one * DAYS)} MB / ${DAYS} days`);
+    if (layout.workspaceBuckets) {
+      // Every workspace reads its bucket's files: the spread over the 50 (a bucket shared by several costs each of them).
+      const perBucket = new Map<number, number>();
+      for (const chunk of chunks.filter((entry) => query.columns.includes(columnOf(entry.path)))) {
+        const bucket = Number(/\/ws_bucket=(\d+)\//.exec(String(chunk.row_group_id))?.[1]);
+        perBucket.set(bucket, (perBucket.get(bucket) ?? 0) + Number(chunk.bytes));
+      }
+      const each = Array.from({ length: 50 }, (_, index) => (perBucket.get(workspaceBucket(`ws_${index}`)) ?? 0) * DAYS).sort((a, b) => a - b);
+      console.log(`    every workspace's own query: min ${mb(each[0])}, median ${mb(each[25])}, max ${mb(each[49])} MB / ${DAYS} days`);
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import type { FunctionName } from './function-table.js';
 /** Log retention values CloudWatch Logs accepts (days). */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
 
-const FUNCTION_NAMES = ['gateway', 'control-plane', 'expire-api-keys', 'restore-budgets'] as const satisfies readonly FunctionName[];
+const FUNCTION_NAMES = ['gateway', 'control-plane', 'expire-api-keys', 'restore-budgets', 'compact-request-logs'] as const satisfies readonly FunctionName[];
 
 /**
  * Settings the stack itself decides (table names, secret store, local-only switches): they cannot be set

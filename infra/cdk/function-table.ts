@@ -4,7 +4,7 @@ import type { TableDefinition } from '../../shared/store/table-definitions.js';
  * exactly which table, secret and blob actions it may perform. The stack builds functions, API routes, schedules,
  * grants and alarms from these rows and nothing else.
  */
-export type FunctionName = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets';
+export type FunctionName = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets' | 'compact-request-logs';
 
 export type TableId = TableDefinition['id'];
 
@@ -36,9 +36,10 @@ export type BlobAccess = 'read-write' | 'read-delete';
 
 /**
  * Request logs on the analytical engine (infra/cdk/constructs/request-logs.ts): `write` sends rows to the Firehose
- * delivery streams (PutRecordBatch), `query` runs Athena queries and exports over them.
+ * delivery streams (PutRecordBatch), `query` runs Athena queries and exports over them, `compact` rewrites finished
+ * days into the compacted tables (an UNLOAD per day) and deletes the raw files it replaced.
  */
-export type RequestLogAccess = 'write' | 'query';
+export type RequestLogAccess = 'write' | 'query' | 'compact';
 
 export interface FunctionSpec {
   name: FunctionName;
@@ -51,6 +52,8 @@ export interface FunctionSpec {
   api?: 'streaming' | 'buffered';
   /** EventBridge schedule, every N minutes. */
   scheduleMinutes?: number;
+  /** EventBridge schedule, once a day at this UTC time (instead of every N minutes). */
+  scheduleDaily?: { hour: number; minute: number };
   tables: readonly TableGrant[];
   secrets?: SecretAccess;
   blobs?: BlobAccess;
@@ -151,6 +154,23 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     // put back when applying fails.
     tables: [{ table: 'main', actions: ['GetItem', 'UpdateItem', 'DeleteItem', 'PutItem'], queryIndexes: ['gsi2'] }],
     p99DurationAlarmMs: 96_000,
+    errorAlarmThreshold: 1,
+  },
+  {
+    name: 'compact-request-logs',
+    entry: 'functions/compact-request-logs/handler.ts',
+    description: 'gw: rewrites each finished day of request logs into the compacted tables (Athena UNLOAD) and deletes its raw files',
+    // It waits on Athena (one UNLOAD per day and table, ~10-60 s at 1M requests a day) and deletes ~2,000 objects.
+    memoryMb: 256,
+    // The most a Lambda may run: a backlog of days is compacted oldest first, and what is left waits for the next day.
+    timeoutSeconds: 900,
+    // 00:30 UTC: the day before has ended, and Firehose has written its last buffer (compaction.ts SETTLE_MS).
+    scheduleDaily: { hour: 0, minute: 30 },
+    // One run at a time is the compaction's own lock (an S3 object written only if absent), not reserved concurrency:
+    // any reservation fails the deployment on a new account (concurrency quota 10, "Sizing" in docs/deploy.md).
+    tables: [],
+    requestLogs: 'compact',
+    p99DurationAlarmMs: 600_000,
     errorAlarmThreshold: 1,
   },
 ];

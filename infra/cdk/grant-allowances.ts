@@ -7,8 +7,13 @@ import type { GrantAllowance } from './ops/grant-check.js';
  */
 const ATHENA_ON_BEHALF = 'Athena performs this with the caller\'s permissions while a request-log query or UNLOAD runs (Glue catalog reads, S3 reads of the data and writes of results/exports); gw issues no such call itself, so no test can record it.';
 const REQUEST_LOG_TABLES = ['catalog', 'database/gw_logs', 'table/gw_logs/requests', 'table/gw_logs/spans'];
-const athenaOnBehalf = (action: string, resources: readonly string[]): GrantAllowance[] =>
-  resources.map((resource) => ({ fn: 'control-plane', action, resource, reason: ATHENA_ON_BEHALF }));
+const COMPACTED_TABLES = ['table/gw_logs/requests_compacted', 'table/gw_logs/spans_compacted'];
+const athenaOnBehalf = (action: string, resources: readonly string[], fn: GrantAllowance['fn'] = 'control-plane'): GrantAllowance[] =>
+  resources.map((resource) => ({ fn, action, resource, reason: ATHENA_ON_BEHALF }));
+/** The daily compaction's UNLOADs (infra/cdk/constructs/request-logs.ts, grantCompact): Athena reads the raw tables and writes compacted/. */
+const COMPACTION_ON_BEHALF = 'Athena performs this with the compaction function\'s permissions while its UNLOAD of a day runs (Glue reads of the raw tables, S3 reads of their files, writes of the compacted files and the manifest); gw issues no such call itself, so no test can record it.';
+const compactionOnBehalf = (action: string, resources: readonly string[]): GrantAllowance[] =>
+  resources.map((resource) => ({ fn: 'compact-request-logs', action, resource, reason: COMPACTION_ON_BEHALF }));
 
 /**
  * Grants the test suite does not (necessarily) exercise, each kept for a stated reason. scripts/check-grants.ts fails
@@ -41,14 +46,27 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
     reason: 'Replaying the DynamoDB charge journal claims a pending charge with a conditional DeleteItem and puts it back when applying fails (shared/gateway/enforcement/charge-journal.ts); the suite replays the local file journal.',
   })),
   ...athenaOnBehalf('glue:GetDatabase', ['catalog', 'database/gw_logs']),
-  ...athenaOnBehalf('glue:GetTable', REQUEST_LOG_TABLES),
-  ...athenaOnBehalf('glue:GetPartitions', REQUEST_LOG_TABLES),
+  ...athenaOnBehalf('glue:GetTable', [...REQUEST_LOG_TABLES, ...COMPACTED_TABLES]),
+  ...athenaOnBehalf('glue:GetPartitions', [...REQUEST_LOG_TABLES, ...COMPACTED_TABLES]),
   ...athenaOnBehalf('s3:GetObject', ['bucket/log-data/*', 'bucket/log-results/results/*']),
   ...athenaOnBehalf('s3:ListBucket', ['bucket/log-data']),
   ...athenaOnBehalf('s3:GetBucketLocation', ['bucket/log-data', 'bucket/log-results']),
   ...(['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'] as const).flatMap((action) =>
     athenaOnBehalf(action, ['bucket/log-results/results/*', 'bucket/log-results/exports/*']),
   ),
+  ...compactionOnBehalf('glue:GetDatabase', ['catalog', 'database/gw_logs']),
+  ...compactionOnBehalf('glue:GetTable', REQUEST_LOG_TABLES),
+  ...compactionOnBehalf('glue:GetPartitions', REQUEST_LOG_TABLES),
+  ...compactionOnBehalf('s3:GetObject', ['bucket/log-data/requests/*', 'bucket/log-data/spans/*']),
+  ...compactionOnBehalf('s3:GetBucketLocation', ['bucket/log-data', 'bucket/log-results']),
+  ...(['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts'] as const).flatMap((action) => compactionOnBehalf(action, ['bucket/log-data/compacted/*', 'bucket/log-results/results/*'])),
+  ...compactionOnBehalf('s3:PutObject', ['bucket/log-results/results/*']),
+  {
+    fn: 'compact-request-logs',
+    action: 'athena:StopQueryExecution',
+    resource: 'workgroup/gw-logs',
+    reason: 'An UNLOAD still running at the function\'s deadline (15 minutes, less a margin) is stopped so it writes nothing more (compaction.ts waitForUnload); a day\'s UNLOAD takes seconds to a minute, so no test waits that long.',
+  },
   {
     fn: 'control-plane',
     action: 's3:GetObject',

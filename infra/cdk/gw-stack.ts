@@ -107,11 +107,15 @@ export class GwStack extends Stack {
         this.grantAssumeRole(fn, config.bedrockAssumableRoleArns);
       }
       this.acknowledgeFunctionNagRules(fn, spec);
-      if (spec.scheduleMinutes) {
+      if (spec.scheduleMinutes || spec.scheduleDaily) {
+        const daily = spec.scheduleDaily;
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
           fn: fn.function,
           everyMinutes: spec.scheduleMinutes,
-          description: `Runs gw ${spec.name} every ${spec.scheduleMinutes} minutes`,
+          daily,
+          description: daily
+            ? `Runs gw ${spec.name} daily at ${String(daily.hour).padStart(2, '0')}:${String(daily.minute).padStart(2, '0')} UTC`
+            : `Runs gw ${spec.name} every ${spec.scheduleMinutes} minutes`,
         });
       }
       functions.set(spec.name, fn);
@@ -248,6 +252,7 @@ export class GwStack extends Stack {
       });
     }
     if (spec.requestLogs === 'query') this.requestLogs.acknowledgeQueryWildcards(policy);
+    if (spec.requestLogs === 'compact') this.requestLogs.acknowledgeCompactWildcards(policy);
     if (spec.blobs) {
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.blobs.bucket.node.defaultChild as CfnElement)}.Arn>/*]`,

@@ -22,7 +22,13 @@ describe('the Athena stand-in\'s statement rewriting', () => {
 
   it('reads an UNLOAD as the engine writes it', () => {
     const unload = parseUnload("UNLOAD (SELECT id FROM requests WHERE trace_id = ?) TO 's3://results-bucket/exports/ws/job/' WITH (format = 'JSON', compression = 'GZIP')");
-    expect(unload).toEqual({ query: 'SELECT id FROM requests WHERE trace_id = ?', bucket: 'results-bucket', prefix: 'exports/ws/job/', format: 'JSON', compression: 'GZIP', fieldDelimiter: undefined });
+    expect(unload).toEqual({ query: 'SELECT id FROM requests WHERE trace_id = ?', bucket: 'results-bucket', prefix: 'exports/ws/job/', format: 'JSON', compression: 'GZIP', fieldDelimiter: undefined, partitionedBy: [] });
+    expect(parseUnload("UNLOAD (SELECT id, ws_bucket FROM requests) TO 's3://data/compacted/requests/day=2026-11-26/' WITH (format = 'PARQUET', compression = 'SNAPPY', partitioned_by = ARRAY['ws_bucket'])")).toMatchObject({
+      prefix: 'compacted/requests/day=2026-11-26/',
+      format: 'PARQUET',
+      compression: 'SNAPPY',
+      partitionedBy: ['ws_bucket'],
+    });
     expect(parseUnload("UNLOAD (SELECT 1) TO 's3://b/p/' WITH (format = 'TEXTFILE', field_delimiter = ',', compression = 'GZIP')")).toMatchObject({ format: 'TEXTFILE', fieldDelimiter: ',' });
     expect(parseUnload('SELECT 1')).toBeUndefined();
   });

@@ -27,16 +27,28 @@ const FOUNDATION_MODELS = 'arn:${Partition}:bedrock:${Region}::foundation-model/
 const ALWAYS = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
 const ARN = (service: string, resource: string) => `arn:\${Partition}:${service}:\${Region}:\${AccountId}:${resource}`;
 const GLUE_TABLES = ['catalog', 'database/gw_logs', 'table/gw_logs/requests', 'table/gw_logs/spans'].map((resource) => ARN('glue', resource));
+const COMPACTED_GLUE_TABLES = ['table/gw_logs/requests_compacted', 'table/gw_logs/spans_compacted'].map((resource) => ARN('glue', resource));
 /** Request-log grants (infra/cdk/constructs/request-logs.ts): exactly the calls of the sink, the engine, and Athena for them. */
 const REQUEST_LOG_GRANTS = {
   write: ['requests', 'spans'].map((table) => `firehose:PutRecordBatch ${ARN('firehose', `deliverystream/gw-${table}`)}`),
   query: [
-    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryResults', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
+    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryResults', 'GetQueryRuntimeStatistics', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
     ...GLUE_TABLES.slice(0, 2).map((resource) => `glue:GetDatabase ${resource}`),
-    ...['GetTable', 'GetPartitions'].flatMap((action) => GLUE_TABLES.map((resource) => `glue:${action} ${resource}`)),
+    ...['GetTable', 'GetPartitions'].flatMap((action) => [...GLUE_TABLES, ...COMPACTED_GLUE_TABLES].map((resource) => `glue:${action} ${resource}`)),
     's3:GetObject log-data/*',
     ...['ListBucket', 'GetBucketLocation'].flatMap((action) => [`s3:${action} log-data`, `s3:${action} log-results`]),
     ...['GetObject', 'PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].flatMap((action) => [`s3:${action} log-results/results/*`, `s3:${action} log-results/exports/*`]),
+  ],
+  // The daily compaction: UNLOADs read the raw tables and write compacted/; it deletes the raw files it replaced.
+  compact: [
+    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryRuntimeStatistics', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
+    ...GLUE_TABLES.slice(0, 2).map((resource) => `glue:GetDatabase ${resource}`),
+    ...['GetTable', 'GetPartitions'].flatMap((action) => GLUE_TABLES.map((resource) => `glue:${action} ${resource}`)),
+    's3:ListBucket log-data',
+    ...['log-data', 'log-results'].map((bucket) => `s3:GetBucketLocation ${bucket}`),
+    ...['GetObject', 'DeleteObject'].flatMap((action) => [`s3:${action} log-data/requests/*`, `s3:${action} log-data/spans/*`]),
+    ...['GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-data/compacted/*`),
+    ...['PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/results/*`),
   ],
 } as const;
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
@@ -51,7 +63,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
   });
 
   it('runs every function on nodejs24.x, arm64, with X-Ray active and the handler of an ESM bundle', () => {
-    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(4);
+    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(5);
     for (const { name } of FUNCTION_TABLE) {
       expect(functionProperties(template, name)).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -64,7 +76,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
 
   it('sizes each function as the table says, the gateway long enough for a 15-minute stream', () => {
     const sizes = Object.fromEntries(FUNCTION_TABLE.map(({ name }) => [name, [functionProperties(template, name).MemorySize, functionProperties(template, name).Timeout]]));
-    expect(sizes).toEqual({ gateway: [512, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120] });
+    expect(sizes).toEqual({ gateway: [512, 900], 'control-plane': [512, 30], 'expire-api-keys': [256, 120], 'restore-budgets': [256, 120], 'compact-request-logs': [256, 900] });
   });
 
   it('gives every function the table names, blob bucket, Powertools settings, secret store and prefix, and no source maps in production', () => {
@@ -92,10 +104,11 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
     for (const { name } of FUNCTION_TABLE) {
       const properties = functionProperties(template, name);
       expect(aliases[(properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref]).toBe('own-log-group');
+      // Not even the compaction's (its lock keeps it to one run): a reservation fails deployments on new accounts.
       expect(properties.ReservedConcurrentExecutions).toBeUndefined();
     }
     const retentions = Object.values(resources(template, 'AWS::Logs::LogGroup')).map((group) => group.Properties?.RetentionInDays);
-    expect(retentions).toEqual(new Array(7).fill(30)); // four functions, the API's access and execution logs, Firehose's delivery errors
+    expect(retentions).toEqual(new Array(8).fill(30)); // five functions, the API's access and execution logs, Firehose's delivery errors
   });
 
   it('attaches no AWS managed policy to any function role', () => {
@@ -161,7 +174,14 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
         FunctionName: { 'Fn::GetAtt': [functionLogicalId(template, name), 'Arn'] },
       });
     }
-    template.resourceCountIs('AWS::Events::Rule', 2);
+    template.resourceCountIs('AWS::Events::Rule', 3);
+  });
+
+  it('invokes the request-log compaction once a day at 00:30 UTC, an event at most an hour old', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(30 0 * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionLogicalId(template, 'compact-request-logs'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } })],
+    });
   });
 
   it('rotates the customer-managed key it creates for secrets', () => {
@@ -171,11 +191,14 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
 
 describe('functions whose handler does not exist yet', () => {
   it('leaves a scheduled function and its schedule out of the stack until its handler lands', () => {
-    const missing = FUNCTION_TABLE.map((spec) => (spec.name === 'restore-budgets' ? { ...spec, entry: join(FIXTURES, 'no-such-handler.ts') } : spec.scheduleMinutes ? { ...spec, entry: join(FIXTURES, 'scheduled-handler.ts') } : spec));
+    const missing = FUNCTION_TABLE.map((spec) =>
+      spec.name === 'restore-budgets' ? { ...spec, entry: join(FIXTURES, 'no-such-handler.ts') } : spec.scheduleMinutes || spec.scheduleDaily ? { ...spec, entry: join(FIXTURES, 'scheduled-handler.ts') } : spec,
+    );
     const { template } = synthGwStack({ functions: missing });
     expect(() => functionLogicalId(template, 'restore-budgets')).toThrow('No gw-restore-budgets function');
     expect(functionLogicalId(template, 'expire-api-keys')).toMatch(/^ExpireApiKeys/);
-    template.resourceCountIs('AWS::Events::Rule', 1);
+    // expire-api-keys' and the compaction's.
+    template.resourceCountIs('AWS::Events::Rule', 2);
   });
 
   it('refuses to synthesize without the gateway handler', () => {

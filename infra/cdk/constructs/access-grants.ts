@@ -65,6 +65,7 @@ export interface GrantTargets {
 export function grantFunctionAccess(role: IRole, spec: FunctionSpec, { tables, settings, secretsKey, blobBucket, requestLogs }: GrantTargets): void {
   if (spec.requestLogs === 'write') requestLogs?.grantWrite(role);
   if (spec.requestLogs === 'query') requestLogs?.grantQuery(role);
+  if (spec.requestLogs === 'compact') requestLogs?.grantCompact(role);
   for (const grant of effectiveTableGrants(spec, settings)) {
     const table = tables.table(grant.table);
     if (grant.actions.length) {

@@ -1,4 +1,4 @@
-import { and, col, metadataValue, rangeConditions, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
+import { col, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
 import type { SqlDialect, SqlStatement } from './types.js';
 
 /** What analytics group by: a column of its own, or any `metadata.<key>`. */
@@ -32,18 +32,23 @@ function figures(dialect: SqlDialect): Fragment {
   return sql`count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, sum(coalesce(cost, 0)) AS cost, sum(CASE WHEN cache_status IN (${'HIT'}, ${'SEMANTIC HIT'}) THEN 1 ELSE 0 END) AS cache_hits, ${percentile(dialect, 0.5)} AS latency_p50_ms, ${percentile(dialect, 0.95)} AS latency_p95_ms`;
 }
 
-function where(dialect: SqlDialect, query: AnalyticsQuery): Fragment {
-  return and([...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range), sql`${groupKey(dialect, query.groupBy)} IS NOT NULL`]);
+/** The rows a grouping reads (rowsOf: one table on DuckDB; compacted days and recent raw ones on Athena). */
+function rows(dialect: SqlDialect, query: AnalyticsQuery): Fragment {
+  return rowsOf(dialect, 'requests', query.scope, [
+    ...scopeConditions('requests', query.scope),
+    ...rangeConditions('requests', 'created_at', query.range),
+    sql`${groupKey(dialect, query.groupBy)} IS NOT NULL`,
+  ]);
 }
 
 /** Totals per key, most requests first. */
 export function analyticsTotals(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
-  return statement(sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM requests WHERE ${where(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key`);
+  return statement(sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key`);
 }
 
 /** One point per interval bucket and key, oldest first. */
 export function analyticsSeries(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
   return statement(
-    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM requests WHERE ${where(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key`,
+    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key`,
   );
 }

@@ -1,6 +1,23 @@
-import { REQUEST_COLUMNS, SPAN_COLUMNS } from './columns.js';
-import { and, col, join, limit, metadataValue, rangeConditions, scopeConditions, sql, statement, time, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
-import type { SqlDialect, SqlStatement } from './types.js';
+import { REQUEST_COLUMNS, SPAN_COLUMNS, TABLE_COLUMNS } from './columns.js';
+import {
+  col,
+  join,
+  limit,
+  metadataValue,
+  rangeConditions,
+  rowsOf,
+  scopeConditions,
+  sql,
+  statement,
+  time,
+  trusted,
+  WORKSPACE_BUCKET_COLUMN,
+  workspaceBucketSql,
+  type Fragment,
+  type LogScope,
+  type TimeRange,
+} from './sql.js';
+import type { EngineTable, SqlDialect, SqlStatement } from './types.js';
 
 /** The filters of GET /v1/logs, traces and exports; all optional, all combined with AND. */
 export interface LogFilter {
@@ -59,24 +76,29 @@ export function filterConditions(dialect: SqlDialect, filter: LogFilter = {}): F
   return conditions;
 }
 
-function requestWhere(dialect: SqlDialect, query: LogQuery): Fragment {
-  return and([...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range), ...filterConditions(dialect, query.filter)]);
+/** The scope, range and filters of a request query (every query of `requests` starts from these). */
+function requestConditions(dialect: SqlDialect, query: LogQuery): Fragment[] {
+  return [...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range), ...filterConditions(dialect, query.filter)];
+}
+
+/** The request rows a query selects from, with more conditions (rowsOf: one table on DuckDB, both on Athena). */
+function requestRows(dialect: SqlDialect, query: LogQuery, more: Fragment[] = []): Fragment {
+  return rowsOf(dialect, 'requests', query.scope, [...requestConditions(dialect, query), ...more]);
 }
 
 /** A page of request records, newest first; one row more than `rows` tells whether another page follows. */
 export function listRequests(dialect: SqlDialect, query: LogQuery, rows: number, after?: LogCursor): SqlStatement {
-  const conditions = [requestWhere(dialect, query)];
-  if (after) conditions.push(sql`(created_at < ${time(after.created_at)} OR (created_at = ${time(after.created_at)} AND id < ${after.id}))`);
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${and(conditions)} ORDER BY created_at DESC, id DESC ${limit(rows + 1)}`);
+  const cursor = after ? [sql`(created_at < ${time(after.created_at)} OR (created_at = ${time(after.created_at)} AND id < ${after.id}))`] : [];
+  return statement(sql`SELECT ${RECORD_COLUMNS} FROM ${requestRows(dialect, query, cursor)} ORDER BY created_at DESC, id DESC ${limit(rows + 1)}`);
 }
 
 export function getRequest(dialect: SqlDialect, query: LogQuery, id: string): SqlStatement {
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${requestWhere(dialect, query)} AND id = ${id} ${limit(1)}`);
+  return statement(sql`SELECT ${RECORD_COLUMNS} FROM ${requestRows(dialect, query, [sql`id = ${id}`])} ${limit(1)}`);
 }
 
 /** Every request of a trace, oldest first (a trace is a handful of requests; at most 1,000 are read). */
 export function traceRequests(dialect: SqlDialect, query: LogQuery, traceId: string): SqlStatement {
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM requests WHERE ${requestWhere(dialect, query)} AND trace_id = ${traceId} ORDER BY created_at, id ${limit(1_000)}`);
+  return statement(sql`SELECT ${RECORD_COLUMNS} FROM ${requestRows(dialect, query, [sql`trace_id = ${traceId}`])} ORDER BY created_at, id ${limit(1_000)}`);
 }
 
 /**
@@ -86,7 +108,7 @@ export function traceRequests(dialect: SqlDialect, query: LogQuery, traceId: str
 export function spansOf(dialect: SqlDialect, query: Omit<LogQuery, 'filter'>, of: { logIds: readonly string[] } | { traceId: string }): SqlStatement {
   const which = 'traceId' in of ? sql`trace_id = ${of.traceId}` : sql`log_id IN (${join(of.logIds.map((id) => sql`${id}`), ', ')})`;
   const conditions = [...scopeConditions('spans', query.scope), ...rangeConditions('spans', 'start_time', query.range, 1), which];
-  return statement(sql`SELECT ${SPAN_SELECT} FROM spans WHERE ${and(conditions)} ORDER BY start_time, span_id ${limit(10_000)}`);
+  return statement(sql`SELECT ${SPAN_SELECT} FROM ${rowsOf(dialect, 'spans', query.scope, conditions)} ORDER BY start_time, span_id ${limit(10_000)}`);
 }
 
 /** Separator of the distinct models of a trace summary (a model name never holds it). */
@@ -102,11 +124,13 @@ export interface TraceCursor {
  * of its requests in the range. A trace sorts by its last request, so paging never repeats one.
  */
 export function traceSummaries(dialect: SqlDialect, query: LogQuery, rows: number, after?: TraceCursor): SqlStatement {
-  const inScope = and([...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range)]);
+  // On Athena the matching traces' subquery stands in both branches of the outer rows (rowsOf): a query of ids only.
+  const matching = sql`trace_id IN (SELECT trace_id FROM ${requestRows(dialect, query)})`;
+  const inScope = rowsOf(dialect, 'requests', query.scope, [...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range), matching]);
   const models = dialect === 'trino' ? sql`array_join(array_distinct(array_agg(model)), ${MODEL_SEPARATOR})` : sql`string_agg(DISTINCT model, ${MODEL_SEPARATOR})`;
   const having = after ? sql` HAVING (max(created_at) < ${time(after.ended_at)} OR (max(created_at) = ${time(after.ended_at)} AND trace_id < ${after.trace_id}))` : trusted('');
   return statement(
-    sql`SELECT trace_id, min(created_at) AS started_at, max(created_at) AS ended_at, count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(cost, 0)) AS cost, sum(coalesce(total_tokens, 0)) AS total_tokens, ${models} AS models FROM requests WHERE ${inScope} AND trace_id IN (SELECT trace_id FROM requests WHERE ${requestWhere(dialect, query)}) GROUP BY trace_id${having} ORDER BY ended_at DESC, trace_id DESC ${limit(rows + 1)}`,
+    sql`SELECT trace_id, min(created_at) AS started_at, max(created_at) AS ended_at, count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(cost, 0)) AS cost, sum(coalesce(total_tokens, 0)) AS total_tokens, ${models} AS models FROM ${inScope} GROUP BY trace_id${having} ORDER BY ended_at DESC, trace_id DESC ${limit(rows + 1)}`,
   );
 }
 
@@ -122,5 +146,22 @@ export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { 
     REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name)).map((definition) => col('requests', definition.name)),
     ', ',
   );
-  return statement(sql`SELECT ${columns} FROM requests WHERE ${requestWhere(dialect, query)}`);
+  return statement(sql`SELECT ${columns} FROM ${requestRows(dialect, query)}`);
+}
+
+/**
+ * What the daily compaction (engine/aws/compaction.ts) writes of one finished day of `table` on Athena: every data
+ * column, sorted by workspace and time (so within a file a workspace's rows are together, and its row groups'
+ * statistics exclude the others as the files grow), then `ws_bucket`, the last column, which the UNLOAD turns into
+ * the folder the rows go in (`partitioned_by`). Trino only: DuckDB keeps one table.
+ */
+export function compactionRows(table: EngineTable, day: string): SqlStatement {
+  const data = join(
+    TABLE_COLUMNS[table].filter((definition) => !definition.partition).map((definition) => col(table, definition.name)),
+    ', ',
+  );
+  const time = col(table, table === 'requests' ? 'created_at' : 'start_time');
+  return statement(
+    sql`SELECT ${data}, ${workspaceBucketSql()} AS ${trusted(WORKSPACE_BUCKET_COLUMN)} FROM ${trusted(table)} WHERE ${col(table, 'day')} = ${day} ORDER BY workspace_id, ${time}`,
+  );
 }

@@ -1,4 +1,5 @@
-import { columnOf, dayOf, sqlTimestamp } from './columns.js';
+import { createHash } from 'node:crypto';
+import { columnOf, dayOf, sqlTimestamp, TABLE_COLUMNS } from './columns.js';
 import type { EngineTable, SqlDialect, SqlStatement } from './types.js';
 
 /**
@@ -96,4 +97,50 @@ export function rangeConditions(table: EngineTable, column: 'created_at' | 'star
 export function limit(rows: number): Fragment {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > 10_000) throw new Error(`bad row limit ${rows}`);
   return trusted(`LIMIT ${rows}`);
+}
+
+/**
+ * On AWS a finished day's rows are rewritten once by the daily compaction (engine/aws/compaction.ts) into
+ * `<table>_compacted`: a few Parquet files per day instead of Firehose's ~2,000, under a second partition,
+ * `ws_bucket`, a hash of the workspace id into WORKSPACE_BUCKETS folders, so a workspace's query opens only its
+ * folder of each day (partition projection, not file statistics, does the pruning). The raw files of a compacted
+ * day are then deleted, so the two tables never hold the same row and a query reads both.
+ */
+export const WORKSPACE_BUCKETS = 32;
+export const WORKSPACE_BUCKET_COLUMN = 'ws_bucket';
+
+export function compactedTable(table: EngineTable): string {
+  return `${table}_compacted`;
+}
+
+/**
+ * The `ws_bucket` of a workspace: the low 5 bits of the 8th byte of the MD5 of its id, which is what
+ * `workspaceBucketSql` computes in Trino (from_big_endian_64 of the first 8 bytes, AND 31).
+ */
+export function workspaceBucket(workspaceId: string): number {
+  return createHash('md5').update(workspaceId, 'utf8').digest()[7] & (WORKSPACE_BUCKETS - 1);
+}
+
+/** The same bucket in Trino, over the `workspace_id` column (the compaction's UNLOAD writes it as a folder). */
+export function workspaceBucketSql(): Fragment {
+  return trusted(`bitwise_and(from_big_endian_64(substr(md5(to_utf8(workspace_id)), 1, 8)), ${WORKSPACE_BUCKETS - 1})`);
+}
+
+/** Every column of `table`, partition column included, named (the two branches of `rowsOf` line up by them). */
+function allColumns(table: EngineTable): Fragment {
+  return join(TABLE_COLUMNS[table].map((definition) => col(table, definition.name)), ', ');
+}
+
+/**
+ * The rows of `table` that meet `conditions`, as what follows FROM. DuckDB has one table. On Athena it is both
+ * tables, each filtered by every condition itself (so each prunes its own `day` partitions and Parquet columns),
+ * the compacted one also by the workspace's `ws_bucket` when the scope names a workspace; the result keeps the
+ * table's name, so the statement around it reads as on DuckDB.
+ */
+export function rowsOf(dialect: SqlDialect, table: EngineTable, scope: LogScope, conditions: readonly Fragment[]): Fragment {
+  const where = and(conditions);
+  if (dialect === 'duckdb') return sql`${trusted(table)} WHERE ${where}`;
+  const columns = allColumns(table);
+  const bucket = scope.workspaceId === undefined ? trusted('') : sql` AND ${trusted(WORKSPACE_BUCKET_COLUMN)} = ${workspaceBucket(scope.workspaceId)}`;
+  return sql`(SELECT ${columns} FROM ${trusted(compactedTable(table))} WHERE ${where}${bucket} UNION ALL SELECT ${columns} FROM ${trusted(table)} WHERE ${where}) AS ${trusted(table)}`;
 }

@@ -17,7 +17,7 @@ import { TABLES } from '../table-definitions.js';
  * streams the invocation starts. Operations issued outside any handler (the local runtime's bootstrap, unit
  * tests calling a repository directly) are recorded without a function and checked against nothing.
  */
-export type RecordedFunction = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets';
+export type RecordedFunction = 'gateway' | 'control-plane' | 'expire-api-keys' | 'restore-budgets' | 'compact-request-logs';
 
 /** The AWS services gw's code calls through an SDK client (each client goes through `recordedClient`). */
 export type RecordedService = 'dynamodb' | 'secretsmanager' | 's3' | 'firehose' | 'athena' | 'glue' | 'sts';

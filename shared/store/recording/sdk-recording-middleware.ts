@@ -36,12 +36,14 @@ const S3_ACTIONS: Readonly<Record<string, { action: string; on: 'bucket' | 'obje
 
 /**
  * `bucket/blobs` for the stack's blob bucket (GW_BLOB_BUCKET or the test stand-in's), `bucket/log-results` for the
- * request-log results and exports bucket (GW_LOG_RESULTS_BUCKET), `bucket/?<name>` otherwise.
+ * request-log results and exports bucket (GW_LOG_RESULTS_BUCKET), `bucket/log-data` for the bucket Firehose delivers
+ * to (GW_LOG_DATA_BUCKET, which the daily compaction rewrites), `bucket/?<name>` otherwise.
  */
 function bucketResource(bucket: unknown): string {
   const name = String(bucket ?? '*');
   const current = settings();
   if (name === current.GW_BLOB_BUCKET || name === BLOB_STAND_IN_BUCKET) return 'bucket/blobs';
+  if (name === current.GW_LOG_DATA_BUCKET) return 'bucket/log-data';
   return name === current.GW_LOG_RESULTS_BUCKET ? 'bucket/log-results' : `bucket/?${name}`;
 }
 

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, DuckDBMapValue, DuckDBTimestampValue, type DuckDBConnection } from '@duckdb/node-api';
 import { TABLE_COLUMNS, duckDbType } from '../../../shared/observability/engine/columns.js';
-import type { EngineTable } from '../../../shared/observability/engine/types.js';
 import type { ObjectBacking } from '../../../shared/store/recording/stand-ins/s3-stand-in.js';
 import type { StandInAuthorizer } from '../../../shared/store/recording/stand-ins/wire.js';
-import type { DeliveredRow } from './firehose-stand-in.js';
 import { AwsServiceError, accessDenied, jsonProtocolHandler } from './json-protocol.js';
 import { parseUnload, spliceParameters, translateTrino, type Unload } from './trino-to-duckdb.js';
 
@@ -27,9 +25,11 @@ export interface AthenaStandInOptions {
   account: string;
   workgroup: string;
   database: string;
-  /** Each table's delivery stream rows (the Firehose stand-in's). */
-  tables: Record<EngineTable, () => readonly DeliveredRow[]>;
-  /** The bucket Firehose delivers to (Athena lists it with the caller's permissions). */
+  /**
+   * The bucket Firehose delivers to, one of `buckets`: the raw tables are its `<table>/day=D/` files (JSON lines, as
+   * the Firehose stand-in writes them), the compacted ones its `compacted/<table>/day=D/ws_bucket=K/` Parquet files
+   * (as the compaction's UNLOAD writes them). Athena lists and reads it with the caller's permissions.
+   */
   dataBucket: string;
   /** The workgroup's enforced result location (`s3://<results bucket>/results/`): each query's CSV goes there. */
   outputLocation: string;
@@ -51,6 +51,9 @@ interface Execution {
   /** Every value as Athena's text, null for NULL. */
   rows: Array<Array<string | null>>;
   unload: boolean;
+  /** Rows the query read and wrote (GetQueryRuntimeStatistics). */
+  inputRows?: number;
+  outputRows?: number;
 }
 
 export interface AthenaStandIn {
@@ -119,27 +122,60 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     return execution;
   };
 
-  async function loadTables(db: DuckDBConnection): Promise<void> {
+  const data = () => {
+    const backing = options.buckets[options.dataBucket];
+    if (!backing?.list) throw new Error(`the data bucket ${options.dataBucket} is not served`);
+    return backing as Required<ObjectBacking>;
+  };
+
+  /** The tables as the data bucket holds them now: raw days from Firehose's files, compacted days from UNLOAD's. */
+  async function loadTables(db: DuckDBConnection, referenced: ReadonlySet<string>, caller: string | undefined): Promise<number> {
+    let inputRows = 0;
     for (const table of ['requests', 'spans'] as const) {
       const columns = TABLE_COLUMNS[table];
-      await db.run(`CREATE OR REPLACE TABLE ${table} (${columns.map((column) => `${column.name} ${duckDbType(column.type)}`).join(', ')})`);
-      const delivered = options.tables[table]();
-      if (delivered.length === 0) continue;
-      // The partition column comes from the object's prefix (its arrival day), every other one from the record.
-      const file = join(scratch, `${table}.jsonl`);
-      writeFileSync(file, delivered.map(({ row, day }) => JSON.stringify({ ...row, day })).join('\n'));
-      const types = columns.map((column) => `${column.name}: '${duckDbType(column.type)}'`).join(', ');
-      await db.run(`INSERT INTO ${table} SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${types}})`);
+      const ddl = columns.map((column) => `${column.name} ${duckDbType(column.type)}`).join(', ');
+      await db.run(`CREATE OR REPLACE TABLE ${table} (${ddl})`);
+      await db.run(`CREATE OR REPLACE TABLE ${table}_compacted (${ddl}, ws_bucket INTEGER)`);
+      const read = async (key: string) => {
+        // Athena reads each file of a table the query names with the caller's own permissions.
+        if (referenced.has(table) && !authorize(caller, 's3:GetObject', `arn:aws:s3:::${options.dataBucket}/${key}`)) throw new Error(`Access denied reading s3://${options.dataBucket}/${key}`);
+        return (await data().get(key)) ?? Buffer.alloc(0);
+      };
+      const lines: string[] = [];
+      for (const key of await data().list(`${table}/day=`)) {
+        const day = /\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1];
+        for (const line of (await read(key)).toString('utf8').split('\n').filter((entry) => entry.trim() !== '')) lines.push(JSON.stringify({ ...(JSON.parse(line) as object), day }));
+      }
+      if (lines.length > 0) {
+        // The partition column comes from the object's prefix (its arrival day), every other one from the record.
+        const file = join(scratch, `${table}.jsonl`);
+        writeFileSync(file, lines.join('\n'));
+        const types = columns.map((column) => `${column.name}: '${duckDbType(column.type)}'`).join(', ');
+        await db.run(`INSERT INTO ${table} SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${types}})`);
+      }
+      let part = 0;
+      for (const key of await data().list(`compacted/${table}/day=`)) {
+        const match = /^compacted\/\w+\/day=(\d{4}-\d{2}-\d{2})\/ws_bucket=(\d+)\/[^_/][^/]*$/.exec(key);
+        if (!match) continue;
+        const file = join(scratch, `${table}-compacted-${part++}.parquet`);
+        writeFileSync(file, await read(key));
+        await db.run(`INSERT INTO ${table}_compacted BY NAME SELECT *, '${match[1]}' AS day, ${Number(match[2])} AS ws_bucket FROM read_parquet('${file}')`);
+      }
+      if (referenced.has(table)) {
+        const counted = await db.runAndReadAll(`SELECT (SELECT count(*) FROM ${table}) + (SELECT count(*) FROM ${table}_compacted) AS n`);
+        inputRows += Number(counted.getRows()[0][0]);
+      }
     }
+    return inputRows;
   }
 
   /** What Athena checks of the caller before reading: the Glue database and tables the query names, the data bucket. */
-  function checkReads(caller: string | undefined, sql: string): void {
+  function checkReads(caller: string | undefined, sql: string): Set<string> {
     check(caller, 'glue:GetDatabase', `arn:aws:glue:${region}:${account}:database/${options.database}`);
-    for (const table of new Set([...sql.matchAll(/\bFROM (requests|spans)\b/g)].map((match) => match[1]))) {
-      check(caller, 'glue:GetTable', `arn:aws:glue:${region}:${account}:table/${options.database}/${table}`);
-    }
+    const named = new Set([...sql.matchAll(/\bFROM ((?:requests|spans)(?:_compacted)?)\b/g)].map((match) => match[1]));
+    for (const table of named) check(caller, 'glue:GetTable', `arn:aws:glue:${region}:${account}:table/${options.database}/${table}`);
     check(caller, 's3:ListBucket', `arn:aws:s3:::${options.dataBucket}`);
+    return new Set([...named].map((table) => table.replace(/_compacted$/, '')));
   }
 
   /** Writes `bytes` at `s3://bucket/key` as the caller, as Athena does; a refusal fails the query. */
@@ -156,20 +192,39 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     if (!backing) throw new Error(`NoSuchBucket: ${unload.bucket}`);
     // UNLOAD refuses a destination that already holds objects.
     if (((await backing.list?.(unload.prefix)) ?? []).length > 0) throw new Error(`HIVE_PATH_ALREADY_EXISTS: s3://${unload.bucket}/${unload.prefix} is not empty`);
-    const url = `s3://${unload.bucket}/${unload.prefix}${execution.id}_00000${unload.compression === 'GZIP' ? '.gz' : ''}`;
-    const file = join(scratch, `${execution.id}.out`);
-    await db.run(`COPY (${sql}) TO '${file}' (${COPY_OPTIONS[unload.format](unload)})`);
-    await writeObject(caller, url, readFileSync(file));
-    rmSync(file, { force: true });
-    await writeObject(caller, `${options.outputLocation}${execution.id}-manifest.csv`, Buffer.from(`${url}\n`));
+    const suffix = unload.compression === 'GZIP' ? '.gz' : '';
+    const urls: string[] = [];
+    if (unload.partitionedBy.length > 0) {
+      // One folder per partition value (`<column>=<value>/`), the partition columns not in the files, as Athena writes them.
+      const directory = join(scratch, `${execution.id}.parts`);
+      await db.run(`COPY (${sql}) TO '${directory}' (${COPY_OPTIONS[unload.format](unload)}, PARTITION_BY (${unload.partitionedBy.join(', ')}))`);
+      const files = (readdirSync(directory, { recursive: true }) as string[]).filter((path) => path.includes('/')).sort();
+      for (const [index, path] of files.entries()) {
+        const folder = path.slice(0, path.lastIndexOf('/') + 1);
+        const url = `s3://${unload.bucket}/${unload.prefix}${folder}${execution.id}_${String(index).padStart(5, '0')}${suffix}`;
+        await writeObject(caller, url, readFileSync(join(directory, path)));
+        urls.push(url);
+      }
+      rmSync(directory, { recursive: true, force: true });
+    } else {
+      const url = `s3://${unload.bucket}/${unload.prefix}${execution.id}_00000${suffix}`;
+      const file = join(scratch, `${execution.id}.out`);
+      await db.run(`COPY (${sql}) TO '${file}' (${COPY_OPTIONS[unload.format](unload)})`);
+      await writeObject(caller, url, readFileSync(file));
+      rmSync(file, { force: true });
+      urls.push(url);
+    }
+    const counted = await db.runAndReadAll(`SELECT count(*) FROM (${sql})`);
+    execution.outputRows = Number(counted.getRows()[0][0]);
+    await writeObject(caller, `${options.outputLocation}${execution.id}-manifest.csv`, Buffer.from(urls.map((url) => `${url}\n`).join('')));
   }
 
   async function run(execution: Execution, caller: string | undefined): Promise<void> {
     const db = await (connection ??= DuckDBInstance.create(':memory:').then((instance) => instance.connect()));
     execution.state = 'RUNNING';
     try {
-      checkReads(caller, execution.query);
-      await loadTables(db);
+      const referenced = checkReads(caller, execution.query);
+      execution.inputRows = await loadTables(db, referenced, caller);
       const unload = parseUnload(execution.query);
       const sql = spliceParameters(translateTrino(unload?.query ?? execution.query), execution.parameters);
       if (unload) await writeUnload(db, execution, unload, sql, caller);
@@ -178,6 +233,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
         const types = result.columnTypes().map(String);
         execution.columns = result.columnNames().map((name, index) => ({ name, type: trinoType(types[index]) }));
         execution.rows = result.getRows().map((row) => row.map(athenaText));
+        execution.outputRows = execution.rows.length;
         await writeObject(caller, `${options.outputLocation}${execution.id}.csv`, Buffer.from(resultCsv(execution)));
       }
       if (execution.state === 'RUNNING') execution.state = 'SUCCEEDED';
@@ -243,6 +299,13 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
         NextToken: start + size < all.length ? String(start + size) : undefined,
         UpdateCount: 0,
       };
+    },
+    GetQueryRuntimeStatistics: ({ input, caller }) => {
+      const execution = executionOf(input, caller, 'athena:GetQueryRuntimeStatistics');
+      const ended = execution.state === 'SUCCEEDED' || execution.state === 'FAILED' || execution.state === 'CANCELLED';
+      const timeline = { QueryQueueTimeInMillis: 0, TotalExecutionTimeInMillis: (execution.completed ?? Date.now()) - execution.submitted };
+      // Row figures once the query has run (the stand-in reads no bytes it could count as Athena does).
+      return { QueryRuntimeStatistics: { Timeline: timeline, ...(ended ? { Rows: { InputRows: execution.inputRows ?? 0, InputBytes: 0, OutputBytes: 0, OutputRows: execution.outputRows ?? 0 } } : {}) } };
     },
     StopQueryExecution: ({ input, caller }) => {
       const execution = executionOf(input, caller, 'athena:StopQueryExecution');

@@ -27,6 +27,8 @@ export interface AwsStandIns {
   secrets: ReturnType<typeof memorySecrets>;
   /** The request-log results bucket's objects (Athena's UNLOAD output). */
   results: ReturnType<typeof memoryObjects>;
+  /** The request-log data bucket's objects: Firehose's raw files, the compaction's files and markers. */
+  data: ReturnType<typeof memoryObjects>;
   /** Each delivery stream's rows, as received. */
   delivered: FirehoseStandIn['delivered'];
   executions: AthenaStandIn['executions'];
@@ -82,17 +84,22 @@ export async function startAwsStandIns(options: { region: string; account: strin
   const objects = memoryObjects();
   const secrets = memorySecrets();
   const results = memoryObjects();
-  const firehose = firehoseStandIn({ region, account, streams: [logs.streams.requests, logs.streams.spans], authorize });
-  const rowsOf = (stream: string) => () => firehose.delivered.get(stream) ?? [];
+  const data = memoryObjects();
+  const firehose = firehoseStandIn({
+    region,
+    account,
+    streams: [logs.streams.requests, logs.streams.spans],
+    authorize,
+    destination: { objects: data, prefixes: { [logs.streams.requests]: 'requests/', [logs.streams.spans]: 'spans/' } },
+  });
   const athena = athenaStandIn({
     region,
     account,
     workgroup: logs.workgroup,
     outputLocation: logs.outputLocation,
     database: logs.database,
-    tables: { requests: rowsOf(logs.streams.requests), spans: rowsOf(logs.streams.spans) },
     dataBucket: logs.dataBucket,
-    buckets: { [logs.resultsBucket]: results },
+    buckets: { [logs.resultsBucket]: results, [logs.dataBucket]: data },
     authorize,
   });
   const servers: LoopbackServer[] = [];
@@ -102,7 +109,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     return server.url;
   };
   const dynamodbUrl = await serve((request, response) => void dynamoProxy(request, response).catch(() => response.destroy()));
-  const s3Url = await serve(s3StandIn({ buckets: { [bucket]: objects, [logs.resultsBucket]: results }, authorize }));
+  const s3Url = await serve(s3StandIn({ buckets: { [bucket]: objects, [logs.resultsBucket]: results, [logs.dataBucket]: data }, authorize }));
   const secretsManagerUrl = await serve(secretsManagerStandIn({ backing: secrets, authorize, region, account }));
   const firehoseUrl = await serve(firehose.handler);
   const athenaUrl = await serve(athena.handler);
@@ -116,6 +123,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     objects,
     secrets,
     results,
+    data,
     delivered: firehose.delivered,
     executions: athena.executions,
     async close() {

@@ -124,8 +124,8 @@ export interface DeployedStack {
   coldStarts: Record<string, ColdStart>;
   /** Each function's sandbox process (bench/memory-choice.ts moves the gateway's into CPU-limited cgroups). */
   pids: Record<string, number>;
-  /** Invokes a scheduled function as its EventBridge rule does. */
-  runSchedule(name: 'expire-api-keys' | 'restore-budgets'): Promise<unknown>;
+  /** Invokes a scheduled function as its EventBridge rule does (at `time`, now by default). */
+  runSchedule(name: 'expire-api-keys' | 'restore-budgets' | 'compact-request-logs', time?: Date): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -259,7 +259,7 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     return { status: result.statusCode, headers: result.headers ?? {}, body, bodyWrites: [body], route, sandbox };
   }
 
-  async function runSchedule(name: 'expire-api-keys' | 'restore-budgets'): Promise<unknown> {
+  async function runSchedule(name: 'expire-api-keys' | 'restore-budgets' | 'compact-request-logs', time = new Date()): Promise<unknown> {
     const rule = Object.values(json.Resources).find(
       (resource) => resource.Type === 'AWS::Events::Rule' && JSON.stringify(resource.Properties?.Targets ?? []).includes(functionIds.get(name)!),
     );
@@ -270,7 +270,7 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
       'detail-type': 'Scheduled Event',
       source: 'aws.events',
       account: ACCOUNT,
-      time: new Date().toISOString(),
+      time: time.toISOString(),
       region: REGION,
       resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/gw-${name}`],
       detail: {},

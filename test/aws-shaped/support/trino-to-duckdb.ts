@@ -15,6 +15,9 @@ const TRANSLATIONS: ReadonlyArray<[RegExp, string]> = [
   [/\belement_at\(metadata, \?\)/g, 'metadata[?]'],
   // The distinct models of a trace (log-queries.ts traceSummaries).
   [/\barray_join\(array_distinct\(array_agg\((\w+)\)\), \?\)/g, 'array_to_string(list_distinct(array_agg($1)), ?)'],
+  // The compaction's workspace bucket (sql.ts workspaceBucketSql): the low bits of the 8th byte of the id's MD5,
+  // which DuckDB's md5 gives as hex (characters 15–16).
+  [/\bbitwise_and\(from_big_endian_64\(substr\(md5\(to_utf8\((\w+)\)\), 1, 8\)\), (\d+)\)/g, "(('0x' || substr(md5($1), 15, 2))::INTEGER & $2)"],
 ];
 
 export function translateTrino(sql: string): string {
@@ -47,14 +50,18 @@ export interface Unload {
   format: 'JSON' | 'PARQUET' | 'TEXTFILE';
   compression?: string;
   fieldDelimiter?: string;
+  /** `partitioned_by = ARRAY['a', …]`: trailing columns written as folders. */
+  partitionedBy: string[];
 }
 
 /** `UNLOAD (q) TO 's3://bucket/prefix/' WITH (format = '…', …)`, or undefined for any other statement. */
 export function parseUnload(sql: string): Unload | undefined {
   const match = /^\s*UNLOAD \((.*)\) TO 's3:\/\/([^/']+)\/([^']*)' WITH \((.*)\)\s*$/s.exec(sql);
   if (!match) return undefined;
-  const properties = Object.fromEntries([...match[4].matchAll(/(\w+)\s*=\s*'([^']*)'/g)].map(([, key, value]) => [key.toLowerCase(), value]));
+  const partitioned = /partitioned_by\s*=\s*ARRAY\[([^\]]*)\]/i.exec(match[4]);
+  const partitionedBy = partitioned ? [...partitioned[1].matchAll(/'(\w+)'/g)].map(([, column]) => column) : [];
+  const properties = Object.fromEntries([...match[4].replace(partitioned?.[0] ?? '', '').matchAll(/(\w+)\s*=\s*'([^']*)'/g)].map(([, key, value]) => [key.toLowerCase(), value]));
   const format = (properties.format ?? 'PARQUET').toUpperCase();
   if (format !== 'JSON' && format !== 'PARQUET' && format !== 'TEXTFILE') throw new Error(`INVALID_UNLOAD_FORMAT: ${format}`);
-  return { query: match[1], bucket: match[2], prefix: match[3], format, compression: properties.compression?.toUpperCase(), fieldDelimiter: properties.field_delimiter };
+  return { query: match[1], bucket: match[2], prefix: match[3], format, compression: properties.compression?.toUpperCase(), fieldDelimiter: properties.field_delimiter, partitionedBy };
 }

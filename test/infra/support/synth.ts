@@ -16,7 +16,7 @@ export function cdkJsonContext(): Record<string, unknown> {
 
 /** The function table with the scheduled functions' handlers replaced by the fixture handler. */
 export function tableWithScheduledFixtures(): FunctionSpec[] {
-  return FUNCTION_TABLE.map((spec) => (spec.scheduleMinutes ? { ...spec, entry: join(FIXTURES, 'scheduled-handler.ts') } : spec));
+  return FUNCTION_TABLE.map((spec) => (spec.scheduleMinutes || spec.scheduleDaily ? { ...spec, entry: join(FIXTURES, 'scheduled-handler.ts') } : spec));
 }
 
 export interface SynthOptions {

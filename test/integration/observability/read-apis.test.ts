@@ -285,3 +285,22 @@ describe('GET /v1/analytics computed by the engine', () => {
     expect((await api(gateway, 'GET', `/v1/analytics?workspace_id=${workspace.id}`)).status).toBe(200);
   });
 });
+
+describe('filter values the engine must take whole (issue #32: one answer on DuckDB and on Athena)', () => {
+  it('matches a metadata value of 512 quotes (over Athena\'s 1,024 characters per parameter once quoted) and one holding a NUL', async () => {
+    const marker = `whole-${run}`;
+    for (const value of ["'".repeat(512), 'a\u0000b']) {
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'x-gw-metadata': JSON.stringify({ marker, value }), ...viaMock(upstream.url) },
+        body: JSON.stringify(chat),
+      });
+      expect(response.status, await response.text()).toBe(200);
+    }
+    await drainAllBackgroundWork();
+    for (const value of ["'".repeat(512), 'a\u0000b']) {
+      const found = await logsWhere(gateway, `metadata.marker=${marker}&metadata.value=${encodeURIComponent(value)}`);
+      expect(found.map((record) => record.metadata)).toEqual([{ marker, value }]);
+    }
+  });
+});

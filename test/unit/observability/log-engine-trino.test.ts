@@ -80,7 +80,7 @@ describe('Trino functions', () => {
 
   it('leaves columns a caller may not see out of an export statement (its rows never pass through gw)', () => {
     const statement = exportRequests('trino', query, { omitColumns: ['cost', 'prompt_tokens'] });
-    const selected = statement.sql.slice('SELECT '.length, statement.sql.indexOf(' FROM requests')).split(', ');
+    const selected = statement.sql.slice('SELECT '.length, statement.sql.indexOf(' FROM ')).split(', ');
     expect(selected).not.toContain('cost');
     expect(selected).not.toContain('prompt_tokens');
     expect(selected).toContain('completion_tokens');
@@ -91,6 +91,9 @@ describe('Trino functions', () => {
     const totals = analyticsTotals('duckdb', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
     expect(totals.sql).toContain('metadata[?]');
     expect(totals.sql).toContain('quantile_cont(latency_ms, 0.5)');
-    expect(totals.params).toEqual(analyticsTotals('trino', { scope, range, groupBy: 'metadata.team', interval: 'hour' }).params);
+    // Trino's binds the same values first (its compacted branch), then the workspace's bucket and the raw branch's.
+    const trino = analyticsTotals('trino', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
+    expect(trino.params.slice(0, totals.params.length)).toEqual(totals.params);
+    expect(totals.sql).not.toContain('_compacted');
   });
 });

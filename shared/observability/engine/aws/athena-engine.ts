@@ -1,6 +1,7 @@
 import {
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
+  GetQueryRuntimeStatisticsCommand,
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
   type AthenaClient,
@@ -9,7 +10,7 @@ import {
 } from '@aws-sdk/client-athena';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { QueryEngine, QueryResult, SqlStatement } from '../types.js';
-import { executionParameters } from './athena-parameters.js';
+import { bindParameters } from './athena-parameters.js';
 import { convertRows } from './athena-results.js';
 import { AthenaQueryFailedError, AthenaQueryTimeoutError, InvalidExportDestinationError } from './athena-errors.js';
 
@@ -63,26 +64,53 @@ export class AthenaQueryEngine implements QueryEngine {
   }
 
   async startExport(statement: SqlStatement, format: 'jsonl' | 'parquet' | 'csv', destination: string): Promise<{ jobId: string }> {
-    // The location cannot be a parameter (it is part of the statement), so it is held to a plain form instead.
-    if (!EXPORT_DESTINATION.test(destination)) throw new InvalidExportDestinationError(destination);
-    const unload = `UNLOAD (${statement.sql}) TO '${destination}' WITH (${UNLOAD_FORMATS[format]})`;
-    return { jobId: await this.start(unload, statement.params) };
+    return { jobId: await this.unload(statement, format, destination) };
   }
 
-  async exportStatus(jobId: string): Promise<{ state: 'running' | 'succeeded' | 'failed'; error?: string; outputs?: string[] }> {
+  /**
+   * Starts `UNLOAD (statement) TO destination`; `partitionedBy` names trailing columns of the statement that become
+   * Hive-style folders under the destination (`<column>=<value>/`) instead of columns of the files.
+   */
+  async unload(statement: SqlStatement, format: 'jsonl' | 'parquet' | 'csv', destination: string, partitionedBy: readonly string[] = []): Promise<string> {
+    // The location cannot be a parameter (it is part of the statement), so it is held to a plain form instead.
+    if (!EXPORT_DESTINATION.test(destination)) throw new InvalidExportDestinationError(destination);
+    if (!partitionedBy.every((column) => /^[a-z_][a-z0-9_]*$/.test(column))) throw new Error(`bad partition column in ${partitionedBy.join(', ')}`);
+    const partitions = partitionedBy.length ? `, partitioned_by = ARRAY[${partitionedBy.map((column) => `'${column}'`).join(', ')}]` : '';
+    return this.start(`UNLOAD (${statement.sql}) TO '${destination}' WITH (${UNLOAD_FORMATS[format]}${partitions})`, statement.params);
+  }
+
+  /**
+   * An export's state; once it has succeeded, the files it wrote and how many rows: UNLOAD returns no result set,
+   * so the count is the query's runtime statistics (`Rows.OutputRows`, the rows its last stage wrote).
+   */
+  async exportStatus(jobId: string): Promise<{ state: 'running' | 'succeeded' | 'failed'; error?: string; outputs?: string[]; rows?: number }> {
     const execution = await this.execution(jobId);
     const state = execution.Status?.State;
     if (state === 'QUEUED' || state === 'RUNNING' || state === undefined) return { state: 'running' };
     if (state !== 'SUCCEEDED') return { state: 'failed', error: failureReason(execution) };
     const destination = unloadDestination(execution.Query ?? '');
-    return { state: 'succeeded', outputs: destination ? await this.listObjects(destination) : [] };
+    const [outputs, rows] = await Promise.all([destination ? this.listObjects(destination) : Promise.resolve([]), this.outputRows(jobId)]);
+    return { state: 'succeeded', outputs, ...(rows === undefined ? {} : { rows }) };
   }
 
-  private async start(sql: string, params: SqlStatement['params']): Promise<string> {
+  /** Stops a query (a job that must not outlive its caller); one that has already ended is left as it is. */
+  async stop(id: string): Promise<void> {
+    await this.options.athena.send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
+  }
+
+  private async outputRows(id: string): Promise<number | undefined> {
+    const { QueryRuntimeStatistics: statistics } = await this.options.athena.send(new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: id }));
+    const rows = statistics?.Rows?.OutputRows;
+    return typeof rows === 'number' && Number.isSafeInteger(rows) && rows >= 0 ? rows : undefined;
+  }
+
+  private async start(text: string, params: SqlStatement['params']): Promise<string> {
+    // Values that cannot be one parameter (too long, or holding a NUL) are bound as several (athena-parameters.ts).
+    const { sql, parameters } = bindParameters(text, params);
     const started = await this.options.athena.send(
       new StartQueryExecutionCommand({
         QueryString: sql,
-        ExecutionParameters: executionParameters(params),
+        ExecutionParameters: parameters,
         WorkGroup: this.options.workgroup,
         QueryExecutionContext: { Database: this.options.database },
       }),
@@ -148,7 +176,7 @@ function failureReason(execution: QueryExecution): string {
 
 /** The `TO '…'` location of an UNLOAD this engine started (its query text comes back with the execution). */
 export function unloadDestination(query: string): string | undefined {
-  const match = /\) TO '(s3:\/\/[^']+)' WITH \(format = '[A-Z]+'[^)]*\)$/.exec(query);
+  const match = /\) TO '(s3:\/\/[^']+)' WITH \(format = '[A-Z]+'.*\)$/s.exec(query);
   return match?.[1];
 }
 

@@ -36,6 +36,11 @@ export function createAthenaClient(options: ClientOptions & { workgroup: string 
 
 /** Lists what an export (UNLOAD) wrote into the results bucket. Path-style with a custom endpoint. */
 export function createResultsS3Client(options: ClientOptions): S3Client {
+  return createLogBucketS3Client(options);
+}
+
+/** The request-log buckets (results and exports; the data bucket the compaction rewrites). Path-style with a custom endpoint. */
+export function createLogBucketS3Client(options: ClientOptions): S3Client {
   const client = new S3Client({ region: options.region, endpoint: options.endpoint, forcePathStyle: options.endpoint !== undefined, maxAttempts: 3, requestHandler: handler() });
   return traceAwsClient(recordedClient(client, 's3'));
 }

@@ -7,6 +7,7 @@ import { accessKeyIdOf, readBody, type StandInAuthorizer } from './wire.js';
  * - a missing key is 404 `NoSuchKey` (GET) or a bare 404 (HEAD) only when the caller may `s3:ListBucket` the
  *   bucket; without that permission S3 answers 403 `AccessDenied`, so as not to reveal whether the key exists;
  * - an action the caller's policy does not allow is 403 `AccessDenied`;
+ * - a conditional PUT (`If-None-Match: *`) of a key that exists is 412 `PreconditionFailed`;
  * - an operation it does not implement is 501 `NotImplemented` (the recorder has already seen it).
  */
 export interface ObjectBacking {
@@ -80,6 +81,10 @@ async function handle(options: S3StandInOptions, request: IncomingMessage, respo
 
   if (method === 'PUT' && !request.headers['x-amz-copy-source']) {
     if (!allowed('PutObject', true)) return sendError(response, 403, 'AccessDenied', 'Access Denied');
+    // A conditional write (`If-None-Match: *`) creates the object only if there is none.
+    if (request.headers['if-none-match'] === '*' && (await backing.get(key)) !== undefined) {
+      return sendError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+    }
     await backing.put(key, body);
     response.writeHead(200, { etag: '"stand-in"' });
     response.end();

@@ -163,9 +163,8 @@ describe('AthenaQueryEngine.query', () => {
     expect(aws.callsOf('StopQueryExecution').map((call) => call.input)).toEqual([{ QueryExecutionId: 'q-1' }]);
   });
 
-  it('refuses a parameter that cannot be one literal without starting a query', async () => {
+  it('refuses a value that cannot be a literal at all without starting a query', async () => {
     await expect(engine().query({ sql: 'SELECT ?', params: [Number.NaN] })).rejects.toThrow(/parameter 1 is not a finite number/);
-    await expect(engine().query({ sql: 'SELECT ?', params: ['x'.repeat(2_000)] })).rejects.toThrow(/longer than Athena accepts/);
     expect(aws.callsOf('StartQueryExecution')).toHaveLength(0);
   });
 });
@@ -189,9 +188,10 @@ describe('AthenaQueryEngine exports (UNLOAD jobs)', () => {
     for (const input of starts) expect(input).toMatchObject({ ExecutionParameters: ["'ws_''1'"], WorkGroup: 'gw-logs' });
   });
 
-  it('reports running, then succeeded with every object it wrote (listed page by page)', async () => {
+  it('reports running, then succeeded with every object it wrote (listed page by page) and the rows it wrote (runtime statistics)', async () => {
     const query = `UNLOAD (SELECT 1) TO '${destination}' WITH (format = 'PARQUET', compression = 'SNAPPY')`;
     scriptStates([{ State: 'RUNNING' }, { State: 'SUCCEEDED' }], { Query: query });
+    aws.on('GetQueryRuntimeStatistics', () => ({ json: { QueryRuntimeStatistics: { Rows: { InputRows: 12, InputBytes: 4096, OutputRows: 3, OutputBytes: 512 } } } }));
     aws.on('ListObjectsV2', (input) =>
       input['continuation-token'] === 'more'
         ? { json: { keys: ['exports/exp_1/part-2.parquet'] } }
@@ -200,14 +200,40 @@ describe('AthenaQueryEngine exports (UNLOAD jobs)', () => {
     const logs = engine();
     expect(await logs.exportStatus('unload-1')).toEqual({ state: 'running' });
     expect(aws.callsOf('ListObjectsV2')).toHaveLength(0);
+    expect(aws.callsOf('GetQueryRuntimeStatistics')).toHaveLength(0);
     expect(await logs.exportStatus('unload-1')).toEqual({
       state: 'succeeded',
       outputs: ['s3://gw-log-results/exports/exp_1/part-0.parquet', 's3://gw-log-results/exports/exp_1/part-1.parquet', 's3://gw-log-results/exports/exp_1/part-2.parquet'],
+      rows: 3,
     });
+    expect(aws.callsOf('GetQueryRuntimeStatistics').map((call) => call.input)).toEqual([{ QueryExecutionId: 'unload-1' }]);
     expect(aws.callsOf('ListObjectsV2').map((call) => [call.input.Bucket, call.input.prefix])).toEqual([
       ['gw-log-results', 'exports/exp_1/'],
       ['gw-log-results', 'exports/exp_1/'],
     ]);
+  });
+
+  it('leaves the row count out when Athena gives none', async () => {
+    scriptStates([{ State: 'SUCCEEDED' }], { Query: `UNLOAD (SELECT 1) TO '${destination}' WITH (format = 'JSON', compression = 'GZIP')` });
+    aws.on('GetQueryRuntimeStatistics', () => ({ json: { QueryRuntimeStatistics: { Timeline: { TotalExecutionTimeInMillis: 5 } } } }));
+    aws.on('ListObjectsV2', () => ({ json: { keys: [] } }));
+    expect(await engine().exportStatus('unload-3')).toEqual({ state: 'succeeded', outputs: [] });
+  });
+
+  it('starts a partitioned UNLOAD with its partition columns named in the WITH clause', async () => {
+    aws.on('StartQueryExecution', () => ({ json: { QueryExecutionId: 'unload-4' } }));
+    await engine().unload({ sql: 'SELECT id, ws_bucket FROM requests WHERE day = ?', params: ['2026-11-26'] }, 'parquet', 's3://gw-log-data/compacted/requests/day=2026-11-26/', ['ws_bucket']);
+    expect(aws.callsOf('StartQueryExecution')[0].input.QueryString).toBe(
+      "UNLOAD (SELECT id, ws_bucket FROM requests WHERE day = ?) TO 's3://gw-log-data/compacted/requests/day=2026-11-26/' WITH (format = 'PARQUET', compression = 'SNAPPY', partitioned_by = ARRAY['ws_bucket'])",
+    );
+  });
+
+  it('passes a value too long for one execution parameter as several, concatenated in the statement', async () => {
+    aws.on('StartQueryExecution', () => ({ json: { QueryExecutionId: 'unload-5' } }));
+    await engine().startExport({ sql: 'SELECT id FROM requests WHERE element_at(metadata, ?) = ?', params: ['team', "'".repeat(512)] }, 'jsonl', destination);
+    const input = aws.callsOf('StartQueryExecution')[0].input;
+    expect(input.QueryString).toBe(`UNLOAD (SELECT id FROM requests WHERE element_at(metadata, ?) = (? || ?)) TO '${destination}' WITH (format = 'JSON', compression = 'GZIP')`);
+    expect((input.ExecutionParameters as string[]).map((parameter) => parameter.length)).toEqual([6, 1024, 4]);
   });
 
   it('reports a failed UNLOAD with its reason', async () => {
@@ -228,6 +254,7 @@ describe('the recorded operations (grant check input)', () => {
     aws.on('GetQueryResults', () => ({ json: { ResultSet: { ResultSetMetadata: { ColumnInfo: [] }, Rows: [] } } }));
     aws.on('StopQueryExecution', () => ({ json: {} }));
     aws.on('ListObjectsV2', () => ({ json: { keys: [] } }));
+    aws.on('GetQueryRuntimeStatistics', () => ({ json: { QueryRuntimeStatistics: { Rows: { OutputRows: 0 } } } }));
     resetRecordedOperationCounts();
     await runAsFunction('control-plane', async () => {
       const logs = engine();
@@ -238,6 +265,7 @@ describe('the recorded operations (grant check input)', () => {
     expect([...new Set(seen)]).toEqual([
       'control-plane athena:GetQueryExecution workgroup/gw-logs',
       'control-plane athena:GetQueryResults workgroup/gw-logs',
+      'control-plane athena:GetQueryRuntimeStatistics workgroup/gw-logs',
       'control-plane athena:StartQueryExecution workgroup/gw-logs',
       'control-plane s3:ListBucket bucket/log-results',
     ]);

@@ -1,0 +1,97 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { workspaceBucket } from '../../../shared/observability/engine/sql.js';
+import type { ApiResponse, DeployedStack } from './deployed-stack.js';
+
+/** What the compaction tests use of deployed-stack.test.ts's harness (its stack is deployed once for every test). */
+export interface CompactionHarness {
+  stack: DeployedStack;
+  admin: (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
+  viaMock: () => Record<string, string>;
+  chat: { model: string; messages: Array<{ role: string; content: string }> };
+}
+
+const json = <T = Record<string, unknown>>(response: ApiResponse) => JSON.parse(response.body) as T;
+
+/**
+ * The daily request-log compaction on the deployed stack (registered by deployed-stack.test.ts, after the request-log
+ * tests): the built compact-request-logs bundle invoked as its EventBridge rule does, at the next 00:30 UTC, against
+ * the Firehose, Athena and S3 stand-ins under its IAM statements; then the read APIs through Athena.
+ */
+export function describeRequestLogCompaction(harness: () => CompactionHarness): void {
+  describe('the daily request-log compaction: finished days rewritten by workspace bucket, read from the compacted tables', () => {
+    let stack: DeployedStack;
+    let admin: CompactionHarness['admin'];
+    let viaMock: CompactionHarness['viaMock'];
+    let chat: CompactionHarness['chat'];
+    const traceId = `aws-shaped-compaction-${Date.now()}`;
+    const model = 'gpt-4o-aws-shaped-compaction';
+    const today = new Date().toISOString().slice(0, 10);
+    // The schedule's next run: 00:30 UTC tomorrow, when today is a finished day.
+    const tomorrow = new Date(Date.parse(`${today}T00:30:00.000Z`) + 86_400_000);
+    const keysUnder = (prefix: string) => [...stack.standIns.data.objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+    let before: { logs: unknown; analytics: unknown; trace: unknown };
+    let workspaceId: string;
+
+    const read = async () => ({
+      logs: json<{ data: unknown[] }>(await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent(traceId)}`)).data,
+      analytics: json<{ rows: unknown[] }>(await admin('GET', `/v1/analytics?group_by=model`)).rows,
+      trace: json<{ requests: unknown[]; spans: unknown[] }>(await admin('GET', `/v1/traces/${encodeURIComponent(traceId)}`)),
+    });
+
+    beforeAll(async () => {
+      ({ stack, admin, viaMock, chat } = harness());
+      const headers = { ...viaMock(), 'x-gw-trace-id': traceId, 'x-gw-metadata': JSON.stringify({ team: traceId }) };
+      for (let i = 0; i < 2; i++) expect((await stack.request('POST', '/prod/v1/chat/completions', { headers, body: { ...chat, model } })).status).toBe(200);
+      before = await read();
+      expect(before.logs).toHaveLength(2);
+      workspaceId = (before.logs as Array<{ workspace_id: string }>)[0].workspace_id;
+    });
+
+    it("rewrites today's files once today has ended: the compacted files in the workspace's bucket, a marker, the raw files gone", async () => {
+      const raw = keysUnder(`requests/day=${today}/`);
+      expect(raw.length).toBeGreaterThan(1);
+      const result = (await stack.runSchedule('compact-request-logs', tomorrow)) as { compacted: number; rows: number; days: Array<{ table: string; day: string; outcome: string; rows?: number }> };
+      const requestRows = (stack.standIns.delivered.get([...stack.standIns.delivered.keys()][0]) ?? []).length;
+      expect(result.days.filter((day) => day.outcome === 'compacted')).toEqual([
+        expect.objectContaining({ table: 'requests', day: today, rows: requestRows }),
+        expect.objectContaining({ table: 'spans', day: today, rows: expect.any(Number) }),
+      ]);
+      expect(result.days.filter((day) => day.day !== today).every((day) => day.outcome === 'nothing-to-compact')).toBe(true);
+      expect(keysUnder(`requests/day=${today}/`)).toEqual([]);
+      expect(keysUnder(`spans/day=${today}/`)).toEqual([]);
+      const compacted = keysUnder(`compacted/requests/day=${today}/`);
+      expect(compacted).toContain(`compacted/requests/day=${today}/_gw_compaction.json`);
+      expect(compacted.some((key) => key.startsWith(`compacted/requests/day=${today}/ws_bucket=${workspaceBucket(workspaceId)}/`))).toBe(true);
+      const marker = JSON.parse(stack.standIns.data.objects.get(`compacted/requests/day=${today}/_gw_compaction.json`)!.toString('utf8')) as { raw_files: string[]; rows: number };
+      expect(marker).toMatchObject({ raw_files: raw, rows: requestRows });
+      // The UNLOAD ran as the compaction function, in the workgroup.
+      expect(stack.checked.some((entry) => entry.startsWith('compact-request-logs athena:StartQueryExecution '))).toBe(true);
+    });
+
+    it('answers the same logs, analytics and trace from the compacted tables, reading only the workspace\'s bucket', async () => {
+      expect(await read()).toEqual(before);
+      const list = [...stack.standIns.executions.values()].reverse().find((execution) => execution.parameters.includes(`'${traceId}'`) && execution.query.includes('FROM requests_compacted'));
+      expect(list, 'the read took the compacted table').toBeDefined();
+      expect(list!.query).toContain('ws_bucket = ?');
+      expect(list!.parameters).toContain(String(workspaceBucket(workspaceId)));
+    });
+
+    it('reads a request that arrives after the compaction from the raw files, beside the compacted ones', async () => {
+      const headers = { ...viaMock(), 'x-gw-trace-id': traceId, 'x-gw-metadata': JSON.stringify({ team: traceId }) };
+      expect((await stack.request('POST', '/prod/v1/chat/completions', { headers, body: { ...chat, model } })).status).toBe(200);
+      expect(keysUnder(`requests/day=${today}/`)).toHaveLength(1);
+      expect(json<{ data: unknown[] }>(await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent(traceId)}`)).data).toHaveLength(3);
+    });
+
+    it('changes nothing when it runs again: the day is marked, and the new raw file was not one it compacted', async () => {
+      const files = [...stack.standIns.data.objects.keys()].sort();
+      const result = (await stack.runSchedule('compact-request-logs', tomorrow)) as { compacted: number; days: Array<{ day: string; table: string; outcome: string; deletedRawFiles: number }> };
+      expect(result.compacted).toBe(0);
+      expect(result.days.filter((day) => day.day === today)).toEqual([
+        expect.objectContaining({ table: 'requests', outcome: 'already-compacted', deletedRawFiles: 0 }),
+        expect.objectContaining({ table: 'spans', outcome: 'already-compacted', deletedRawFiles: 0 }),
+      ]);
+      expect([...stack.standIns.data.objects.keys()].sort()).toEqual(files);
+    });
+  });
+}
