@@ -27,8 +27,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['shared', 'shared/http', 'shared/cache', 'shared/guardrails', 'shared/observability/logger.ts'],
   // Infrastructure: the store and the request-record pipeline (telemetry, log engine).
   ['shared/observability', 'shared/store'],
-  // Domain services the pipelines use: callers and keys, provider adapters, the audit trail.
-  ['shared/auth', 'shared/providers', 'shared/audit'],
+  // Domain services the pipelines use: callers and keys, provider adapters, the audit trail, prompt rendering.
+  ['shared/auth', 'shared/providers', 'shared/audit', 'shared/prompts'],
   // The request pipelines: the gateway, its inbound dialects, the MCP gateway.
   ['shared/gateway', 'shared/dialects', 'shared/mcp'],
   // The control plane and the console it serves.

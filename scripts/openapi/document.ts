@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { ComponentRegistry, componentNameOf, inlineSchema, refTo, type JsonSchema } from './components.js';
-import { GATEWAY_REQUEST_HEADERS, gatewayOperations } from './gateway-operations.js';
+import { GATEWAY_REQUEST_HEADERS } from '../../shared/gateway/request-headers-doc.js';
+import { gatewayOperations } from './gateway-operations.js';
 import { loadSchemaModules, parseOperations } from './modules.js';
 import type { ParsedOpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 

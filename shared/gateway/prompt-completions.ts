@@ -2,8 +2,8 @@ import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { shareRequestCredentials } from '../observability/request-credentials.js';
 import { hasScope } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
-import { parseRenderBody, renderStoredPrompt } from '../control-plane/prompts/render.js';
-import { readVersionSelector } from '../control-plane/prompts/versions.js';
+import { parseRenderBody, renderStoredPrompt } from '../prompts/render.js';
+import { readVersionSelector } from '../prompts/versions.js';
 import { GatewayError } from '../http/errors.js';
 import type { Handler } from '../http/types.js';
 

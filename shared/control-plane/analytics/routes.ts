@@ -8,7 +8,7 @@ import type { ControlPlaneRequest } from '../handler-types.js';
 import { requireScope } from '../authorization.js';
 import { freshnessHeaders } from '../logs/log-reader.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { analyticsQuerySchema, type Analytics, type AnalyticsRow } from './schemas.js';
 import { requireAnalyticsVisibility } from './visibility.js';

@@ -5,7 +5,7 @@ import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireScope } from '../authorization.js';
 import { requireMayManageKey } from '../privilege.js';
-import { parseJsonBody } from '../validation.js';
+import { parseJsonBody } from '../../http/json-body.js';
 import { findVisibleApiKey, forgetSecrets } from './key-access.js';
 import { presentApiKey } from './present.js';
 import { nextRotation } from './rules.js';

@@ -8,7 +8,7 @@ import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import { requireMayManageKey, requireScopesWithinCaller } from '../privilege.js';
-import { parseJsonBody, validate } from '../validation.js';
+import { parseJsonBody, validate } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { findVisibleApiKey, forgetSecrets, secretHashesOf } from './key-access.js';
 import { requireMayActForUser } from './on-behalf.js';

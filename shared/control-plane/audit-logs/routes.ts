@@ -5,7 +5,7 @@ import { requireListScope } from '../authorization.js';
 import { gatedBy } from '../feature-flags.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { auditLogListQuerySchema, type AuditLog } from './schemas.js';
 

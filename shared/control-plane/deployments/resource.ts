@@ -1,5 +1,5 @@
 import { defineResource } from '../resource/define-resource.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import {
   deploymentCreateSchema,
   deploymentDeletedSchema,

@@ -14,8 +14,8 @@ import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
 import { freshnessHeaders } from '../logs/log-reader.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { parseJsonBody } from '../validation.js';
-import { validate } from '../validation.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import { validate } from '../../http/json-body.js';
 import { EXPORT_CONTENT_TYPES, refreshExportJob, startExportJob } from './export-jobs.js';
 import { exportCreateSchema, exportIdPathSchema, type DataExport } from './schemas.js';
 

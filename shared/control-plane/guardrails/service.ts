@@ -4,7 +4,7 @@ import { GatewayError } from '../../http/errors.js';
 import { GuardrailRepository, type GuardrailRecord, type GuardrailVersion } from '../../store/guardrail-repository.js';
 import type { WorkspaceScope } from '../versioned/types.js';
 import { VersionedDocumentService } from '../versioned/versioned-service.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { guardrailUsers } from './references.js';
 import type { GuardrailCreate, GuardrailUpdate } from './schemas.js';
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { badRequest } from '../../http/errors.js';
 import type { LogFilter } from '../../observability/engine/log-queries.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { logFilterSchema } from './schemas.js';
 

@@ -4,7 +4,7 @@ import type { ControlPlaneRequest } from '../handler-types.js';
 import { notFound, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from './filters.js';
 import { hideUsageForMembers } from './hide-usage.js';

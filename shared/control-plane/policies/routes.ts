@@ -8,7 +8,7 @@ import { requireScope } from '../authorization.js';
 import { gatedBy as gated, type FeatureFlag } from '../feature-flags.js';
 import { readPageRequest, toPage } from '../pagination.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { parseJsonBody, validate } from '../validation.js';
+import { parseJsonBody, validate } from '../../http/json-body.js';
 import { pagePolicyEntities } from './policy-entities.js';
 import { POLICY_KIND_LABELS, POLICY_OBJECT, toPolicyResponse } from './policy-presenter.js';
 import { PolicyService, type CreatePolicyInput, type UpdatePolicyInput } from './policy-service.js';

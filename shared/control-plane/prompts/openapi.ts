@@ -1,6 +1,6 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import * as z from 'zod';
-import { GATEWAY_REQUEST_HEADERS } from '../../../scripts/openapi/gateway-operations.js';
+import { GATEWAY_REQUEST_HEADERS } from '../../gateway/request-headers-doc.js';
 import type { OpenApiOperation } from '../openapi-operation.js';
 import {
   promptIdPathSchema,

@@ -5,8 +5,8 @@ import { toPage, type Page, type PageRequest } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import type { WorkspaceScope } from '../versioned/types.js';
 import { BUILT_IN_LABELS, LABEL_PATTERN, type PromptCreate, type PromptUpdate, type PromptVersionView, type PromptView } from './schemas.js';
-import { validateTemplateMessages } from './template.js';
-import { assertPromptId, promptNotFound, readVersionSelector, selectVersion } from './versions.js';
+import { validateTemplateMessages } from '../../prompts/template.js';
+import { assertPromptId, promptNotFound, readVersionSelector, selectVersion } from '../../prompts/versions.js';
 
 /** Prompts with versions: every update writes a new version; publishing and labels only move pointers. */
 export class PromptService implements CrudService<PromptView, PromptCreate, PromptUpdate, undefined> {

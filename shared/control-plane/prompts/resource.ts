@@ -15,7 +15,7 @@ import {
   promptWorkspaceQuerySchema,
   type PromptView,
 } from './schemas.js';
-import { PROMPT_ID } from './versions.js';
+import { PROMPT_ID } from '../../prompts/versions.js';
 
 let built: PromptService | undefined;
 // Built on the first request: repositories read settings, which the local runtime prepares after loading routes.

@@ -6,11 +6,11 @@ import { audited, type MutationResult } from '../audit.js';
 import { requireListScope, requireScope } from '../authorization.js';
 import { readPageRequest } from '../pagination.js';
 import type { ResourceScope } from '../resource/define-resource.js';
-import { parseJsonBody } from '../validation.js';
+import { parseJsonBody } from '../../http/json-body.js';
 import type { PromptService } from './prompt-service.js';
-import { parseRenderBody, renderStoredPrompt } from './render.js';
+import { parseRenderBody, renderStoredPrompt } from '../../prompts/render.js';
 import { promptLabelSchema } from './schemas.js';
-import { readVersionSelector } from './versions.js';
+import { readVersionSelector } from '../../prompts/versions.js';
 
 type Handler = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => ReturnType<ResourceHandler>;
 type Mutation = (call: ControlPlaneRequest, workspaceId: string, service: PromptService) => Promise<MutationResult<NeutralResponse>>;

@@ -7,7 +7,7 @@ import { notFound, requireListScope, requireOrganisationAdmin, requireScope } fr
 import { gatedBy } from '../feature-flags.js';
 import type { ControlPlaneRequest, RouteRegistrar } from '../handler-types.js';
 import { readPageRequest } from '../pagination.js';
-import { parseJsonBody } from '../validation.js';
+import { parseJsonBody } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
 import { idParamOf, namesOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { badRequest, GatewayError } from '../../http/errors.js';
 import type { NeutralRequest } from '../../http/types.js';
-import { parseJsonBody } from '../validation.js';
+import { parseJsonBody } from '../../http/json-body.js';
 
 /**
  * Like parseJsonBody, but a JSON syntax error is reported without the parser's message: V8 quotes a piece of the

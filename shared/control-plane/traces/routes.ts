@@ -12,7 +12,7 @@ import { cursorPosition, freshnessHeaders, listFingerprint, LogReader, readRange
 import { presentLog } from '../logs/present.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import type { RouteRegistrar } from '../handler-types.js';
-import { validate } from '../validation.js';
+import { validate } from '../../http/json-body.js';
 import { spanListQuerySchema, traceIdPathSchema, type Trace, type TraceSummary } from './schemas.js';
 
 /** GET /v1/traces, GET /v1/traces/{traceId}, GET /v1/spans?trace_id= (scope logs:read). */

@@ -8,7 +8,7 @@ import type { ControlPlaneRequest } from '../handler-types.js';
 import { audited } from '../audit.js';
 import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
 import { readPageRequest, toPage, type Page } from '../pagination.js';
-import { parseJsonBody, validate } from '../validation.js';
+import { parseJsonBody, validate } from '../../http/json-body.js';
 import { findVisibleWorkspace } from '../workspaces/access.js';
 import { presentUser } from './present.js';
 import { userInviteSchema, userListQuerySchema, userUpdateSchema, type User } from './schemas.js';

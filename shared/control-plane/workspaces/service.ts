@@ -10,7 +10,7 @@ import { requireListScope, requireOrganisationAdmin, requireScope } from '../aut
 import { readPageRequest, toPage, type Page } from '../pagination.js';
 import { requireOrganisationAdminSetting } from '../privilege.js';
 import { checkDefaultGuardrailsChange, defaultGuardrailsChanged } from '../guardrails/workspace-defaults.js';
-import { parseJsonBody, validate } from '../validation.js';
+import { parseJsonBody, validate } from '../../http/json-body.js';
 import { findVisibleWorkspace } from './access.js';
 import { nextBudgetReset } from './budget.js';
 import { nonEmptyResources, registerWorkspaceContentProbe } from './contents.js';

@@ -10,7 +10,7 @@ import {
   updateRateLimitPolicySchema,
   updateUsageLimitPolicySchema,
 } from '../../../shared/control-plane/policies/schemas.js';
-import { validate } from '../../../shared/control-plane/validation.js';
+import { validate } from '../../../shared/http/json-body.js';
 import { GatewayError } from '../../../shared/http/errors.js';
 import type { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
 

@@ -1,5 +1,5 @@
-import { badRequest, GatewayError } from '../../http/errors.js';
-import type { PromptRecord, PromptRepository, PromptVersionRecord } from '../../store/prompt-repository.js';
+import { badRequest, GatewayError } from '../http/errors.js';
+import type { PromptRecord, PromptRepository, PromptVersionRecord } from '../store/prompt-repository.js';
 import { LABEL_PATTERN } from './schemas.js';
 
 /** Which version a read or render uses: `?version=N`, `?label=name` (incl. `latest`, `published`), or the published one. */

@@ -1,5 +1,5 @@
 import Mustache from 'mustache';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../http/errors.js';
 
 /**
  * Mustache `{{variable}}` templates inside prompt messages. Prompts are not HTML, so nothing is escaped; a

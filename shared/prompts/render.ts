@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { badRequest } from '../../http/errors.js';
-import type { NeutralRequest } from '../../http/types.js';
-import { PromptRepository, type PromptTemplate } from '../../store/prompt-repository.js';
-import { parseJsonBody, validate } from '../validation.js';
+import { badRequest } from '../http/errors.js';
+import type { NeutralRequest } from '../http/types.js';
+import { PromptRepository, type PromptTemplate } from '../store/prompt-repository.js';
+import { parseJsonBody, validate } from '../http/json-body.js';
 import { promptRenderBodySchema, type PromptRenderBody, type RenderedPrompt } from './schemas.js';
 import { renderTemplateMessages } from './template.js';
 import { selectVersion, type VersionSelector } from './versions.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { badRequest } from '../http/errors.js';
-import { assertJsonNesting } from '../http/json-nesting.js';
-import type { NeutralRequest } from '../http/types.js';
+import { badRequest } from './errors.js';
+import { assertJsonNesting } from './json-nesting.js';
+import type { NeutralRequest } from './types.js';
 
 const MAX_CONTROL_PLANE_BODY_BYTES = 1024 * 1024;
 
