@@ -3,7 +3,7 @@ import { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { authenticateControlPlaneCaller } from '../auth/caller.js';
 import { JwtAuthenticator } from '../auth/jwt.js';
 import { isJwtPrincipal, type Principal } from '../auth/principal.js';
-import { errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
+import { DependencyUnavailableError, errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
 import { decodePathSegments } from '../http/request-path.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
@@ -57,6 +57,7 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (error.code === 'internal_error') logger.error('unhandled error in control plane', { trace_id: traceId, error: thrown as Error });
+      if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
       // SCIM clients read only SCIM's error message (RFC 7644 §3.12), authentication failures included.
       if (isScimPath(request.path)) return scimErrorResponse(error, { 'x-gw-trace-id': traceId });
       return errorResponse(error, { 'x-gw-trace-id': traceId });

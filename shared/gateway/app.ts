@@ -1,5 +1,5 @@
 import { ApiKeyAuthenticator } from '../auth/authenticate.js';
-import { errorResponse, toGatewayError } from '../http/errors.js';
+import { DependencyUnavailableError, errorResponse, toGatewayError } from '../http/errors.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
@@ -69,6 +69,7 @@ export function createGatewayApp(
       if (error.status >= 500 && error.code === 'internal_error') {
         logger.error('unhandled error in gateway', { trace_id: traceId, error: thrown as Error });
       }
+      if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
       return errorResponse(error, { ...gatewayHeaders({ traceId }), ...error.headers });
     }
   };

@@ -1,4 +1,4 @@
-import { GatewayError } from '../http/errors.js';
+import { DependencyUnavailableError, GatewayError, toGatewayError } from '../http/errors.js';
 import { runInBackground } from '../observability/background.js';
 import type { RequestOutcome } from '../observability/finished-request.js';
 import type { GatewayContext } from './context.js';
@@ -21,7 +21,9 @@ export interface FailedRequest {
  * after-path) and throws the error; a bug, a 500, is recorded too.
  */
 export function settleFailedRequest(context: GatewayContext, thrown: unknown, admission: Admission | undefined): FailedRequest {
-  const failure = thrown instanceof RouteFailure ? thrown.error : thrown;
+  const raw = thrown instanceof RouteFailure ? thrown.error : thrown;
+  // A dependency that failed (the secret store) is its 503, not a bug.
+  const failure = raw instanceof DependencyUnavailableError ? toGatewayError(raw) : raw;
   // A request slot is given back only when gw itself refused the request (no provider was asked).
   const reachedProvider = failure instanceof GatewayError ? failure.upstream : true;
   if (admission) runInBackground('policy release', () => releaseAdmission(admission, reachedProvider, context.log));

@@ -91,8 +91,26 @@ export function errorBody(error: GatewayError): ErrorBody {
 }
 
 /** Turns anything thrown into the single error shape; unknown errors say nothing about internals. */
+/**
+ * A dependency gw cannot do without (the secret store) failed. Its message is for gw's logs (it may name what
+ * failed); the client gets a 503 with `code` and `publicMessage` only, wherever the error surfaces, so no
+ * caller has to remember to translate it.
+ */
+export class DependencyUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly publicMessage: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
 export function toGatewayError(thrown: unknown): GatewayError {
   if (thrown instanceof GatewayError) return thrown;
+  if (thrown instanceof DependencyUnavailableError) return new GatewayError(503, thrown.code, thrown.publicMessage, { cause: thrown });
   return new GatewayError(500, 'internal_error', 'gw hit an internal error; quote the x-gw-trace-id header when reporting it', {
     type: 'api_error',
     cause: thrown,

@@ -1,12 +1,11 @@
 import { GatewayError } from '../http/errors.js';
 import { mcpServerSecretName } from '../store/mcp-server-repository.js';
-import { guarded } from '../store/secrets/guarded.js';
 import type { SecretStore } from '../store/secrets/secret-store.js';
 import type { McpServerRecord, McpServerSecret } from './types.js';
 
 /** The server's stored secret; undefined when the server has none (auth `none`). */
 export async function readMcpServerSecret(store: SecretStore, workspaceId: string, serverId: string): Promise<McpServerSecret | undefined> {
-  const text = await guarded(() => store.get(mcpServerSecretName(workspaceId, serverId)));
+  const text = await store.get(mcpServerSecretName(workspaceId, serverId));
   if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
@@ -18,11 +17,11 @@ export async function readMcpServerSecret(store: SecretStore, workspaceId: strin
 }
 
 export async function writeMcpServerSecret(store: SecretStore, workspaceId: string, serverId: string, secret: McpServerSecret): Promise<void> {
-  await guarded(() => store.put(mcpServerSecretName(workspaceId, serverId), JSON.stringify(secret)));
+  await store.put(mcpServerSecretName(workspaceId, serverId), JSON.stringify(secret));
 }
 
 export async function deleteMcpServerSecret(store: SecretStore, workspaceId: string, serverId: string): Promise<void> {
-  await guarded(() => store.delete(mcpServerSecretName(workspaceId, serverId)));
+  await store.delete(mcpServerSecretName(workspaceId, serverId));
 }
 
 /** The headers that carry the server's credential upstream (none for auth `none`). */

@@ -84,7 +84,7 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     const admission = await admitMcpRequest(request, principal, traceId).catch((error: unknown) => {
       spans.finish(error);
       // A refusal is logged even without tool calls: who was stopped, by which rule.
-      logToolCalls(request, principal, server, spans, { traceId, status: error instanceof GatewayError ? error.status : 500, stream: false, startedAt, refusal: toGatewayError(error) });
+      logToolCalls(request, principal, server, spans, { traceId, status: toGatewayError(error).status, stream: false, startedAt, refusal: toGatewayError(error) });
       throw error;
     });
     let upstream: UpstreamResponse;

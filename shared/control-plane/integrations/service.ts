@@ -10,7 +10,6 @@ import {
   type IntegrationRecord,
 } from '../../store/integration-repository.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { guarded } from '../../store/secrets/guarded.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
@@ -49,7 +48,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
     if (body.allowed_custom_hosts?.length) record.allowed_custom_hosts = body.allowed_custom_hosts;
     if (body.description !== undefined) record.description = body.description;
     // The secret first: a record without its secret would be an integration that fails at request time.
-    if (body.credential !== undefined) await guarded(() => writeIntegrationSecret(this.secrets(), principal.organisationId, record.id, { api_key: body.credential }));
+    if (body.credential !== undefined) await writeIntegrationSecret(this.secrets(), principal.organisationId, record.id, { api_key: body.credential });
     try {
       await withSlugConflict(record.slug, () => this.repository.create(record));
     } catch (error) {
@@ -91,10 +90,10 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
     else if (body.description !== undefined) next.description = body.description;
     if (body.credential === null) {
       next.credential_masked = null;
-      await guarded(() => deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id));
+      await deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id);
     } else if (body.credential !== undefined) {
       next.credential_masked = masked(body.credential);
-      await guarded(() => writeIntegrationSecret(this.secrets(), current.organisation_id, current.id, { api_key: body.credential! }));
+      await writeIntegrationSecret(this.secrets(), current.organisation_id, current.id, { api_key: body.credential! });
     }
     if (!(await withSlugConflict(next.slug, () => this.repository.replace(current, next)))) throw notFoundByIdOrSlug('integration', idOrSlug);
     forgetResolvedProviders();
@@ -104,7 +103,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
   /** The credential first, then the record; providers enabling it stop working (their requests get a 400). */
   async delete(at: ResourceScope, idOrSlug: string): Promise<IntegrationRecord> {
     const current = await this.get(at, idOrSlug);
-    await guarded(() => deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id));
+    await deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id);
     const deleted = await this.repository.delete(at.principal.organisationId, current.id);
     forgetResolvedProviders();
     if (!deleted) throw notFoundByIdOrSlug('integration', idOrSlug);

@@ -2,7 +2,6 @@ import { forgetResolvedVirtualKey } from '../../gateway/virtual-key-target.js';
 import { randomUUID } from 'node:crypto';
 import { logger } from '../../observability/logger.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
-import { guarded } from '../../store/secrets/guarded.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { deleteVirtualKeySecret, readVirtualKeySecret, writeVirtualKeySecret } from '../../store/secrets/virtual-key-secrets.js';
 import { VirtualKeyRepository, type VirtualKeyRecord } from '../../store/virtual-key-repository.js';
@@ -40,7 +39,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
       updated_at: now,
     };
     // The secret first: a record without its secret would be a key that fails at request time.
-    await guarded(() => writeVirtualKeySecret(this.secrets, workspaceId, record.id, state.secret));
+    await writeVirtualKeySecret(this.secrets, workspaceId, record.id, state.secret);
     try {
       await this.repository.create(record);
     } catch (error) {
@@ -61,7 +60,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
 
   async update({ workspaceId }: ResourceScope, virtualKeyId: string, body: VirtualKeyUpdate): Promise<VirtualKeyRecord> {
     const current = await this.existing(workspaceId, virtualKeyId);
-    const currentSecret = updateTouchesSecret(body) ? ((await guarded(() => readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId))) ?? {}) : undefined;
+    const currentSecret = updateTouchesSecret(body) ? ((await readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId)) ?? {}) : undefined;
     const state = stateAfterUpdate(current, currentSecret, body);
     const record: VirtualKeyRecord = {
       id: current.id,
@@ -75,7 +74,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
       updated_at: new Date().toISOString(),
     };
     if (currentSecret && secretChanged(currentSecret, state.secret)) {
-      await guarded(() => writeVirtualKeySecret(this.secrets, workspaceId, virtualKeyId, state.secret));
+      await writeVirtualKeySecret(this.secrets, workspaceId, virtualKeyId, state.secret);
     }
     if (!(await this.repository.replace(record))) {
       // Deleted while we were updating it: do not leave the freshly written credential behind.
@@ -89,7 +88,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
   /** Removes the credential first, then the record, so a half-finished delete never leaves a usable secret. */
   async delete({ workspaceId }: ResourceScope, virtualKeyId: string): Promise<VirtualKeyRecord> {
     await this.existing(workspaceId, virtualKeyId);
-    await guarded(() => deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId));
+    await deleteVirtualKeySecret(this.secrets, workspaceId, virtualKeyId);
     const deleted = await this.repository.delete(workspaceId, virtualKeyId);
     forgetResolvedVirtualKey(workspaceId, virtualKeyId);
     if (!deleted) throw notFound('virtual key', virtualKeyId);

@@ -1,3 +1,5 @@
+import { DependencyUnavailableError } from '../../http/errors.js';
+
 /**
  * The port through which provider credentials are kept. Implementations: AWS Secrets Manager in the cloud
  * (`SecretsManagerSecretStore`) and an AES-256-GCM encrypted file store locally (`LocalFileSecretStore`).
@@ -14,14 +16,17 @@ export interface SecretStore {
   delete(name: string): Promise<void>;
 }
 
-/** A store operation failed for a reason other than "not found". Carries no secret material. */
-export class SecretStoreError extends Error {
+/**
+ * A store operation failed for a reason other than "not found". Carries no secret material. Wherever one reaches
+ * a client it is a 503 `secret_store_unavailable` saying nothing of the secret (toGatewayError).
+ */
+export class SecretStoreError extends DependencyUnavailableError {
   constructor(
     message: string,
     readonly operation: 'put' | 'get' | 'delete',
     options: { cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(message, 'secret_store_unavailable', 'The secret store could not complete the operation; try again later', options);
     this.name = 'SecretStoreError';
   }
 }
