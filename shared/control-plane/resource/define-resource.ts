@@ -44,12 +44,28 @@ export interface ResourceSchemas<Create extends z.ZodType, Update extends z.ZodT
   update: Update;
   view: z.ZodType;
   list: z.ZodType;
-  deleted: z.ZodType;
+  /** What a delete answers (resources without delete have none). */
+  deleted?: z.ZodType;
   /** `{ <idParam>: … }`: its one key names the path parameter. */
   idPath: z.ZodObject;
   listQuery: z.ZodObject;
   /** `?workspace_id=` of the routes on one record (workspace resources). */
   workspaceQuery?: z.ZodObject;
+}
+
+/** The derived operations; a definition may leave some out (a policy is archived, never deleted). */
+export type ResourceOperation = 'create' | 'list' | 'get' | 'update' | 'delete';
+export const RESOURCE_OPERATIONS: readonly ResourceOperation[] = ['create', 'list', 'get', 'update', 'delete'];
+
+/**
+ * `POST <path>/{id}/<verb>` on one record (a policy's archive): scope-checked, audited as `<kind>.<verb>`, answered
+ * with the presented record, and documented like the derived operations (`doc` adds the words and overrides).
+ */
+export interface ResourceAction<Stored, Service> {
+  verb: string;
+  scope: Scope;
+  run: (service: Service, at: ResourceScope, id: string, call: ControlPlaneRequest) => Promise<{ stored: Stored; details?: Record<string, unknown> }>;
+  doc: OperationDoc;
 }
 
 export interface ResourceDefinition<
@@ -72,9 +88,20 @@ export interface ResourceDefinition<
   scopes: ResourceScopes;
   /** Set when only organisation admin keys may change the resource: the operation named in the 403. */
   writesNeedOrganisationAdmin?: string;
+  /**
+   * Replaces the derived check of an operation (scope, then organisation admin for writes) where a resource has
+   * always checked otherwise: another message, another order. Runs first, like the check it replaces.
+   */
+  authorize?: Partial<Record<ResourceOperation, (principal: Principal) => void>>;
   workspace: WorkspaceSource;
   /** Every route answers 404 `feature_disabled` while the flag is OFF. */
   featureFlag?: FeatureFlag;
+  /** The same, for a resource switched by several flags (all must be ON); documented in this order. */
+  featureFlags?: readonly FeatureFlag[];
+  /** The derived operations the resource has (all five unless said otherwise), registered and documented. */
+  operations?: readonly ResourceOperation[];
+  /** Record actions: `POST <path>/{id}/<verb>`, registered after the derived routes. */
+  actions?: ReadonlyArray<ResourceAction<Stored, Service>>;
   /** The body may carry a credential: a JSON syntax error is reported without quoting the input. */
   secretBearingBody?: boolean;
   /** Methods that update a record (PATCH unless said otherwise), in the order they are registered and documented. */
@@ -83,8 +110,10 @@ export interface ResourceDefinition<
   /** Built once, on the first request (settings and stores are read only then). */
   service: () => Service;
   present: (stored: Stored) => unknown;
-  /** The list route's filter, from the query string (limit and cursor are read by pagination.ts). */
-  listFilter?: (query: Record<string, string>) => Filter;
+  /** What a create answers, when it is not the view (e.g. `{ id, object }`); `present` otherwise. */
+  presentCreated?: (stored: Stored) => unknown;
+  /** The list route's filter, from the query string (limit and cursor are read by pagination.ts); the call for the rest. */
+  listFilter?: (query: Record<string, string>, call: ControlPlaneRequest) => Filter;
   audit: {
     /** The workspace a change is filed under; the scope's workspace unless said otherwise. */
     workspaceOf?: (stored: Stored, at: ResourceScope) => string;
@@ -95,14 +124,24 @@ export interface ResourceDefinition<
   };
   /** A workspace holding records of this resource is not empty: deleting it needs `force`. */
   workspaceContent?: { name: string; hasAny: (workspaceId: string) => Promise<boolean> };
-  /** The documentation of the derived operations: what cannot be derived (summaries, descriptions), and overrides. */
-  docs: { create: OperationDoc; list: OperationDoc; get: OperationDoc; update: OperationDoc; delete: OperationDoc };
+  /** The documentation of the derived operations it has: what cannot be derived (summaries, descriptions), and overrides. */
+  docs: Partial<Record<ResourceOperation, OperationDoc>>;
   /** The derived statuses: 409 on create and update (a slug or name conflict), 503 where the secret store is written. */
   errors?: { conflict?: boolean; secretStore?: boolean };
   /** Routes of the resource that are not CRUD, written by hand with the same helpers. */
   extraRoutes?: (register: RouteRegistrar, helpers: ResourceHelpers<Service>) => void;
   /** Their documentation (see shared/control-plane/openapi-operation.ts). */
   extraOperations?: readonly OpenApiOperation[];
+}
+
+/** The derived operations a definition has. */
+export function operationsOf(definition: Pick<ResourceDefinition, 'operations'>): readonly ResourceOperation[] {
+  return definition.operations ?? RESOURCE_OPERATIONS;
+}
+
+/** The feature flags gating every route of a definition (`featureFlag` or `featureFlags`). */
+export function flagsOf(definition: Pick<ResourceDefinition, 'featureFlag' | 'featureFlags'>): readonly FeatureFlag[] {
+  return definition.featureFlags ?? (definition.featureFlag ? [definition.featureFlag] : []);
 }
 
 /** What hand-written routes of a resource share with the derived ones. */
