@@ -4,6 +4,7 @@ import { registerResourceRoutes } from '../../../shared/control-plane/routes.js'
 import { deploymentResource } from '../../../shared/control-plane/deployments/resource.js';
 import { integrationResource } from '../../../shared/control-plane/integrations/resource.js';
 import { mcpServerResource } from '../../../shared/control-plane/mcp-servers/resource.js';
+import { rateLimitPolicyResource, usageLimitPolicyResource } from '../../../shared/control-plane/policies/resource.js';
 import { providerResource } from '../../../shared/control-plane/providers/resource.js';
 import { isResourceDefinition, namesOf, readWriteScopes, type CrudService, type ResourceDefinition } from '../../../shared/control-plane/resource/define-resource.js';
 import { resourceOperations } from '../../../shared/control-plane/resource/derive-openapi.js';
@@ -33,6 +34,8 @@ const DEFINITIONS = [
   ['integrations', () => routesAndDocs(integrationResource)],
   ['MCP servers', () => routesAndDocs(mcpServerResource)],
   ['providers', () => routesAndDocs(providerResource)],
+  ['rate-limit policies', () => routesAndDocs(rateLimitPolicyResource)],
+  ['usage-limit policies', () => routesAndDocs(usageLimitPolicyResource)],
 ] as const;
 
 describe('control-plane resource definitions', () => {
