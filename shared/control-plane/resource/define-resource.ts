@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { OpenApiOperation } from '../openapi-operation.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Scope } from '../../auth/scopes.js';
+import { isScope, type Scope } from '../../auth/scopes.js';
 import type { FeatureFlag } from '../feature-flags.js';
 import type { ControlPlaneRequest, RouteRegistrar } from '../handler-types.js';
 import type { Page, PageRequest } from '../pagination.js';
@@ -43,7 +43,8 @@ export interface ResourceSchemas<Create extends z.ZodType, Update extends z.ZodT
   create: Create;
   update: Update;
   view: z.ZodType;
-  list: z.ZodType;
+  /** One page (documentation only: an undocumented resource may have none yet). */
+  list?: z.ZodType;
   /** What a delete answers (resources without delete have none). */
   deleted?: z.ZodType;
   /** `{ <idParam>: … }`: its one key names the path parameter. */
@@ -65,6 +66,8 @@ export interface ResourceAction<Stored, Service> {
   verb: string;
   scope: Scope;
   run: (service: Service, at: ResourceScope, id: string, call: ControlPlaneRequest) => Promise<{ stored: Stored; details?: Record<string, unknown> }>;
+  /** What the action answers, when it is not the view (a rotation's new raw key); the definition's `present` otherwise. */
+  present?: (stored: Stored) => unknown;
   doc: OperationDoc;
 }
 
@@ -84,8 +87,8 @@ export interface ResourceDefinition<
   /** Names in messages and docs, derived from `kind` unless given (see namesOf). */
   names?: Partial<ResourceNames>;
   tag: string;
-  /** `readWriteScopes('virtual_keys')` for the usual `<resource>:read` + `<resource>:write`. */
-  scopes: ResourceScopes;
+  /** `readWriteScopes('virtual_keys')` for the usual `<resource>:read` + `<resource>:write`, the default (from `kind`). */
+  scopes?: ResourceScopes;
   /** Set when only organisation admin keys may change the resource: the operation named in the 403. */
   writesNeedOrganisationAdmin?: string;
   /**
@@ -98,6 +101,11 @@ export interface ResourceDefinition<
   featureFlag?: FeatureFlag;
   /** The same, for a resource switched by several flags (all must be ON); documented in this order. */
   featureFlags?: readonly FeatureFlag[];
+  /**
+   * Leaves the derived operations out of docs/openapi.yaml, where the resource has not been documented yet: the
+   * document then lists its routes as `x-gw-undocumented`, from the router, as before it had a definition.
+   */
+  undocumented?: true;
   /** The derived operations the resource has (all five unless said otherwise), registered and documented. */
   operations?: readonly ResourceOperation[];
   /** Record actions: `POST <path>/{id}/<verb>`, registered after the derived routes. */
@@ -137,6 +145,15 @@ export interface ResourceDefinition<
 /** The derived operations a definition has. */
 export function operationsOf(definition: Pick<ResourceDefinition, 'operations'>): readonly ResourceOperation[] {
   return definition.operations ?? RESOURCE_OPERATIONS;
+}
+
+/** The definition's scopes: its own, else `<kind>s:read` + `<kind>s:write` (`api_key` → `api_keys:read|write`). */
+export function scopesOf(definition: Pick<ResourceDefinition, 'kind' | 'scopes'>): ResourceScopes {
+  if (definition.scopes) return definition.scopes;
+  const prefix = `${definition.kind}s`;
+  // A kind whose plural names no scope (policy → policys) must say its scopes: never a check on a scope nobody has.
+  if (!isScope(`${prefix}:read`) || !isScope(`${prefix}:write`)) throw new Error(`${definition.kind}: no ${prefix}:read|write scopes; give the definition its scopes`);
+  return readWriteScopes(prefix as ReadWritePrefix);
 }
 
 /** The feature flags gating every route of a definition (`featureFlag` or `featureFlags`). */

@@ -1,7 +1,7 @@
 // Documentation only: scripts/openapi/modules.ts calls it for every definition; never imported by a handler.
 import type { OpenApiOperation } from '../openapi-operation.js';
 import { listScopeOf } from '../../auth/scopes.js';
-import { flagsOf, idParamOf, namesOf, operationsOf, type ResourceAction, type ResourceDefinition, type ResourceOperation } from './define-resource.js';
+import { flagsOf, idParamOf, namesOf, operationsOf, scopesOf, type ResourceAction, type ResourceDefinition, type ResourceOperation } from './define-resource.js';
 import type { OperationDoc } from './operation-doc.js';
 
 /**
@@ -12,11 +12,13 @@ import type { OperationDoc } from './operation-doc.js';
 /** What the document needs of a definition: its data, none of its functions. */
 export type DocumentedResource = Pick<
   ResourceDefinition,
-  'kind' | 'path' | 'tag' | 'scopes' | 'schemas' | 'names' | 'docs' | 'workspace' | 'errors' | 'featureFlag' | 'featureFlags' | 'updateMethods' | 'extraOperations' | 'operations'
+  'kind' | 'path' | 'tag' | 'scopes' | 'schemas' | 'names' | 'docs' | 'workspace' | 'errors' | 'featureFlag' | 'featureFlags' | 'updateMethods' | 'extraOperations' | 'operations' | 'undocumented'
 > & { actions?: ReadonlyArray<Pick<ResourceAction<never, never>, 'verb' | 'scope' | 'doc'>> };
 
 export function resourceOperations(definition: DocumentedResource): OpenApiOperation[] {
-  const { path, tag, scopes, schemas, docs } = definition;
+  if (definition.undocumented) return [...(definition.extraOperations ?? [])];
+  const { path, tag, schemas, docs } = definition;
+  const scopes = scopesOf(definition);
   const names = namesOf(definition);
   const itemPath = `${path}/{${idParamOf(definition)}}`;
   const onRecord = definition.workspace === 'organisation' ? {} : { query: schemas.workspaceQuery };

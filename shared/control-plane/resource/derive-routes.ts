@@ -15,6 +15,7 @@ import {
   idParamOf,
   namesOf,
   operationsOf,
+  scopesOf,
   type CrudService,
   type ResourceDefinition,
   type ResourceHelpers,
@@ -36,7 +37,8 @@ export function registerResource<
   Filter,
   Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
 >(register: RouteRegistrar, definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): void {
-  const { kind, path, scopes, schemas, present, audit } = definition;
+  const { kind, path, schemas, present, audit } = definition;
+  const scopes = scopesOf(definition);
   const idParam = idParamOf(definition);
   const itemPath = `${path}/{${idParam}}`;
   const flags = flagsOf(definition);
@@ -142,7 +144,7 @@ export function registerResource<
         requireWrite(call.principal, action.scope);
         const at = await helpers.scopeOf(call);
         const { stored, details } = await action.run(service(), at, helpers.checkedId(call), call);
-        return { value: jsonResponse(200, present(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details };
+        return { value: jsonResponse(200, (action.present ?? present)(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details };
       }),
     );
   }
