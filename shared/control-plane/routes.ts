@@ -1,7 +1,6 @@
 import type { RouteRegistrar } from './handler-types.js';
 import { registerConfigRoutes } from './configs/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
-import { registerApiKeyRoutes } from './api-keys/routes.js';
 import { registerAuditLogRoutes } from './audit-logs/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
@@ -20,6 +19,7 @@ import { deploymentResource } from './deployments/resource.js';
 import { integrationResource } from './integrations/resource.js';
 import { mcpServerResource } from './mcp-servers/resource.js';
 import { providerResource } from './providers/resource.js';
+import { apiKeyResource } from './api-keys/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -28,7 +28,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerMeRoutes(register);
   registerPolicyRoutes(register);
   registerWorkspaceRoutes(register);
-  registerApiKeyRoutes(register);
+  registerResource(register, apiKeyResource);
   registerUserRoutes(register);
   registerAuditLogRoutes(register);
   registerConfigRoutes(register);
