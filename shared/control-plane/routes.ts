@@ -3,7 +3,6 @@ import { registerConfigRoutes } from './configs/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
 import { registerAuditLogRoutes } from './audit-logs/routes.js';
 import { registerUserRoutes } from './users/routes.js';
-import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
@@ -20,6 +19,7 @@ import { integrationResource } from './integrations/resource.js';
 import { mcpServerResource } from './mcp-servers/resource.js';
 import { providerResource } from './providers/resource.js';
 import { apiKeyResource } from './api-keys/resource.js';
+import { workspaceResource } from './workspaces/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -27,7 +27,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   // The caller itself (the console reads what its key may do from here).
   registerMeRoutes(register);
   registerPolicyRoutes(register);
-  registerWorkspaceRoutes(register);
+  registerResource(register, workspaceResource);
   registerResource(register, apiKeyResource);
   registerUserRoutes(register);
   registerAuditLogRoutes(register);

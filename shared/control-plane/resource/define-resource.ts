@@ -89,8 +89,11 @@ export interface ResourceDefinition<
   tag: string;
   /** `readWriteScopes('virtual_keys')` for the usual `<resource>:read` + `<resource>:write`, the default (from `kind`). */
   scopes?: ResourceScopes;
-  /** Set when only organisation admin keys may change the resource: the operation named in the 403. */
-  writesNeedOrganisationAdmin?: string;
+  /**
+   * Set when only organisation admin keys may change the resource: the operation named in the 403 (checked after
+   * the scope), for every change, or per operation (`{ create: 'Creating a workspace' }`: the others need no admin).
+   */
+  writesNeedOrganisationAdmin?: string | Partial<Record<'create' | 'update' | 'delete', string>>;
   /**
    * Replaces the derived check of an operation (scope, then organisation admin for writes) where a resource has
    * always checked otherwise: another message, another order. Runs first, like the check it replaces.
@@ -129,6 +132,11 @@ export interface ResourceDefinition<
     /** Field names only by default: values may be credentials. */
     updated?: (body: z.infer<Update>, stored: Stored) => Record<string, unknown>;
     deleted?: (stored: Stored) => Record<string, unknown>;
+    /**
+     * The workspace a call on one record names, for its audit event when it fails (the event is filed under the
+     * caller's workspace with this one as `target_workspace_id`), e.g. `(call) => call.params.id` for workspaces.
+     */
+    failureWorkspace?: (call: ControlPlaneRequest) => string;
   };
   /** A workspace holding records of this resource is not empty: deleting it needs `force`. */
   workspaceContent?: { name: string; hasAny: (workspaceId: string) => Promise<boolean> };

@@ -58,10 +58,19 @@ export function registerResource<
       return id;
     },
   };
-  const requireWrite = (principal: Principal, scope: Scope) => {
+  const requireWrite = (principal: Principal, scope: Scope, operation?: 'create' | 'update' | 'delete') => {
     requireScope(principal, scope);
-    if (definition.writesNeedOrganisationAdmin) requireOrganisationAdmin(principal, definition.writesNeedOrganisationAdmin);
+    const admin = definition.writesNeedOrganisationAdmin;
+    const named = typeof admin === 'string' ? admin : operation && admin?.[operation];
+    if (named) requireOrganisationAdmin(principal, named);
   };
+  // What an audit event of a call on one record knows before the call runs (the target workspace, if it names one).
+  const onRecord = (call: ControlPlaneRequest, verb: string) => ({
+    action: `${kind}.${verb}`,
+    resource_type: kind,
+    resource_id: call.params[idParam],
+    ...(audit.failureWorkspace ? { workspace_id: audit.failureWorkspace(call) } : {}),
+  });
   // The definition's own check of an operation, where it has one, replaces the derived one.
   const authorize = (operation: ResourceOperation, principal: Principal, derived: () => void) => {
     const own = definition.authorize?.[operation];
@@ -74,7 +83,7 @@ export function registerResource<
   if (has.has('create')) {
     route('POST', path, (call) =>
       audited(call, { action: `${kind}.create`, resource_type: kind }, async () => {
-        authorize('create', call.principal, () => requireWrite(call.principal, scopes.create));
+        authorize('create', call.principal, () => requireWrite(call.principal, scopes.create, 'create'));
         let at: ResourceScope;
         let body: z.infer<Create>;
         if (definition.workspace === 'query') {
@@ -110,8 +119,8 @@ export function registerResource<
 
   for (const method of has.has('update') ? (definition.updateMethods ?? ['PATCH']) : []) {
     route(method, itemPath, (call) =>
-      audited(call, { action: `${kind}.update`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
-        authorize('update', call.principal, () => requireWrite(call.principal, scopes.update));
+      audited(call, onRecord(call, 'update'), async () => {
+        authorize('update', call.principal, () => requireWrite(call.principal, scopes.update, 'update'));
         const at = await helpers.scopeOf(call);
         const id = helpers.checkedId(call);
         const body = parseBody(call.request, schemas.update);
@@ -124,8 +133,8 @@ export function registerResource<
 
   if (has.has('delete')) {
     route('DELETE', itemPath, (call) =>
-      audited(call, { action: `${kind}.delete`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
-        authorize('delete', call.principal, () => requireWrite(call.principal, scopes.delete));
+      audited(call, onRecord(call, 'delete'), async () => {
+        authorize('delete', call.principal, () => requireWrite(call.principal, scopes.delete, 'delete'));
         const at = await helpers.scopeOf(call);
         const deleted = await service().delete(at, helpers.checkedId(call));
         return {
@@ -140,7 +149,7 @@ export function registerResource<
 
   for (const action of definition.actions ?? []) {
     route('POST', `${itemPath}/${action.verb}`, (call) =>
-      audited(call, { action: `${kind}.${action.verb}`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
+      audited(call, onRecord(call, action.verb), async () => {
         requireWrite(call.principal, action.scope);
         const at = await helpers.scopeOf(call);
         const { stored, details } = await action.run(service(), at, helpers.checkedId(call), call);

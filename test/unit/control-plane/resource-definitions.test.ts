@@ -10,6 +10,7 @@ import { providerResource } from '../../../shared/control-plane/providers/resour
 import { isResourceDefinition, namesOf, readWriteScopes, scopesOf, type CrudService, type ResourceDefinition } from '../../../shared/control-plane/resource/define-resource.js';
 import { resourceOperations } from '../../../shared/control-plane/resource/derive-openapi.js';
 import { registerResource } from '../../../shared/control-plane/resource/derive-routes.js';
+import { workspaceResource } from '../../../shared/control-plane/workspaces/resource.js';
 import { virtualKeyResource } from '../../../shared/control-plane/virtual-keys/resource.js';
 
 /** What a definition registers and what it documents, side by side (generic, so each definition keeps its types). */
@@ -39,6 +40,7 @@ const DEFINITIONS = [
   ['rate-limit policies', () => routesAndDocs(rateLimitPolicyResource)],
   ['usage-limit policies', () => routesAndDocs(usageLimitPolicyResource)],
   ['API keys', () => routesAndDocs(apiKeyResource)],
+  ['workspaces', () => routesAndDocs(workspaceResource)],
 ] as const;
 
 describe('control-plane resource definitions', () => {
