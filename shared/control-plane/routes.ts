@@ -2,7 +2,6 @@ import type { RouteRegistrar } from './handler-types.js';
 import { registerConfigRoutes } from './configs/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
 import { registerAuditLogRoutes } from './audit-logs/routes.js';
-import { registerUserRoutes } from './users/routes.js';
 import { registerPromptRoutes } from './prompts/routes.js';
 import { registerGuardrailRoutes } from './guardrails/routes.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
@@ -20,6 +19,7 @@ import { mcpServerResource } from './mcp-servers/resource.js';
 import { providerResource } from './providers/resource.js';
 import { apiKeyResource } from './api-keys/resource.js';
 import { workspaceResource } from './workspaces/resource.js';
+import { userResource } from './users/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -29,7 +29,7 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   registerPolicyRoutes(register);
   registerResource(register, workspaceResource);
   registerResource(register, apiKeyResource);
-  registerUserRoutes(register);
+  registerResource(register, userResource);
   registerAuditLogRoutes(register);
   registerConfigRoutes(register);
   registerResource(register, virtualKeyResource);

@@ -11,6 +11,7 @@ import { isResourceDefinition, namesOf, readWriteScopes, scopesOf, type CrudServ
 import { resourceOperations } from '../../../shared/control-plane/resource/derive-openapi.js';
 import { registerResource } from '../../../shared/control-plane/resource/derive-routes.js';
 import { workspaceResource } from '../../../shared/control-plane/workspaces/resource.js';
+import { userResource } from '../../../shared/control-plane/users/resource.js';
 import { virtualKeyResource } from '../../../shared/control-plane/virtual-keys/resource.js';
 
 /** What a definition registers and what it documents, side by side (generic, so each definition keeps its types). */
@@ -41,6 +42,7 @@ const DEFINITIONS = [
   ['usage-limit policies', () => routesAndDocs(usageLimitPolicyResource)],
   ['API keys', () => routesAndDocs(apiKeyResource)],
   ['workspaces', () => routesAndDocs(workspaceResource)],
+  ['users', () => routesAndDocs(userResource)],
 ] as const;
 
 describe('control-plane resource definitions', () => {
@@ -55,9 +57,9 @@ describe('control-plane resource definitions', () => {
     const registered = new Set<string>();
     registerResourceRoutes((method, pattern) => registered.add(`${method} ${pattern}`));
     for (const [, derive] of DEFINITIONS) {
-      const { path, marked } = derive();
+      const { registered: own, marked } = derive();
       expect(marked).toBe(true);
-      expect(registered.has(`POST ${path}`)).toBe(true);
+      for (const route of own) expect(registered.has(route.replace(/^\w+/, (method) => method.toUpperCase())), route).toBe(true);
     }
   });
 
