@@ -1,10 +1,7 @@
 import type { RouteRegistrar } from './handler-types.js';
 import { configResource } from './configs/resource.js';
 import { registerPolicyRoutes } from './policies/routes.js';
-import { registerApiKeyRoutes } from './api-keys/routes.js';
 import { registerAuditLogRoutes } from './audit-logs/routes.js';
-import { registerUserRoutes } from './users/routes.js';
-import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { promptResource } from './prompts/resource.js';
 import { guardrailResource } from './guardrails/resource.js';
 import { registerModelCatalogRoutes } from './model-catalog/routes.js';
@@ -20,6 +17,9 @@ import { deploymentResource } from './deployments/resource.js';
 import { integrationResource } from './integrations/resource.js';
 import { mcpServerResource } from './mcp-servers/resource.js';
 import { providerResource } from './providers/resource.js';
+import { apiKeyResource } from './api-keys/resource.js';
+import { workspaceResource } from './workspaces/resource.js';
+import { userResource } from './users/resource.js';
 
 /** The control-plane resources. Each resource module adds its routes here. */
 export function registerResourceRoutes(register: RouteRegistrar): void {
@@ -27,9 +27,9 @@ export function registerResourceRoutes(register: RouteRegistrar): void {
   // The caller itself (the console reads what its key may do from here).
   registerMeRoutes(register);
   registerPolicyRoutes(register);
-  registerWorkspaceRoutes(register);
-  registerApiKeyRoutes(register);
-  registerUserRoutes(register);
+  registerResource(register, workspaceResource);
+  registerResource(register, apiKeyResource);
+  registerResource(register, userResource);
   registerAuditLogRoutes(register);
   registerResource(register, configResource);
   registerResource(register, virtualKeyResource);

@@ -116,5 +116,7 @@ export const apiKeyWithSecretSchema = apiKeySchema
 
 export type ApiKeyCreate = z.infer<typeof apiKeyCreateSchema>;
 export type ApiKeyUpdate = z.infer<typeof apiKeyUpdateSchema>;
+export type ApiKeyRotate = z.infer<typeof apiKeyRotateSchema>;
+export type ApiKeyListQuery = z.infer<typeof apiKeyListQuerySchema>;
 export type ApiKey = z.infer<typeof apiKeySchema>;
 export type ApiKeyWithSecret = z.infer<typeof apiKeyWithSecretSchema>;

@@ -10,7 +10,18 @@ import { readPageRequest } from '../pagination.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { registerWorkspaceContentProbe } from '../workspaces/contents.js';
-import { idParamOf, namesOf, type CrudService, type ResourceDefinition, type ResourceHelpers, type ResourceScope } from './define-resource.js';
+import {
+  flagsOf,
+  idParamOf,
+  namesOf,
+  operationsOf,
+  scopesOf,
+  type CrudService,
+  type ResourceDefinition,
+  type ResourceHelpers,
+  type ResourceOperation,
+  type ResourceScope,
+} from './define-resource.js';
 import { parseSecretBearingBody } from './secret-bearing-body.js';
 
 /**
@@ -26,11 +37,13 @@ export function registerResource<
   Filter,
   Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>,
 >(register: RouteRegistrar, definition: ResourceDefinition<Stored, Create, Update, Filter, Service>): void {
-  const { kind, path, scopes, schemas, present, audit } = definition;
+  const { kind, path, schemas, present, audit } = definition;
+  const scopes = scopesOf(definition);
   const idParam = idParamOf(definition);
   const itemPath = `${path}/{${idParam}}`;
-  const flag = definition.featureFlag;
-  const route: RouteRegistrar = flag ? (method, pattern, handler) => register(method, pattern, gatedBy(flag, handler)) : register;
+  const flags = flagsOf(definition);
+  const route: RouteRegistrar = flags.length > 0 ? (method, pattern, handler) => register(method, pattern, gatedBy(flags, handler)) : register;
+  const has = new Set(operationsOf(definition));
   const parseBody = definition.secretBearingBody ? parseSecretBearingBody : parseJsonBody;
 
   let built: Service | undefined;
@@ -45,47 +58,69 @@ export function registerResource<
       return id;
     },
   };
-  const requireWrite = (principal: Principal, scope: Scope) => {
+  const requireWrite = (principal: Principal, scope: Scope, operation?: 'create' | 'update' | 'delete') => {
     requireScope(principal, scope);
-    if (definition.writesNeedOrganisationAdmin) requireOrganisationAdmin(principal, definition.writesNeedOrganisationAdmin);
+    const admin = definition.writesNeedOrganisationAdmin;
+    const named = typeof admin === 'string' ? admin : operation && admin?.[operation];
+    if (named) requireOrganisationAdmin(principal, named);
+  };
+  // What an audit event of a call on one record knows before the call runs (the target workspace, if it names one).
+  const onRecord = (call: ControlPlaneRequest, verb: string) => ({
+    action: `${kind}.${verb}`,
+    resource_type: kind,
+    resource_id: call.params[idParam],
+    ...(audit.failureWorkspace ? { workspace_id: audit.failureWorkspace(call) } : {}),
+  });
+  // The definition's own check of an operation, where it has one, replaces the derived one.
+  const authorize = (operation: ResourceOperation, principal: Principal, derived: () => void) => {
+    const own = definition.authorize?.[operation];
+    if (own) own(principal);
+    else derived();
   };
   const auditWorkspace = (stored: Stored, at: ResourceScope) => (audit.workspaceOf ? audit.workspaceOf(stored, at) : at.workspaceId);
   if (definition.workspaceContent) registerWorkspaceContentProbe(definition.workspaceContent.name, definition.workspaceContent.hasAny);
 
-  route('POST', path, (call) =>
-    audited(call, { action: `${kind}.create`, resource_type: kind }, async () => {
-      requireWrite(call.principal, scopes.create);
-      let at: ResourceScope;
-      let body: z.infer<Create>;
-      if (definition.workspace === 'query') {
-        at = await helpers.scopeOf(call);
-        body = parseBody(call.request, schemas.create);
-      } else {
-        body = parseBody(call.request, schemas.create);
-        at = await helpers.scopeOf(call, definition.workspace === 'query-or-body' ? (body as { workspace_id?: string }).workspace_id : undefined);
-      }
-      const stored = await service().create(at, body);
-      return { value: jsonResponse(201, present(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details: audit.created(stored) };
-    }),
-  );
+  if (has.has('create')) {
+    route('POST', path, (call) =>
+      audited(call, { action: `${kind}.create`, resource_type: kind }, async () => {
+        authorize('create', call.principal, () => requireWrite(call.principal, scopes.create, 'create'));
+        let at: ResourceScope;
+        let body: z.infer<Create>;
+        if (definition.workspace === 'query') {
+          at = await helpers.scopeOf(call);
+          body = parseBody(call.request, schemas.create);
+        } else {
+          body = parseBody(call.request, schemas.create);
+          at = await helpers.scopeOf(call, definition.workspace === 'query-or-body' ? (body as { workspace_id?: string }).workspace_id : undefined);
+        }
+        const stored = await service().create(at, body);
+        const created = (definition.presentCreated ?? present)(stored);
+        return { value: jsonResponse(201, created), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details: audit.created(stored) };
+      }),
+    );
+  }
 
-  route('GET', path, async (call) => {
-    requireListScope(call.principal, scopes.read);
-    const filter = definition.listFilter ? definition.listFilter(call.request.query) : (undefined as Filter);
-    const at = await helpers.scopeOf(call);
-    return jsonResponse(200, await service().list(at, readPageRequest(call.request), filter));
-  });
+  if (has.has('list')) {
+    route('GET', path, async (call) => {
+      authorize('list', call.principal, () => requireListScope(call.principal, scopes.read));
+      const filter = definition.listFilter ? definition.listFilter(call.request.query, call) : (undefined as Filter);
+      const at = await helpers.scopeOf(call);
+      return jsonResponse(200, await service().list(at, readPageRequest(call.request), filter));
+    });
+  }
 
-  route('GET', itemPath, async (call) => {
-    requireScope(call.principal, scopes.read);
-    const at = await helpers.scopeOf(call);
-    return jsonResponse(200, present(await service().get(at, helpers.checkedId(call), call.request.query)));
-  });
+  if (has.has('get')) {
+    route('GET', itemPath, async (call) => {
+      authorize('get', call.principal, () => requireScope(call.principal, scopes.read));
+      const at = await helpers.scopeOf(call);
+      return jsonResponse(200, present(await service().get(at, helpers.checkedId(call), call.request.query)));
+    });
+  }
 
-  for (const method of definition.updateMethods ?? ['PATCH']) {
+  for (const method of has.has('update') ? (definition.updateMethods ?? ['PATCH']) : []) {
     route(method, itemPath, (call) =>
-      audited(call, { action: `${kind}.update`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
-        requireWrite(call.principal, scopes.update);
+      audited(call, onRecord(call, 'update'), async () => {
+        authorize('update', call.principal, () => requireWrite(call.principal, scopes.update, 'update'));
         const at = await helpers.scopeOf(call);
         const id = helpers.checkedId(call);
         const body = parseBody(call.request, schemas.update);
@@ -96,19 +131,32 @@ export function registerResource<
     );
   }
 
-  route('DELETE', itemPath, (call) =>
-    audited(call, { action: `${kind}.delete`, resource_type: kind, resource_id: call.params[idParam] }, async () => {
-      requireWrite(call.principal, scopes.delete);
-      const at = await helpers.scopeOf(call);
-      const deleted = await service().delete(at, helpers.checkedId(call));
-      return {
-        value: jsonResponse(200, { object: kind, id: deleted.id, deleted: true }),
-        resource_id: deleted.id,
-        workspace_id: auditWorkspace(deleted, at),
-        details: audit.deleted?.(deleted),
-      };
-    }),
-  );
+  if (has.has('delete')) {
+    route('DELETE', itemPath, (call) =>
+      audited(call, onRecord(call, 'delete'), async () => {
+        authorize('delete', call.principal, () => requireWrite(call.principal, scopes.delete, 'delete'));
+        const at = await helpers.scopeOf(call);
+        const deleted = await service().delete(at, helpers.checkedId(call));
+        return {
+          value: jsonResponse(200, { object: kind, id: deleted.id, deleted: true }),
+          resource_id: deleted.id,
+          workspace_id: auditWorkspace(deleted, at),
+          details: audit.deleted?.(deleted),
+        };
+      }),
+    );
+  }
+
+  for (const action of definition.actions ?? []) {
+    route('POST', `${itemPath}/${action.verb}`, (call) =>
+      audited(call, onRecord(call, action.verb), async () => {
+        requireWrite(call.principal, action.scope);
+        const at = await helpers.scopeOf(call);
+        const { stored, details } = await action.run(service(), at, helpers.checkedId(call), call);
+        return { value: jsonResponse(200, (action.present ?? present)(stored)), resource_id: stored.id, workspace_id: auditWorkspace(stored, at), details };
+      }),
+    );
+  }
 
   definition.extraRoutes?.(route, helpers);
 }

@@ -68,4 +68,5 @@ export const userSchema = z
 
 export type UserInvite = z.infer<typeof userInviteSchema>;
 export type UserUpdate = z.infer<typeof userUpdateSchema>;
+export type UserListQuery = z.infer<typeof userListQuerySchema>;
 export type User = z.infer<typeof userSchema>;

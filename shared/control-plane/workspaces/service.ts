@@ -4,32 +4,39 @@ import { ApiKeyRepository } from '../../store/api-key-repository.js';
 import { UserRepository } from '../../store/user-repository.js';
 import { SlugTakenError, WorkspaceRepository, type WorkspaceChanges, type WorkspaceRecord } from '../../store/workspace-repository.js';
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
-import type { ControlPlaneRequest } from '../handler-types.js';
-import { audited } from '../audit.js';
-import { requireListScope, requireOrganisationAdmin, requireScope } from '../authorization.js';
-import { readPageRequest, toPage, type Page } from '../pagination.js';
+import type { Principal } from '../../auth/principal.js';
+import { toPage, type Page, type PageRequest } from '../pagination.js';
 import { requireOrganisationAdminSetting } from '../privilege.js';
+import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { checkDefaultGuardrailsChange, defaultGuardrailsChanged } from '../guardrails/workspace-defaults.js';
-import { parseJsonBody, validate } from '../../http/json-body.js';
 import { findVisibleWorkspace } from './access.js';
 import { nextBudgetReset } from './budget.js';
 import { nonEmptyResources, registerWorkspaceContentProbe } from './contents.js';
 import { presentWorkspace } from './present.js';
-import { workspaceCreateSchema, workspaceDeleteQuerySchema, workspaceListQuerySchema, workspaceUpdateSchema, type Workspace, type WorkspaceUpdate } from './schemas.js';
+import type { WorkspaceCreate, WorkspaceUpdate } from './schemas.js';
 
 registerWorkspaceContentProbe('api_keys', async (workspaceId) => (await new ApiKeyRepository().listOfWorkspace(workspaceId, { status: 'active' }, 1)).items.length > 0);
 registerWorkspaceContentProbe('members', (workspaceId) => new UserRepository().hasMembers(workspaceId));
 
-export async function createWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
-  return audited(call, { action: 'workspace.create', resource_type: 'workspace' }, async () => {
-    requireScope(call.principal, 'workspaces:write');
-    requireOrganisationAdmin(call.principal, 'Creating a workspace');
-    const body = parseJsonBody(call.request, workspaceCreateSchema);
+/** What deleting a workspace did: the keys it revoked and what it held (`force` empties a non-empty one). */
+export interface WorkspaceDeletion {
+  workspace: WorkspaceRecord;
+  force: boolean;
+  contents: string[];
+  revoked: string[];
+}
+
+/**
+ * The workspace use cases (workspaces/resource.ts routes them). An admin key sees every workspace of its
+ * organisation, a workspace key (or token) only its own (access.ts).
+ */
+export class WorkspaceService implements CrudService<WorkspaceRecord, WorkspaceCreate, WorkspaceUpdate, undefined> {
+  async create({ principal }: ResourceScope, body: WorkspaceCreate): Promise<WorkspaceRecord> {
     const now = new Date();
     const reset = body.budget?.periodic_reset ?? 'none';
     const record: WorkspaceRecord = {
       id: randomUUID(),
-      organisation_id: call.principal.organisationId,
+      organisation_id: principal.organisationId,
       name: body.name,
       slug: body.slug ?? slugOf(body.name),
       description: body.description,
@@ -45,9 +52,63 @@ export async function createWorkspace(call: ControlPlaneRequest): Promise<Worksp
       api_key_default_expiry_days: body.api_key_settings?.default_expiry_days ?? null,
       api_key_max_expiry_days: body.api_key_settings?.max_expiry_days ?? null,
     };
-    const created = await createWithFreeSlug(record, body.slug !== undefined);
-    return { value: presentWorkspace(created), resource_id: created.id, workspace_id: created.id, details: { name: created.name, slug: created.slug } };
-  });
+    return createWithFreeSlug(record, body.slug !== undefined);
+  }
+
+  async list({ principal }: ResourceScope, page: PageRequest): Promise<Page<unknown>> {
+    if (principal.kind !== 'admin') {
+      const own = await findVisibleWorkspace(principal, principal.workspaceId);
+      return toPage(page.startKey ? [] : [presentWorkspace(own)], undefined);
+    }
+    const result = await new WorkspaceRepository().listWorkspaces(principal.organisationId, page.limit, page.startKey);
+    return toPage(result.items.map(presentWorkspace), result.nextKey);
+  }
+
+  get({ principal }: ResourceScope, idOrSlug: string): Promise<WorkspaceRecord> {
+    return findVisibleWorkspace(principal, idOrSlug);
+  }
+
+  /** Name, description, metadata, API-key settings and budget (credit limit, periodic reset). */
+  async update({ principal }: ResourceScope, idOrSlug: string, body: WorkspaceUpdate): Promise<WorkspaceRecord> {
+    const workspaces = new WorkspaceRepository();
+    const workspace = await findVisibleWorkspace(principal, idOrSlug, workspaces);
+    // A workspace key must not lift the limits its organisation's admins set on it.
+    requireOrganisationAdminSetting(principal, organisationAdminFields(body));
+    const now = new Date();
+    const changes = workspaceChanges(workspace, body, now);
+    if (body.default_guardrails !== undefined) changes.default_guardrails = await checkDefaultGuardrailsChange(principal, workspace.id, body.default_guardrails);
+    let updated: WorkspaceRecord | undefined = workspace;
+    if (Object.keys(changes).length > 0) updated = await workspaces.updateWorkspace(workspace.id, changes, now.toISOString());
+    if (updated && body.budget?.credit_limit !== undefined) updated = await workspaces.setCreditLimit(workspace.id, body.budget.credit_limit, now.toISOString());
+    if (!updated) throw new GatewayError(404, 'not_found', `No workspace with id or slug '${idOrSlug}'`);
+    if (body.default_guardrails !== undefined) defaultGuardrailsChanged(workspace.id);
+    return updated;
+  }
+
+  /** Deletes an empty workspace (see remove). */
+  async delete(at: ResourceScope, idOrSlug: string): Promise<WorkspaceRecord> {
+    return (await this.remove(at.principal, idOrSlug, false)).workspace;
+  }
+
+  /**
+   * Deletes an empty workspace; with `force` a non-empty one, after revoking its keys and removing its members.
+   * The home workspace of active admin keys is never deleted: those keys would point nowhere.
+   */
+  async remove(principal: Principal, idOrSlug: string, force: boolean): Promise<WorkspaceDeletion> {
+    const workspaces = new WorkspaceRepository();
+    const workspace = await findVisibleWorkspace(principal, idOrSlug, workspaces);
+    const adminKeys = await new ApiKeyRepository().listAdminKeys(workspace.organisation_id, { status: 'active', workspace_id: workspace.id }, 1);
+    if (workspace.id === principal.workspaceId || adminKeys.items.length > 0) {
+      throw new GatewayError(409, 'workspace_in_use', 'This workspace is the home workspace of active organisation admin keys (including, perhaps, yours) and cannot be deleted');
+    }
+    const contents = await nonEmptyResources(workspace.id);
+    if (contents.length > 0 && !force) {
+      throw new GatewayError(409, 'workspace_not_empty', `The workspace still holds ${contents.join(', ')}; remove them first or delete with ?force=true`);
+    }
+    const revoked = force ? await emptyWorkspace(workspace) : [];
+    await workspaces.deleteWorkspace(workspace);
+    return { workspace, force, contents, revoked };
+  }
 }
 
 /** An explicit slug that is taken is the caller's conflict; a derived one gets a random suffix instead. */
@@ -71,50 +132,6 @@ function slugOf(name: string): string {
     .slice(0, 64)
     .replace(/-+$/, '');
   return slug || 'workspace';
-}
-
-/** An admin sees every workspace of its organisation; a workspace key (or token) only its own. */
-export async function listWorkspaces(call: ControlPlaneRequest): Promise<Page<Workspace>> {
-  requireListScope(call.principal, 'workspaces:read');
-  validate(workspaceListQuerySchema, call.request.query);
-  const page = readPageRequest(call.request);
-  if (call.principal.kind !== 'admin') {
-    const own = await findVisibleWorkspace(call.principal, call.principal.workspaceId);
-    return toPage(page.startKey ? [] : [presentWorkspace(own)], undefined);
-  }
-  const result = await new WorkspaceRepository().listWorkspaces(call.principal.organisationId, page.limit, page.startKey);
-  return toPage(result.items.map(presentWorkspace), result.nextKey);
-}
-
-export async function getWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
-  requireScope(call.principal, 'workspaces:read');
-  return presentWorkspace(await findVisibleWorkspace(call.principal, call.params.id));
-}
-
-/** Name, description, metadata, API-key settings and budget (credit limit, periodic reset). */
-export async function updateWorkspace(call: ControlPlaneRequest): Promise<Workspace> {
-  return audited(call, { action: 'workspace.update', resource_type: 'workspace', resource_id: call.params.id, workspace_id: call.params.id }, async () => {
-    requireScope(call.principal, 'workspaces:write');
-    const body = parseJsonBody(call.request, workspaceUpdateSchema);
-    const workspaces = new WorkspaceRepository();
-    const workspace = await findVisibleWorkspace(call.principal, call.params.id, workspaces);
-    // A workspace key must not lift the limits its organisation's admins set on it.
-    requireOrganisationAdminSetting(call.principal, organisationAdminFields(body));
-    const now = new Date();
-    const changes = workspaceChanges(workspace, body, now);
-    if (body.default_guardrails !== undefined) changes.default_guardrails = await checkDefaultGuardrailsChange(call.principal, workspace.id, body.default_guardrails);
-    let updated: WorkspaceRecord | undefined = workspace;
-    if (Object.keys(changes).length > 0) updated = await workspaces.updateWorkspace(workspace.id, changes, now.toISOString());
-    if (updated && body.budget?.credit_limit !== undefined) updated = await workspaces.setCreditLimit(workspace.id, body.budget.credit_limit, now.toISOString());
-    if (!updated) throw new GatewayError(404, 'not_found', `No workspace with id or slug '${call.params.id}'`);
-    if (body.default_guardrails !== undefined) defaultGuardrailsChanged(workspace.id);
-    return {
-      value: presentWorkspace(updated),
-      resource_id: workspace.id,
-      workspace_id: workspace.id,
-      details: { changed: Object.keys(body), budget: body.budget, api_key_settings: body.api_key_settings },
-    };
-  });
 }
 
 /** The fields of an update that only an organisation admin may set. */
@@ -145,36 +162,6 @@ function workspaceChanges(workspace: WorkspaceRecord, body: WorkspaceUpdate, now
     changes.budget_next_reset_at = nextBudgetReset(reset, now);
   }
   return changes;
-}
-
-/**
- * Deletes an empty workspace; with `?force=true` a non-empty one, after revoking its keys and removing its
- * members. The home workspace of active admin keys is never deleted: those keys would point nowhere.
- */
-export async function deleteWorkspace(call: ControlPlaneRequest): Promise<{ object: 'workspace'; id: string; deleted: true; revoked_api_keys: string[] }> {
-  return audited(call, { action: 'workspace.delete', resource_type: 'workspace', resource_id: call.params.id, workspace_id: call.params.id }, async () => {
-    requireScope(call.principal, 'workspaces:write');
-    requireOrganisationAdmin(call.principal, 'Deleting a workspace');
-    const { force } = validate(workspaceDeleteQuerySchema, call.request.query);
-    const workspaces = new WorkspaceRepository();
-    const workspace = await findVisibleWorkspace(call.principal, call.params.id, workspaces);
-    const adminKeys = await new ApiKeyRepository().listAdminKeys(workspace.organisation_id, { status: 'active', workspace_id: workspace.id }, 1);
-    if (workspace.id === call.principal.workspaceId || adminKeys.items.length > 0) {
-      throw new GatewayError(409, 'workspace_in_use', 'This workspace is the home workspace of active organisation admin keys (including, perhaps, yours) and cannot be deleted');
-    }
-    const contents = await nonEmptyResources(workspace.id);
-    if (contents.length > 0 && force !== 'true') {
-      throw new GatewayError(409, 'workspace_not_empty', `The workspace still holds ${contents.join(', ')}; remove them first or delete with ?force=true`);
-    }
-    const revoked = force === 'true' ? await emptyWorkspace(workspace) : [];
-    await workspaces.deleteWorkspace(workspace);
-    return {
-      value: { object: 'workspace' as const, id: workspace.id, deleted: true as const, revoked_api_keys: revoked },
-      resource_id: workspace.id,
-      workspace_id: workspace.id,
-      details: { force: force === 'true', contents, revoked_api_keys: revoked.length },
-    };
-  });
 }
 
 async function emptyWorkspace(workspace: WorkspaceRecord): Promise<string[]> {

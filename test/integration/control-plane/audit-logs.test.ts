@@ -18,6 +18,17 @@ async function events(query: string, key?: string): Promise<AuditLog[]> {
 }
 
 describe('GET /v1/audit-logs', () => {
+  it('files a refused change of another workspace under the caller’s, naming the target (workspaces: failureWorkspace)', async () => {
+    const started = new Date().toISOString();
+    const target = await newWorkspace(gateway, { name: 'targeted' });
+    const outsider = await newKey(gateway, { scopes: ['workspaces:write', 'workspaces:read'] });
+    expectError(await api(gateway, 'PATCH', `/v1/workspaces/${target.id}`, { key: outsider.key, body: { name: 'taken over' } }), 404, 'not_found');
+
+    const refused = (await events(`from=${started}&action=workspace.update`)).filter((event) => event.resource_id === target.id);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ outcome: 'failure', workspace_id: outsider.workspace_id, details: { status: 404, code: 'not_found', target_workspace_id: target.id } });
+  });
+
   it('records every mutation with who, what, when, resource and outcome, never a secret', async () => {
     const started = new Date().toISOString();
     const workspace = await newWorkspace(gateway, { name: 'audited' });
