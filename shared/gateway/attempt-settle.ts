@@ -1,6 +1,6 @@
 import { DependencyUnavailableError, GatewayError, toGatewayError } from '../http/errors.js';
 import { runInBackground } from '../observability/background.js';
-import type { RequestOutcome } from '../observability/finished-request.js';
+import type { RequestOutcome } from './finished-request.js';
 import type { GatewayContext } from './context.js';
 import type { Admission } from './enforcement/admission.js';
 import type { UsageReport } from './attempt-types.js';

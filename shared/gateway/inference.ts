@@ -8,7 +8,7 @@ import { backgroundCapacity, runInBackground } from '../observability/background
 import { logger, requestLogger } from '../observability/logger.js';
 import { noteGatewayAuthenticationFailure } from '../audit/gateway-authentication-failures.js';
 import { BodyCapture, observedStream } from '../observability/body-capture.js';
-import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from '../observability/finished-request.js';
+import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from './finished-request.js';
 import { recordFinishedRequest } from '../observability/request-record.js';
 import { newSpanId, startSpan, withSpan, type SpanHost } from '../observability/spans.js';
 import type { Endpoint } from '../providers/types.js';

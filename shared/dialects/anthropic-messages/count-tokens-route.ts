@@ -4,7 +4,7 @@ import { GatewayError, toGatewayError } from '../../http/errors.js';
 import type { NeutralRequest, NeutralResponse } from '../../http/types.js';
 import { jsonResponse } from '../../http/types.js';
 import { runInBackground } from '../../observability/background.js';
-import { rejectedRequestOf } from '../../observability/finished-request.js';
+import { rejectedRequestOf } from '../../gateway/finished-request.js';
 import { requestLogger } from '../../observability/logger.js';
 import { recordFinishedRequest } from '../../observability/request-record.js';
 import type { Endpoint } from '../../providers/types.js';

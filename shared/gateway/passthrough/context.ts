@@ -3,7 +3,7 @@ import { hasScope, type Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import type { NeutralRequest } from '../../http/types.js';
 import { noteGatewayAuthenticationFailure } from '../../audit/gateway-authentication-failures.js';
-import { rejectedRequestOf } from '../../observability/finished-request.js';
+import { rejectedRequestOf } from '../finished-request.js';
 import { requestLogger } from '../../observability/logger.js';
 import { recordFinishedRequest } from '../../observability/request-record.js';
 import { runInBackground } from '../../observability/background.js';

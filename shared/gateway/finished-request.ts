@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { GatewayContext } from '../gateway/context.js';
-import type { FinishedRequest } from './request-record.js';
-import { knownRequestCredentials } from './request-credentials.js';
-import { newSpanId } from './spans.js';
-import { normaliseUsage } from './usage.js';
+import type { GatewayContext } from './context.js';
+import type { FinishedRequest } from '../observability/request-record.js';
+import { knownRequestCredentials } from '../observability/request-credentials.js';
+import { newSpanId } from '../observability/spans.js';
+import { normaliseUsage } from '../observability/usage.js';
 
 /** How a gateway request ended, as the pipeline knows it when the response has gone. */
 export interface RequestOutcome {
