@@ -2,19 +2,25 @@
  * What one request's log write costs the process (issue #34): `npx tsx bench/profile/log-append.ts [records]`.
  *
  * Writes N records shaped like the bench's plain chat request (a request row, four spans, small bodies) through
- * `writeRequestLog` into an in-memory DuckDB, flushing every FLUSH_EVERY records as the sink's 200 ms timer does
- * at ~1,250 req/s, and reports this process's CPU per record (`process.cpuUsage`: every thread, DuckDB's own
- * included) and how much of it is DuckDB's `flushSync`. Sequential, one core: compare variants with each other.
+ * `writeRequestLog` into an in-memory DuckDB, flushing every FLUSH_EVERY records (env, default 250: the sink's
+ * 500 ms timer at 500 req/s), and reports this process's CPU per record (`process.cpuUsage`: every thread,
+ * DuckDB's own included) and how much of it is DuckDB's `flushSync`. Sequential, one core: compare variants with
+ * each other.
+ *
+ * `--after-path`: the whole after-path of a finished request instead (metrics, redaction, bodies, the log write,
+ * the `request completed` line), through `recordFinishedRequest` with the embedded store in this process. Run it
+ * with stdout on a pipe (`| cat > /dev/null`), as gw's is in the bench.
  */
 import { settings } from '../../shared/settings.js';
 import type { RequestLogRecord } from '../../shared/observability/log-record.js';
 import type { SpanRecord } from '../../shared/observability/spans.js';
 
-const RECORDS = Number(process.argv[2] ?? 20_000);
+const AFTER_PATH = process.argv.includes('--after-path');
+const RECORDS = Number(process.argv.filter((arg) => !arg.startsWith('--'))[2] ?? 20_000);
 const FLUSH_EVERY = Number(process.env.FLUSH_EVERY ?? 250);
 const ROUNDS = 5;
 
-Object.assign(process.env, { GW_LOG_DUCKDB_PATH: ':memory:', GW_REQUEST_LOGS: 'ON', POWERTOOLS_LOG_LEVEL: 'SILENT' });
+Object.assign(process.env, { GW_LOG_DUCKDB_PATH: ':memory:', GW_REQUEST_LOGS: 'ON', GW_LOCAL_STORE: 'in-process', POWERTOOLS_LOG_LEVEL: AFTER_PATH ? 'INFO' : 'SILENT', POWERTOOLS_DEV: 'false' });
 
 function span(i: number, name: string, kind: SpanRecord['kind'], attributes: SpanRecord['attributes']): SpanRecord {
   const start = new Date(Date.UTC(2026, 10, 27, 12) + i).toISOString();
@@ -61,9 +67,30 @@ function record(i: number): RequestLogRecord {
   };
 }
 
+/** The after-path's input for record `i`: the record's fields, the bodies as the pipeline holds them, a credential. */
+async function afterPathWriter(): Promise<(record: RequestLogRecord) => Promise<void>> {
+  const { recordFinishedRequest } = await import('../../shared/observability/request-record.js');
+  const { KnownCredentials } = await import('../../shared/observability/redact.js');
+  // The line as gw writes it; a tree from before issue #34 wrote it synchronously from shared/gateway/inference.ts.
+  const line = await import('../../shared/observability/request-line.js' as string).then(
+    (module: { logRequestCompleted: (fields: Record<string, unknown>) => void }) => module.logRequestCompleted,
+    () => (fields: Record<string, unknown>) => void process.stdout.write(`${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: new Date().toISOString(), service: 'gw', ...fields })}\n`),
+  );
+  const credentials = new KnownCredentials();
+  credentials.add('sk-bench-provider-key-0123456789');
+  return async (record) => {
+    const { request_body, response_body, ...fields } = record;
+    line({ trace_id: record.trace_id, workspace_id: record.workspace_id, endpoint: record.endpoint, provider: record.provider, model: record.model, status: record.status, latency_ms: record.latency_ms, attempts: 1 });
+    await recordFinishedRequest({ ...fields, requestBody: request_body, responseBody: JSON.stringify(response_body), credentials });
+  };
+}
+
 async function main(): Promise<void> {
+  // The embedded store sets its endpoint in the environment: settings are read after it started.
+  const server = AFTER_PATH ? await (await import('../../infra/local/server.js')).startLocalServer({ port: 0, dataDir: ':memory:', env: { GW_LOCAL_SCHEDULE_INTERVAL_MS: '0' } }) : undefined;
   settings();
-  const { writeRequestLog } = await import('../../shared/observability/request-log.js');
+  let writeRequestLog: (record: RequestLogRecord) => Promise<void> = (await import('../../shared/observability/request-log.js')).writeRequestLog;
+  if (AFTER_PATH) writeRequestLog = await afterPathWriter();
   const { logEngines, closeLogEngines } = await import('../../shared/observability/engine/select.js');
   const { sink } = await logEngines();
   const { DuckDBAppender } = await import('@duckdb/node-api');
@@ -97,11 +124,13 @@ async function main(): Promise<void> {
     perRecord.push((used.user + used.system) / RECORDS);
     flushPerRecord.push(flushMicros / RECORDS);
   }
-  if (process.env.BY_TABLE) console.log([...byTable].map(([columns, micros]) => `${columns} columns: ${(micros / RECORDS / ROUNDS).toFixed(1)} µs/record`).join(', '));
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  if (process.env.BY_TABLE) say([...byTable].map(([columns, micros]) => `${columns} columns: ${(micros / RECORDS / ROUNDS).toFixed(1)} µs/record`).join(', '));
   await closeLogEngines();
+  await server?.close();
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  console.log(`log write of ${RECORDS} records (1 request row + 4 span rows each), flushed every ${FLUSH_EVERY}, ${ROUNDS} rounds, Node ${process.version}`);
-  console.log(`process CPU per record: median ${median(perRecord).toFixed(1)} µs (rounds ${perRecord.map((value) => value.toFixed(1)).join(', ')}); of it DuckDB flushSync (wall) ${median(flushPerRecord).toFixed(1)} µs`);
+  say(`${AFTER_PATH ? 'after-path' : 'log write'} of ${RECORDS} records (1 request row + 4 span rows each), flushed every ${FLUSH_EVERY}, ${ROUNDS} rounds, Node ${process.version}`);
+  say(`process CPU per record: median ${median(perRecord).toFixed(1)} µs (rounds ${perRecord.map((value) => value.toFixed(1)).join(', ')}); of it DuckDB flushSync (wall) ${median(flushPerRecord).toFixed(1)} µs`);
 }
 
 void main();
