@@ -99,6 +99,7 @@ export const USAGE = `npm run bench [-- options]
   --scenario TEXT      only the hot-path scenarios whose name contains TEXT (e.g. semantic)
   --store-latency-ms N latency the aws-shaped phase adds to every store call (default 5)
   --soak-requests N    requests of the soak (default 60000; a longer soak shows whether a slope levels off)
+  --load-seconds N     length of each throughput load run (the quick plan's 2 s is short for a CPU comparison)
   --out DIR            where results go (default bench/results)
   --help`;
 
@@ -107,6 +108,7 @@ export class UsageError extends Error {}
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, outDir: 'bench/results' };
   let soakRequests: number | undefined;
+  let loadSeconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -154,6 +156,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         soakRequests = Number(raw);
         break;
       }
+      case '--load-seconds': {
+        const raw = value();
+        if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 600) throw new UsageError(`--load-seconds takes a whole number from 1 to 600 (got ${JSON.stringify(raw)})`);
+        loadSeconds = Number(raw);
+        break;
+      }
       case '--out':
         options.outDir = value();
         break;
@@ -165,12 +173,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     }
   }
   if (soakRequests !== undefined) options.plan = { ...options.plan, soak: { ...options.plan.soak, requests: soakRequests } };
+  if (loadSeconds !== undefined) options.plan = { ...options.plan, load: { ...options.plan.load, durationSeconds: loadSeconds } };
   return options;
 }
 
 /** Which file name the results get: the README table comes only from a complete, full run. */
 export function resultName(options: BenchOptions): string {
   if (options.plan.name === 'quick') return 'quick';
-  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests) return 'partial';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests || options.plan.load.durationSeconds !== FULL_PLAN.load.durationSeconds) return 'partial';
   return 'latest';
 }

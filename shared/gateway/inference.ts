@@ -5,11 +5,12 @@ import { GatewayError } from '../http/errors.js';
 import { isEventStream } from '../http/media-type.js';
 import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
-import { logger, requestLogger } from '../observability/logger.js';
+import { requestLogger } from '../observability/logger.js';
 import { noteGatewayAuthenticationFailure } from '../audit/gateway-authentication-failures.js';
 import { BodyCapture, observedStream } from '../observability/body-capture.js';
 import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from './finished-request.js';
 import { recordFinishedRequest } from '../observability/request-record.js';
+import { logRequestCompleted } from '../observability/request-line.js';
 import { newSpanId, startSpan, withSpan, type SpanHost } from '../observability/spans.js';
 import type { Endpoint } from '../providers/types.js';
 import { settings } from '../settings.js';
@@ -219,16 +220,3 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
   });
 }
 
-/** Powertools' threshold of INFO (LogLevelThreshold.INFO): a lower or equal level prints info lines. */
-const INFO_THRESHOLD = 12;
-const SERVICE = process.env.POWERTOOLS_SERVICE_NAME ?? 'gw';
-
-/**
- * The one `request completed` line per request, in the logger's JSON shape but written directly: through the
- * Powertools formatter it cost ~42 µs of CPU per request, this ~4 µs (issue #23). It stays at INFO because
- * operators and the benchmark's lost-log count read it; the full record is the request log (finished-request.ts).
- */
-function logRequestCompleted(fields: Record<string, unknown>): void {
-  if (logger.level > INFO_THRESHOLD) return;
-  process.stdout.write(`${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: new Date().toISOString(), service: SERVICE, ...fields })}\n`);
-}

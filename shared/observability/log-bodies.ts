@@ -21,14 +21,17 @@ export async function storeBodies(workspaceId: string, logId: string, request: u
   const { GW_LOG_BODY_INLINE_BYTES, GW_LOG_BODY_MAX_BYTES } = settings();
   const result: StoredBodies = { request_body: null, response_body: null };
   let truncated = truncatedAlready;
-  const parts: Array<['request' | 'response', unknown]> = [
-    ['request', request],
-    ['response', response === undefined ? undefined : parseIfJson(typeof response === 'string' ? response : Buffer.from(response.buffer, response.byteOffset, response.byteLength).toString('utf8'))],
+  const responseText = response === undefined || typeof response === 'string' ? response : Buffer.from(response.buffer, response.byteOffset, response.byteLength).toString('utf8');
+  const parts: Array<['request' | 'response', unknown, string | undefined]> = [
+    ['request', request, undefined],
+    ['response', responseText === undefined ? undefined : parseIfJson(responseText), responseText],
   ];
-  for (const [which, body] of parts) {
+  for (const [which, body, source] of parts) {
     if (body === undefined || body === null) continue;
     const redacted: unknown = typeof body === 'string' ? redactText(body, credentials) : redact(body, credentials);
-    let text = typeof redacted === 'string' ? redacted : JSON.stringify(redacted);
+    // A JSON answer with nothing to redact (redact shares what it does not change) is stored as the text it came
+    // as: JSON already, read back to the same value, without serialising it again (issue #34).
+    let text = typeof redacted === 'string' ? redacted : redacted === body && source !== undefined ? source : JSON.stringify(redacted);
     let bytes = Buffer.byteLength(text);
     const cut = bytes > GW_LOG_BODY_MAX_BYTES;
     if (cut) {

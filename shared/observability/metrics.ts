@@ -13,6 +13,16 @@ const silent = () => process.env.POWERTOOLS_LOG_LEVEL === 'SILENT' && process.en
 let timer: NodeJS.Timeout | undefined;
 let stored = false;
 
+/**
+ * Count metrics summed between publishes (one value each per EMF line, not one per request): Powertools validates
+ * every `addMetric` and copies the metric's stored values on each (issue #34). CloudWatch's Sum is the same either
+ * way. `latency` and `ttft` stay one value per request: their percentiles need every sample.
+ */
+const COUNTS = ['requests', 'prompt_tokens', 'completion_tokens', 'cache_hits', 'errors', 'policy_rejections'] as const;
+const counts: Record<(typeof COUNTS)[number], number> = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cache_hits: 0, errors: 0, policy_rejections: 0 };
+let costUsd = 0;
+const upstreamErrors = new Map<string, number>();
+
 onDrain(async () => publish());
 
 function publish(): void {
@@ -20,6 +30,18 @@ function publish(): void {
   timer = undefined;
   if (!stored) return;
   stored = false;
+  for (const name of COUNTS) {
+    if (counts[name] > 0) metrics.addMetric(name, MetricUnit.Count, counts[name]);
+    counts[name] = 0;
+  }
+  if (costUsd > 0) metrics.addMetric('cost_usd', MetricUnit.NoUnit, costUsd);
+  costUsd = 0;
+  for (const [provider, errors] of upstreamErrors) {
+    const single = metrics.singleMetric();
+    single.addDimension('provider', provider);
+    single.addMetric('upstream_errors', MetricUnit.Count, errors);
+  }
+  upstreamErrors.clear();
   metrics.publishStoredMetrics();
 }
 
@@ -33,23 +55,19 @@ const POLICY_CODES = new Set(['rate_limit_exceeded', 'token_limit_exceeded', 'bu
 /** The metrics of one finished gateway request. */
 export function recordRequestMetrics(record: Pick<RequestLogRecord, 'latency_ms' | 'ttft_ms' | 'usage' | 'cost' | 'cache_status' | 'outcome' | 'status' | 'error' | 'attempts'>): void {
   if (silent()) return;
-  metrics.addMetric('requests', MetricUnit.Count, 1);
+  counts.requests++;
   metrics.addMetric('latency', MetricUnit.Milliseconds, record.latency_ms);
   if (record.ttft_ms !== null) metrics.addMetric('ttft', MetricUnit.Milliseconds, record.ttft_ms);
   if (record.usage) {
-    metrics.addMetric('prompt_tokens', MetricUnit.Count, record.usage.prompt_tokens);
-    metrics.addMetric('completion_tokens', MetricUnit.Count, record.usage.completion_tokens);
+    counts.prompt_tokens += record.usage.prompt_tokens;
+    counts.completion_tokens += record.usage.completion_tokens;
   }
-  if (record.cost) metrics.addMetric('cost_usd', MetricUnit.NoUnit, record.cost);
-  if (record.cache_status === 'HIT' || record.cache_status === 'SEMANTIC HIT') metrics.addMetric('cache_hits', MetricUnit.Count, 1);
-  if (record.outcome === 'error') metrics.addMetric('errors', MetricUnit.Count, 1);
-  if (record.status === 429 || record.status === 412 || (record.error?.code && POLICY_CODES.has(record.error.code))) metrics.addMetric('policy_rejections', MetricUnit.Count, 1);
+  if (record.cost) costUsd += record.cost;
+  if (record.cache_status === 'HIT' || record.cache_status === 'SEMANTIC HIT') counts.cache_hits++;
+  if (record.outcome === 'error') counts.errors++;
+  if (record.status === 429 || record.status === 412 || (record.error?.code && POLICY_CODES.has(record.error.code))) counts.policy_rejections++;
   for (const attempt of record.attempts as Array<{ provider?: string; status?: number }>) {
-    if (attempt.provider && attempt.status !== undefined && attempt.status >= 400) {
-      const single = metrics.singleMetric();
-      single.addDimension('provider', attempt.provider);
-      single.addMetric('upstream_errors', MetricUnit.Count, 1);
-    }
+    if (attempt.provider && attempt.status !== undefined && attempt.status >= 400) upstreamErrors.set(attempt.provider, (upstreamErrors.get(attempt.provider) ?? 0) + 1);
   }
   schedule();
 }

@@ -114,8 +114,10 @@ export function redactText(text: string, known?: KnownCredentials): string {
 }
 
 /**
- * A redacted deep copy of a JSON-like value (the input is never changed). Depth is bounded: anything nested
- * deeper than 64 levels is replaced, so a hostile body cannot blow the stack on the after-path.
+ * The value with every credential redacted; the input is never changed. Depth is bounded: anything nested deeper
+ * than 64 levels is replaced, so a hostile body cannot blow the stack on the after-path. Copy on write: an array
+ * or plain object with nothing to redact inside is returned as it is, not copied (most of a record and its bodies:
+ * issue #34), so callers must not change the result either.
  */
 export function redact<T>(value: T, known?: KnownCredentials): T {
   return walk(value, 0, known && known.size > 0 ? known : undefined) as T;
@@ -145,10 +147,31 @@ function walk(value: unknown, depth: number, known: KnownCredentials | undefined
   if (value === null || typeof value !== 'object') return value;
   if (depth > 64) return REDACTED;
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return redactText(Buffer.from(value).toString('utf8'), known);
-  if (Array.isArray(value)) return value.map((entry) => walk(entry, depth + 1, known));
-  const copy: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(value)) {
-    copy[key] = isSecretKey(key) && entry !== null && entry !== undefined && typeof entry !== 'number' && typeof entry !== 'boolean' ? REDACTED : walk(entry, depth + 1, known);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const entry: unknown = value[index];
+      const redacted = walk(entry, depth + 1, known);
+      if (copy) copy.push(redacted);
+      else if (redacted !== entry) (copy = value.slice(0, index)).push(redacted);
+    }
+    return copy ?? value;
   }
-  return copy;
+  // Anything but a plain object (a class instance) is always copied into a plain one, as JSON would see it.
+  const prototype: unknown = Object.getPrototypeOf(value);
+  let copy: Record<string, unknown> | undefined = prototype === Object.prototype || prototype === null ? undefined : {};
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    const entry = source[key];
+    const redacted = isSecretKey(key) && entry !== null && entry !== undefined && typeof entry !== 'number' && typeof entry !== 'boolean' ? REDACTED : walk(entry, depth + 1, known);
+    if (copy) copy[key] = redacted;
+    else if (redacted !== entry) {
+      copy = {};
+      for (let before = 0; before < index; before++) copy[keys[before]] = source[keys[before]];
+      copy[key] = redacted;
+    }
+  }
+  return copy ?? value;
 }

@@ -1,5 +1,6 @@
 import { serialisedBody } from '../serialised-body.js';
 import type { RequestLogRecord } from '../log-record.js';
+import type { SpanRecord } from '../spans.js';
 import type { EngineRow, EngineTable } from './types.js';
 
 /**
@@ -137,69 +138,87 @@ export function dayOf(iso: string): string {
   return new Date(iso).toISOString().slice(0, 10);
 }
 
+/** A column's value read from a record (requests) or from a span and its record (spans). */
+export type RequestValue = (record: RequestLogRecord) => EngineRow[string];
+export type SpanValue = (span: SpanRecord, record: RequestLogRecord) => EngineRow[string];
+
+/**
+ * How each `requests` column is read from a (redacted) record: the one mapping both the row objects (`requestRow`,
+ * the Firehose sink) and the DuckDB sink's column-wise build (no row object per request) use.
+ */
+export const REQUEST_VALUES: Readonly<Record<string, RequestValue>> = {
+  id: (record) => record.id,
+  request_id: (record) => record.request_id ?? record.id,
+  trace_id: (record) => record.trace_id,
+  span_id: (record) => record.span_id,
+  created_at: (record) => sqlTimestamp(record.created_at),
+  organisation_id: (record) => record.organisation_id,
+  workspace_id: (record) => record.workspace_id,
+  api_key_id: (record) => record.api_key_id,
+  virtual_key_id: (record) => record.virtual_key_id ?? null,
+  endpoint: (record) => record.endpoint,
+  provider: (record) => record.provider ?? null,
+  model: (record) => record.model ?? null,
+  status: (record) => record.status,
+  outcome: (record) => record.outcome,
+  latency_ms: (record) => record.latency_ms,
+  ttft_ms: (record) => record.ttft_ms ?? null,
+  prompt_tokens: (record) => (record.usage ? record.usage.prompt_tokens : null),
+  completion_tokens: (record) => (record.usage ? record.usage.completion_tokens : null),
+  total_tokens: (record) => (record.usage ? record.usage.total_tokens : null),
+  cached_tokens: (record) => (record.usage ? record.usage.cached_tokens : null),
+  reasoning_tokens: (record) => (record.usage ? record.usage.reasoning_tokens : null),
+  cost: (record) => record.cost ?? null,
+  cache_status: (record) => record.cache_status ?? null,
+  retry_count: (record) => record.retry_count ?? 0,
+  last_used_option: (record) => record.last_used_option ?? null,
+  stream: (record) => record.stream === true,
+  metadata: (record) => ({ ...(record.metadata ?? {}) }),
+  error_type: (record) => record.error?.type ?? null,
+  error_code: (record) => record.error?.code ?? record.error_code ?? null,
+  error_message: (record) => record.error?.message ?? null,
+  attempts: (record) => JSON.stringify(record.attempts ?? []),
+  request_body: (record) => serialisedBody(record.request_body),
+  response_body: (record) => serialisedBody(record.response_body),
+  request_body_ref: (record) => record.request_body_ref ?? null,
+  response_body_ref: (record) => record.response_body_ref ?? null,
+  body_truncated: (record) => record.body_truncated === true,
+  day: (record) => dayOf(record.created_at),
+};
+
+/** How each `spans` column is read from a span and the record it belongs to (its request, trace and owners). */
+export const SPAN_VALUES: Readonly<Record<string, SpanValue>> = {
+  span_id: (span) => span.span_id,
+  parent_span_id: (span) => span.parent_span_id ?? null,
+  log_id: (_span, record) => record.id,
+  trace_id: (_span, record) => record.trace_id,
+  organisation_id: (_span, record) => record.organisation_id,
+  workspace_id: (_span, record) => record.workspace_id,
+  name: (span) => span.name,
+  kind: (span) => span.kind,
+  start_time: (span) => sqlTimestamp(span.start_time),
+  end_time: (span) => (span.end_time ? sqlTimestamp(span.end_time) : null),
+  duration_ms: (span) => span.duration_ms ?? null,
+  status: (span) => span.status,
+  attributes: (span) => JSON.stringify(span.attributes ?? {}),
+  error_type: (span) => span.error?.type ?? null,
+  error_code: (span) => span.error?.code ?? null,
+  error_message: (span) => span.error?.message ?? null,
+  day: (span) => dayOf(span.start_time),
+};
+
 /** One flat `requests` row of a (redacted) record; spans go to their own rows (`spanRows`). */
 export function requestRow(record: RequestLogRecord): EngineRow {
-  const usage = record.usage;
-  return {
-    id: record.id,
-    request_id: record.request_id ?? record.id,
-    trace_id: record.trace_id,
-    span_id: record.span_id,
-    created_at: sqlTimestamp(record.created_at),
-    organisation_id: record.organisation_id,
-    workspace_id: record.workspace_id,
-    api_key_id: record.api_key_id,
-    virtual_key_id: record.virtual_key_id ?? null,
-    endpoint: record.endpoint,
-    provider: record.provider ?? null,
-    model: record.model ?? null,
-    status: record.status,
-    outcome: record.outcome,
-    latency_ms: record.latency_ms,
-    ttft_ms: record.ttft_ms ?? null,
-    prompt_tokens: usage ? usage.prompt_tokens : null,
-    completion_tokens: usage ? usage.completion_tokens : null,
-    total_tokens: usage ? usage.total_tokens : null,
-    cached_tokens: usage ? usage.cached_tokens : null,
-    reasoning_tokens: usage ? usage.reasoning_tokens : null,
-    cost: record.cost ?? null,
-    cache_status: record.cache_status ?? null,
-    retry_count: record.retry_count ?? 0,
-    last_used_option: record.last_used_option ?? null,
-    stream: record.stream === true,
-    metadata: { ...(record.metadata ?? {}) },
-    error_type: record.error?.type ?? null,
-    error_code: record.error?.code ?? record.error_code ?? null,
-    error_message: record.error?.message ?? null,
-    attempts: JSON.stringify(record.attempts ?? []),
-    request_body: serialisedBody(record.request_body),
-    response_body: serialisedBody(record.response_body),
-    request_body_ref: record.request_body_ref ?? null,
-    response_body_ref: record.response_body_ref ?? null,
-    body_truncated: record.body_truncated === true,
-    day: dayOf(record.created_at),
-  };
+  const row: EngineRow = {};
+  for (const { name } of REQUEST_COLUMNS) row[name] = REQUEST_VALUES[name](record);
+  return row;
 }
 
 /** One `spans` row per span of the record, each naming its request, trace and owners. */
 export function spanRows(record: RequestLogRecord): EngineRow[] {
-  return (record.spans ?? []).map((span) => ({
-    span_id: span.span_id,
-    parent_span_id: span.parent_span_id ?? null,
-    log_id: record.id,
-    trace_id: record.trace_id,
-    organisation_id: record.organisation_id,
-    workspace_id: record.workspace_id,
-    name: span.name,
-    kind: span.kind,
-    start_time: sqlTimestamp(span.start_time),
-    end_time: span.end_time ? sqlTimestamp(span.end_time) : null,
-    duration_ms: span.duration_ms ?? null,
-    status: span.status,
-    attributes: JSON.stringify(span.attributes ?? {}),
-    error_type: span.error?.type ?? null,
-    error_code: span.error?.code ?? null,
-    error_message: span.error?.message ?? null,
-    day: dayOf(span.start_time),
-  }));
+  return (record.spans ?? []).map((span) => {
+    const row: EngineRow = {};
+    for (const { name } of SPAN_COLUMNS) row[name] = SPAN_VALUES[name](span, record);
+    return row;
+  });
 }

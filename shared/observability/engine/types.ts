@@ -5,6 +5,8 @@
  * columns. `columns.ts` is the one column list both the DuckDB DDL and the Glue table are built from.
  */
 
+import type { RequestLogRecord } from '../log-record.js';
+
 /** One flat row of the `requests` or `spans` table; values are already in the column's type. */
 export type EngineRow = Record<string, string | number | boolean | null | Record<string, string>>;
 
@@ -13,6 +15,12 @@ export type EngineTable = 'requests' | 'spans';
 /** Where the after-path appends rows. Appends are buffered; nothing here can fail a request. */
 export interface LogEventSink {
   append(table: EngineTable, rows: EngineRow[]): void;
+  /**
+   * A sink that builds its rows when it flushes takes the whole (redacted, never changed again) record instead:
+   * its `requests` row and its `spans` rows are made in bulk off the request (DuckDB, issue #34). Without it the
+   * after-path appends the rows (`requestRow`, `spanRows`).
+   */
+  appendRecord?(record: RequestLogRecord): void;
   /** Sends what is buffered; a Lambda drain and the local shutdown await it. */
   flush(): Promise<void>;
   close(): Promise<void>;

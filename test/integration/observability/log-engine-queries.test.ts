@@ -197,6 +197,58 @@ describe('batches', () => {
   });
 });
 
+describe('whole records (the after-path hands DuckDB the record; its rows are made when they flush)', () => {
+  const readBack = async (table: 'requests' | 'spans', workspaceId: string) =>
+    (await run({ sql: `SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${table === 'requests' ? 'id' : 'span_id'}`, params: [workspaceId] })).map((row) => readRow(table, row));
+  const withoutIds = (rows: Array<Record<string, unknown>>) => rows.map(({ id: _id, request_id: _request, log_id: _log, span_id: _span, trace_id: _trace, workspace_id: _workspace, parent_span_id: _parent, ...rest }) => rest);
+
+  it('stores the same requests and spans rows as the rows built one by one', async () => {
+    const shape = (id: string, workspace_id: string) =>
+      logRecord({
+        id,
+        workspace_id,
+        created_at: at(23, 10, 5),
+        metadata: { _user: 'alice', team: 'red' },
+        ttft_ms: 12.5,
+        body_truncated: true,
+        error: { type: 'upstream_error', code: 'http_502', message: 'bad gateway' },
+        outcome: 'error',
+        status: 502,
+        spans: [
+          { span_id: `${id}-auth`, parent_span_id: `${id}-root`, name: 'auth', kind: 'stage', start_time: at(23, 10, 4), end_time: at(23, 10, 5), duration_ms: 0.5, status: 'ok', attributes: { 'gw.cached': true } },
+          { span_id: `${id}-attempt`, parent_span_id: `${id}-root`, name: 'attempt', kind: 'attempt', start_time: at(23, 10, 4), status: 'error', attributes: { 'gw.retry': 0 }, error: { code: 'http_502', message: 'bad gateway' } },
+        ],
+      });
+    engines.sink.append('requests', [requestRow(shape('as-rows', 'ws-rows'))]);
+    engines.sink.append('spans', spanRows(shape('as-rows', 'ws-rows')));
+    engines.sink.appendRecord!(shape('as-record', 'ws-record'));
+    await engines.sink.flush();
+    const [rows, records] = [await readBack('requests', 'ws-rows'), await readBack('requests', 'ws-record')];
+    expect(records).toHaveLength(1);
+    expect(withoutIds(records)).toEqual(withoutIds(rows));
+    expect(records[0]).toMatchObject({ id: 'as-record', metadata: { _user: 'alice', team: 'red' }, created_at: at(23, 10, 5), day: '2026-11-23', ttft_ms: 12.5 });
+    const [spanRowsBack, spansOfRecord] = [await readBack('spans', 'ws-rows'), await readBack('spans', 'ws-record')];
+    expect(spansOfRecord.map((row) => [row.span_id, row.log_id])).toEqual([
+      ['as-record-attempt', 'as-record'],
+      ['as-record-auth', 'as-record'],
+    ]);
+    expect(withoutIds(spansOfRecord)).toEqual(withoutIds(spanRowsBack));
+  });
+
+  it('keeps a record whose time cannot be read, and its neighbours, every column in its place', async () => {
+    engines.sink.appendRecord!(logRecord({ id: 'rec-before', created_at: at(24, 10, 0), workspace_id: 'ws-rec-odd' }));
+    engines.sink.appendRecord!({ ...logRecord({ id: 'rec-odd', created_at: at(24, 10, 1), workspace_id: 'ws-rec-odd' }), created_at: 'not a time', latency_ms: 7 });
+    engines.sink.appendRecord!(logRecord({ id: 'rec-after', created_at: at(24, 10, 2), workspace_id: 'ws-rec-odd', latency_ms: 9 }));
+    await engines.sink.flush();
+    const rows = await readBack('requests', 'ws-rec-odd');
+    expect(rows.map((row) => [row.id, row.created_at, row.latency_ms])).toEqual([
+      ['rec-after', at(24, 10, 2), 9],
+      ['rec-before', at(24, 10, 0), 100],
+      ['rec-odd', null, 7],
+    ]);
+  });
+});
+
 describe('values the columns do not expect', () => {
   it('coerces them instead of breaking the batch: the odd row and its neighbours are all kept', async () => {
     const odd = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duckDbType, glueColumns, REQUEST_COLUMNS, requestRow, spanRows, SPAN_COLUMNS } from '../../../shared/observability/engine/columns.js';
+import { duckDbType, glueColumns, REQUEST_COLUMNS, REQUEST_VALUES, requestRow, spanRows, SPAN_COLUMNS, SPAN_VALUES } from '../../../shared/observability/engine/columns.js';
 import { createTableSql } from '../../../shared/observability/engine/duckdb/schema.js';
 import { readRow, recordFromRow } from '../../../shared/observability/engine/rows.js';
 import { logRecord } from '../../integration/observability/log-engine-support.js';
@@ -18,6 +18,11 @@ describe('the column list', () => {
     expect(new Set(glueColumns('spans').columns.map((column) => column.type))).toEqual(new Set(['string', 'timestamp', 'double']));
     expect(duckDbType('map<string,string>')).toBe('MAP(VARCHAR, VARCHAR)');
     expect(createTableSql('requests')).toContain('created_at TIMESTAMP, organisation_id VARCHAR');
+  });
+
+  it('reads every column, and nothing else, from a record (the row objects and the DuckDB sink share these readers)', () => {
+    expect(Object.keys(REQUEST_VALUES).sort()).toEqual(REQUEST_COLUMNS.map((column) => column.name).sort());
+    expect(Object.keys(SPAN_VALUES).sort()).toEqual(SPAN_COLUMNS.map((column) => column.name).sort());
   });
 });
 

@@ -112,3 +112,29 @@ describe('redact: the one redaction function', () => {
     expect(knownRequestCredentials({})).toBeUndefined();
   });
 });
+
+describe('redact copies on write (issue #34)', () => {
+  it('shares what has nothing to redact, copies only the branches it changes, and never changes its input', () => {
+    const clean = { role: 'user', content: 'hello', usage: { prompt_tokens: 3 } };
+    const input = { model: 'gpt-4o', messages: [clean, { role: 'user', content: 'key gwk_AbCdEfGhIjKlMnOp please' }], extra: { api_key: 'k', keep: [1, 2] } };
+    const frozen = JSON.stringify(input);
+    const redacted = redact(input);
+    expect(redacted).toEqual({ model: 'gpt-4o', messages: [clean, { role: 'user', content: `key ${REDACTED} please` }], extra: { api_key: REDACTED, keep: [1, 2] } });
+    expect(JSON.stringify(input)).toBe(frozen);
+    expect(redacted).not.toBe(input);
+    expect(redacted.messages).not.toBe(input.messages);
+    expect(redacted.messages[0]).toBe(clean);
+    expect(redacted.extra.keep).toBe(input.extra.keep);
+    const untouched = { model: 'gpt-4o', messages: [clean], usage: { total_tokens: 7 } };
+    expect(redact(untouched)).toBe(untouched);
+  });
+
+  it('still turns class instances and bytes into plain values, as before', () => {
+    class Thing {
+      name = 'x';
+    }
+    const redacted = redact({ thing: new Thing(), bytes: Buffer.from('sk-proj-abcdefghijklmnopqrstuvwx') });
+    expect(Object.getPrototypeOf(redacted.thing)).toBe(Object.prototype);
+    expect(redacted).toEqual({ thing: { name: 'x' }, bytes: REDACTED });
+  });
+});

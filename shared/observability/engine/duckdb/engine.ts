@@ -139,6 +139,7 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
     engine,
     sink: {
       append: (table, rows) => sink.append(table, rows),
+      appendRecord: (record) => sink.appendRecord(record),
       // A drain (local shutdown, tests) also waits for exports in flight, so none is cut half written.
       flush: async () => {
         await sink.flush();
