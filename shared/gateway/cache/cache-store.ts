@@ -2,7 +2,6 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../settings.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { CACHE_TABLE, tableName } from '../../store/table-definitions.js';
-import { quantise } from './vector-index/quantise.js';
 
 /** DynamoDB's item limit is 400 KB; entries above this are skipped (and logged), never a failure. */
 export const MAX_ENTRY_BYTES = 350 * 1024;
@@ -56,7 +55,8 @@ export class ResponseCacheStore {
   async put(workspaceId: string, key: string, body: string, maxAgeSeconds: number, embedding?: Float32Array): Promise<boolean> {
     if (Buffer.byteLength(body) > MAX_ENTRY_BYTES) return false;
     const expiresAt = this.expiryFor(maxAgeSeconds);
-    const vector = embedding ? quantise(embedding) : undefined;
+    // Only semantic entries carry a vector: the quantiser is loaded by the first one (out of the cold start).
+    const vector = embedding ? (await import('./vector-index/quantise.js')).quantise(embedding) : undefined;
     await this.client.send(
       new PutCommand({
         TableName: this.table,

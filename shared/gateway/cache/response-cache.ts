@@ -7,7 +7,6 @@ import type { CacheStatus } from '../attempt-types.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
 import { ResponseCacheStore } from './cache-store.js';
 import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
-import { exactSimilarity, mayReach } from './vector-index/exact-check.js';
 import { vectorIndexLoadedOnFirstUse } from './vector-index/lazy-vector-index.js';
 import type { VectorIndex } from './vector-index/types.js';
 
@@ -75,6 +74,8 @@ export class ResponseCache {
       if (!embeddingTarget) return { status: 'MISS', store: writer() };
 
       const vector = await this.embedConversation(context, embeddingTarget, body);
+      // Semantic mode only: its exact check stays out of the gateway's cold start (test/infra/bundles.test.ts).
+      const { exactSimilarity, mayReach } = await import('./vector-index/exact-check.js');
       const semanticScope = scope();
       const [best] = await this.index.query(semanticScope, vector);
       const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
