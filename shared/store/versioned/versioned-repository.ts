@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { gsi1Children, queryPage } from '../paged-query.js';
 import { settings } from '../../settings.js';
 import { isConditionalCheckFailure, updateExpression } from '../conditional-writes.js';
 import { dynamoDocumentClient } from '../dynamo-client.js';
@@ -66,18 +67,10 @@ export class VersionedRepository<R extends VersionedEntity, V extends StoredVers
     return (result.Items ?? []).map((item) => withoutTableKeys<V>(item));
   }
 
+  /** One page of the workspace's documents. A cursor from another list (another workspace's) is a 400 `invalid_cursor`. */
   async list(workspaceId: string, limit: number, startKey?: Record<string, unknown>): Promise<{ items: R[]; lastKey?: Record<string, unknown> }> {
-    const result = await this.client.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': this.listPartition(workspaceId) },
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    return { items: (result.Items ?? []).map((item) => withoutTableKeys<R>(item)), lastKey: result.LastEvaluatedKey };
+    const page = await queryPage({ ...gsi1Children(this.table, this.listPartition(workspaceId)), limit, startKey });
+    return { items: page.items.map((item) => withoutTableKeys<R>(item)), lastKey: page.nextKey };
   }
 
   /** Deletes the latest item first (so the document is gone at once), then its versions; returns the versions deleted. */
