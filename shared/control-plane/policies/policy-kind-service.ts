@@ -35,9 +35,4 @@ export class PolicyKindService implements CrudService<PolicyRecord, CreatePolicy
   archive(at: ResourceScope, id: string): Promise<PolicyChange> {
     return this.policies.archive(at.principal, this.kind, id);
   }
-
-  /** Never called: the policy definitions have no delete operation (a policy is archived, and stays readable). */
-  delete(): Promise<PolicyRecord> {
-    return Promise.reject(new Error('policies are archived, never deleted'));
-  }
 }

@@ -35,7 +35,8 @@ export interface CrudService<Stored, Create, Update, Filter> {
   /** `query` is the request's query string, for reads that take options (e.g. `?version=` of a versioned resource). */
   get(at: ResourceScope, id: string, query: Readonly<Record<string, string>>): Promise<Stored>;
   update(at: ResourceScope, id: string, body: Update): Promise<Stored>;
-  delete(at: ResourceScope, id: string): Promise<Stored>;
+  /** Absent where the definition leaves `delete` out of its operations (a policy is archived, never deleted). */
+  delete?(at: ResourceScope, id: string): Promise<Stored>;
 }
 
 /** The schemas of the resource, exported from its schemas.ts (which names the components of docs/openapi.yaml). */

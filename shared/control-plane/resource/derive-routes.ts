@@ -136,7 +136,10 @@ export function registerResource<
       audited(call, onRecord(call, 'delete'), async () => {
         authorize('delete', call.principal, () => requireWrite(call.principal, scopes.delete, 'delete'));
         const at = await helpers.scopeOf(call);
-        const deleted = await service().delete(at, helpers.checkedId(call));
+        const remove = service().delete?.bind(service());
+        // A definition whose operations include delete must give its service one (resource-definitions.test.ts).
+        if (!remove) throw new Error(`the ${kind} service has no delete, yet its definition derives one`);
+        const deleted = await remove(at, helpers.checkedId(call));
         return {
           value: jsonResponse(200, { object: kind, id: deleted.id, deleted: true }),
           resource_id: deleted.id,

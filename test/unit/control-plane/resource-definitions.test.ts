@@ -13,6 +13,10 @@ import { registerResource } from '../../../shared/control-plane/resource/derive-
 import { workspaceResource } from '../../../shared/control-plane/workspaces/resource.js';
 import { userResource } from '../../../shared/control-plane/users/resource.js';
 import { virtualKeyResource } from '../../../shared/control-plane/virtual-keys/resource.js';
+import { configResource } from '../../../shared/control-plane/configs/resource.js';
+import { guardrailResource } from '../../../shared/control-plane/guardrails/resource.js';
+import { promptResource } from '../../../shared/control-plane/prompts/resource.js';
+import { operationsOf } from '../../../shared/control-plane/resource/define-resource.js';
 
 /** What a definition registers and what it documents, side by side (generic, so each definition keeps its types). */
 function routesAndDocs<Stored extends { id: string }, Create extends z.ZodType, Update extends z.ZodType, Filter, Service extends CrudService<Stored, z.infer<Create>, z.infer<Update>, Filter>>(
@@ -29,6 +33,9 @@ function routesAndDocs<Stored extends { id: string }, Create extends z.ZodType, 
     undocumented: definition.undocumented === true,
     path: definition.path,
     marked: isResourceDefinition(definition),
+    derivesDelete: operationsOf(definition).includes('delete'),
+    // The services are built lazily by the routes; building one reads no store.
+    serviceDeletes: typeof definition.service().delete === 'function',
   };
 }
 
@@ -43,7 +50,11 @@ const DEFINITIONS = [
   ['API keys', () => routesAndDocs(apiKeyResource)],
   ['workspaces', () => routesAndDocs(workspaceResource)],
   ['users', () => routesAndDocs(userResource)],
+  ['configs', () => routesAndDocs(configResource)],
+  ['guardrails', () => routesAndDocs(guardrailResource)],
 ] as const;
+// Prompts document their version, label and render routes in a hand-written openapi.ts beside the definition.
+const EVERY_DEFINITION = [...DEFINITIONS, ['prompts', () => routesAndDocs(promptResource)]] as const;
 
 describe('control-plane resource definitions', () => {
   it.each(DEFINITIONS)('%s documents exactly the routes it registers, with the scopes they check', (_name, derive) => {
@@ -51,6 +62,11 @@ describe('control-plane resource definitions', () => {
     // An undocumented resource's routes are listed from the router (x-gw-undocumented), not from its definition.
     expect(documented).toEqual(undocumented ? [] : registered);
     for (const scope of writeScopes) expect(definedScopes).toContain(scope);
+  });
+
+  it.each(EVERY_DEFINITION)('%s gives its service a delete wherever it derives a DELETE route', (_name, derive) => {
+    const { derivesDelete, serviceDeletes } = derive();
+    expect(serviceDeletes || !derivesDelete).toBe(true);
   });
 
   it('every definition is registered on the control plane’s one router', () => {
