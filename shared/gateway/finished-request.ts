@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context.js';
+import { recordHead, UNANSWERED_FIELDS } from '../observability/log-record.js';
 import type { FinishedRequest } from '../observability/request-record.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
 import { newSpanId } from '../observability/spans.js';
@@ -26,14 +27,7 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
   const answered = context.attempts.at(-1);
   const errored = outcome.status >= 400 || outcome.errorCode !== undefined;
   return {
-    id: context.requestId,
-    request_id: context.requestId,
-    trace_id: context.traceId,
-    span_id: context.rootSpanId ?? newSpanId(),
-    created_at: new Date().toISOString(),
-    organisation_id: context.principal.organisationId,
-    workspace_id: context.principal.workspaceId,
-    api_key_id: context.principal.keyId,
+    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), new Date().toISOString(), context.principal),
     virtual_key_id: virtualKeyOf(context),
     endpoint: context.endpoint,
     provider: answered?.provider ?? null,
@@ -84,28 +78,15 @@ export function rejectedRequestOf(
   } catch {
     // An invalid x-gw-metadata is what was refused: the record keeps none.
   }
-  const id = randomUUID();
   return {
-    id,
-    request_id: id,
-    trace_id: known.traceId,
-    span_id: known.rootSpanId ?? newSpanId(),
-    created_at: new Date().toISOString(),
-    organisation_id: known.principal.organisationId,
-    workspace_id: known.principal.workspaceId,
-    api_key_id: known.principal.keyId,
+    ...recordHead(randomUUID(), known.traceId, known.rootSpanId ?? newSpanId(), new Date().toISOString(), known.principal),
     virtual_key_id: null,
     endpoint: known.endpoint,
     provider: null,
     model: null,
     status: error.status,
     latency_ms: latencyMs,
-    ttft_ms: null,
-    usage: null,
-    cost: null,
-    cache_status: null,
-    retry_count: 0,
-    last_used_option: null,
+    ...UNANSWERED_FIELDS,
     metadata,
     error: { type: error.type, code: error.code, message: error.message },
     error_code: error.code,

@@ -8,6 +8,7 @@ import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
 import { writeRequestLog, type RequestLogRecord } from '../observability/request-log.js';
+import { recordHead, UNANSWERED_FIELDS } from '../observability/log-record.js';
 import { settings } from '../settings.js';
 import { secretStore } from '../store/secrets/secret-store-factory.js';
 import { readUpstreamBody, type UpstreamResponse } from '../gateway/upstream-client.js';
@@ -189,29 +190,16 @@ function logToolCalls(request: object, principal: Principal, server: McpServerRe
   if (spans.count === 0 && !facts.refusal) return;
   const failedSpan = spans.spans.find((span) => span.status === 'error');
   const refusal = facts.refusal;
-  const requestId = randomUUID();
   const failed = facts.status >= 400 || failedSpan !== undefined;
   const record: RequestLogRecord = {
-    id: requestId,
-    request_id: requestId,
-    trace_id: facts.traceId,
-    span_id: spans.rootSpanId,
-    created_at: new Date(facts.startedAt).toISOString(),
-    organisation_id: principal.organisationId,
-    workspace_id: principal.workspaceId,
-    api_key_id: principal.keyId,
+    ...recordHead(randomUUID(), facts.traceId, spans.rootSpanId, new Date(facts.startedAt).toISOString(), principal),
     virtual_key_id: null,
     endpoint: 'mcp',
     provider: 'mcp',
     model: spans.toolNames() || null,
     status: facts.status,
     latency_ms: Date.now() - facts.startedAt,
-    ttft_ms: null,
-    usage: null,
-    cost: null,
-    cache_status: null,
-    retry_count: 0,
-    last_used_option: null,
+    ...UNANSWERED_FIELDS,
     metadata: { mcp_server_id: server.id, mcp_server_slug: server.slug },
     error: refusal
       ? { type: refusal.type, code: refusal.code, message: refusal.message }

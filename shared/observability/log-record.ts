@@ -47,3 +47,27 @@ export interface RequestLogRecord {
   request_id: string;
   error_code?: string;
 }
+
+/** Who made a request, as a record names it (an authenticated principal). */
+export interface RecordCaller {
+  organisationId: string;
+  workspaceId: string;
+  keyId: string;
+}
+
+/** The head every request record starts with: its id (also its request id), trace, span, time and caller. */
+export function recordHead(id: string, traceId: string, spanId: string, createdAt: string, caller: RecordCaller) {
+  return {
+    id,
+    request_id: id,
+    trace_id: traceId,
+    span_id: spanId,
+    created_at: createdAt,
+    organisation_id: caller.organisationId,
+    workspace_id: caller.workspaceId,
+    api_key_id: caller.keyId,
+  };
+}
+
+/** What a record says of a request no provider answered or priced: a refusal, an MCP call. */
+export const UNANSWERED_FIELDS = { ttft_ms: null, usage: null, cost: null, cache_status: null, retry_count: 0, last_used_option: null } as const;
