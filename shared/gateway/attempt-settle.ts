@@ -3,6 +3,7 @@ import { runInBackground } from '../observability/background.js';
 import type { RequestOutcome } from './finished-request.js';
 import type { GatewayContext } from './context.js';
 import type { Admission } from './enforcement/admission.js';
+import { isStreamBody, type ResponseBody } from '../http/types.js';
 import type { UsageReport } from './attempt-types.js';
 import { releaseAdmission, settleUsage } from './enforcement/settlement.js';
 import { gatewayHeaders } from './response-headers.js';
@@ -42,8 +43,8 @@ export function settleFailedRequest(context: GatewayContext, thrown: unknown, ad
  * real usage, so the next request of the same key sees exact counters; a stream settles after its last byte,
  * on the after-path. Settling twice is harmless: an admission settles once (settlement.ts).
  */
-export async function settleBeforeAnswering(context: GatewayContext, admission: Admission | undefined, report: UsageReport | undefined): Promise<void> {
-  if (!admission || !report) return;
+export async function settleBeforeAnswering(context: GatewayContext, admission: Admission | undefined, report: UsageReport | undefined, body: ResponseBody): Promise<void> {
+  if (!admission || !report || isStreamBody(body)) return;
   const answered = context.attempts.at(-1);
   await settleUsage(admission, { usage: usageOf(report), cacheHit: report.cacheHit === true, provider: answered?.provider, model: answered?.model }, context.log);
 }

@@ -3,7 +3,7 @@ import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
 import { isEventStream } from '../http/media-type.js';
-import type { NeutralRequest, NeutralResponse, ResponseBody } from '../http/types.js';
+import { isStreamBody, type NeutralRequest, type NeutralResponse, type ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { requestLogger } from '../observability/logger.js';
 import { noteGatewayAuthenticationFailure } from '../audit/gateway-authentication-failures.js';
@@ -140,7 +140,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     };
     if (isEventStream(value.contentType)) headers['cache-control'] = 'no-cache';
     const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
-    if (!isEventStream(value.contentType)) await settleBeforeAnswering(context, admission, settled);
+    await settleBeforeAnswering(context, admission, settled, answer);
     return { status: 200, headers, body: answer };
   } catch (thrown) {
     // Every way out gives back what admission took and leaves a log record, a bug (a 500) included.
@@ -165,7 +165,7 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
       ...known,
       ...extra,
     });
-    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+    if (!isStreamBody(body)) {
       recordOutcome(context, outcomeOf({ responseBody: body }), admission);
       return body;
     }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../http/errors.js';
-import type { NeutralResponse, ResponseBody } from '../../http/types.js';
+import { isStreamBody, type NeutralResponse, type ResponseBody } from '../../http/types.js';
 import { backgroundCapacity } from '../../observability/background.js';
 import type { UsageReport } from '../attempt-types.js';
 import { admitRequest, type Admission } from '../enforcement/admission.js';
@@ -42,7 +42,7 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
     };
     const body = deliverAndRecord(value.body, value.contentType, lastUsedOption);
     // As for chat: a read answer leaves once its usage is charged; streamed audio settles after its last byte.
-    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) await settleBeforeAnswering(context, admission, settled);
+    await settleBeforeAnswering(context, admission, settled, body);
     return { status: 200, headers, body };
   } catch (thrown) {
     const failed = settleFailedRequest(context, thrown, admission);
@@ -60,7 +60,7 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
       cacheStatus: 'DISABLED',
       lastUsedOption,
     });
-    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+    if (!isStreamBody(body)) {
       recordOutcome(context, { ...outcome(), responseBody: textual ? body : undefined }, admission);
       return body;
     }
