@@ -1,20 +1,13 @@
 import { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { SPEECH_CHUNKS, startMediaMock, type MediaMock } from './media-mock.js';
-import { BINARY_FILE, multipartBody, readForm, sdkClient } from './passthrough-support.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { SPEECH_CHUNKS, type MediaMock } from './media-mock.js';
+import { BINARY_FILE, multipartBody, readForm, sdkClient, useGatewayWithMedia } from './passthrough-support.js';
 
 let gateway: TestGateway;
 let media: MediaMock;
 
-beforeAll(async () => {
-  media = await startMediaMock();
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await media?.close();
-});
+useGatewayWithMedia((started) => ({ gateway, media } = started));
 
 const client = () => sdkClient(gateway, media.url);
 

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
 import { createGuardrail } from '../guardrails/guardrails-support.js';
-import { startMediaMock, type MediaMock } from './media-mock.js';
-import { BINARY_FILE, multipartBody } from './passthrough-support.js';
+import type { MediaMock } from './media-mock.js';
+import { BINARY_FILE, multipartBody, useGatewayWithMedia } from './passthrough-support.js';
 
 let gateway: TestGateway;
 let media: MediaMock;
 
-beforeAll(async () => {
-  media = await startMediaMock();
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await media?.close();
-});
+useGatewayWithMedia((started) => ({ gateway, media } = started));
 
 /** A one-target config to the media mock with the given input guardrails. */
 const guarded = (ids: string[]) => ({ 'x-gw-config': JSON.stringify({ provider: 'openai', api_key: 'sk-provider-token', custom_host: media.url, input_guardrails: ids }) });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CounterRepository } from '../../../shared/store/counter-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { createPolicy, creditCounter } from '../enforcement/enforcement-support.js';
-import { startMediaMock, type MediaMock } from './media-mock.js';
+import type { MediaMock } from './media-mock.js';
+import { useGatewayWithMedia } from './passthrough-support.js';
 
 // A pass-through read answer is charged before it leaves, as a chat answer is: the next request of the same
 // key sees exact counters (the media mock's image answer reports 30 total tokens). The gateway runs in this
@@ -10,14 +11,7 @@ import { startMediaMock, type MediaMock } from './media-mock.js';
 let gateway: TestGateway;
 let media: MediaMock;
 
-beforeAll(async () => {
-  media = await startMediaMock();
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await media?.close();
-});
+useGatewayWithMedia((started) => ({ gateway, media } = started));
 
 describe('pass-through usage settlement', () => {
   it('charges a buffered answer’s tokens to the usage limit before the answer leaves', async () => {

@@ -1,6 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
-import type { TestGateway } from '../../support/gateway.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startMediaMock, type MediaMock } from './media-mock.js';
+
+/** A gw and the media mock for the file's tests, started before them and stopped after (like useGatewayWithUpstream). */
+export function useGatewayWithMedia(onStart: (started: { gateway: TestGateway; media: MediaMock }) => void): void {
+  let started: { gateway?: TestGateway; media?: MediaMock } = {};
+  beforeAll(async () => {
+    started.media = await startMediaMock();
+    started.gateway = await startTestGateway();
+    onStart(started as { gateway: TestGateway; media: MediaMock });
+  });
+  afterAll(async () => {
+    await started.gateway?.close();
+    await started.media?.close();
+    started = {};
+  });
+}
 
 /** Bytes 0..255 twice: a "file" any text decoding or re-encoding on the way would visibly change. */
 export const BINARY_FILE = Buffer.from([...Array.from({ length: 256 }, (_, i) => i), ...Array.from({ length: 256 }, (_, i) => 255 - i)]);
