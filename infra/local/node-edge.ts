@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { writeBody } from '../../functions/lib/write-body.js';
 import type { NeutralRequest, NeutralResponse } from '../../shared/http/types.js';
 import { runAsFunction, type RecordedFunction } from '../../shared/store/recording/aws-operation-recorder.js';
+import { merged } from '../../shared/merged.js';
 
 type Core = (request: NeutralRequest) => Promise<NeutralResponse>;
 
@@ -77,10 +78,14 @@ export function toNeutralRequest(request: IncomingMessage, body: Buffer, signal:
 function headersFor(answer: NeutralResponse, method: string): OutgoingHttpHeaders {
   const { body, status } = answer;
   if (method === 'HEAD' || status === 204 || status === 304 || answer.headers['content-length'] !== undefined) return answer.headers;
-  if (typeof body === 'string') return { ...answer.headers, 'content-length': Buffer.byteLength(body) };
-  if (body instanceof Uint8Array) return { ...answer.headers, 'content-length': body.byteLength };
-  if (body === undefined) return { ...answer.headers, 'content-length': 0 };
+  if (typeof body === 'string') return withContentLength(answer.headers, Buffer.byteLength(body));
+  if (body instanceof Uint8Array) return withContentLength(answer.headers, body.byteLength);
+  if (body === undefined) return withContentLength(answer.headers, 0);
   return answer.headers;
+}
+
+function withContentLength(headers: OutgoingHttpHeaders, length: number): OutgoingHttpHeaders {
+  return merged(headers, { 'content-length': length });
 }
 
 /** Reads the body, keeping at most `limit` bytes (the rest is read and dropped, so the connection stays usable). */

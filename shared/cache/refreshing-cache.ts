@@ -1,5 +1,6 @@
 import { logger } from '../observability/logger.js';
 import { settings } from '../settings.js';
+import { merged } from '../merged.js';
 
 /**
  * A bounded in-memory cache for hot-path reads that serves a value past its TTL while one background refresh
@@ -90,7 +91,7 @@ export class RefreshingCache<K, V> {
   /** Replaces a cached value in place (its lifetime unchanged), e.g. with what this process just wrote. */
   update(key: K, change: (value: V) => V): void {
     const entry = this.entries.get(key);
-    if (entry) this.entries.set(key, { ...entry, value: change(entry.value) });
+    if (entry) this.entries.set(key, merged(entry, { value: change(entry.value) }));
   }
 
   /**

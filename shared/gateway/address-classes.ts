@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { merged } from '../merged.js';
 
 /**
  * Address classes for the custom-host rules, from the IANA IPv4 and IPv6 special-purpose registries as
@@ -104,6 +105,6 @@ function classifyIPv6(address: ipaddr.IPv6): Classified {
       break;
   }
   // The deprecated IPv4-compatible form ::a.b.c.d (::/96 beyond :: and ::1) still reaches a.b.c.d on some stacks.
-  if (range === 'unicast' && parts.slice(0, 6).every((part) => part === 0)) return { ...via(v4(parts[6], parts[7])), range: `ipv4Compatible(${v4(parts[6], parts[7]).range})` };
+  if (range === 'unicast' && parts.slice(0, 6).every((part) => part === 0)) return merged(via(v4(parts[6], parts[7])), { range: `ipv4Compatible(${v4(parts[6], parts[7]).range})` });
   return { kind: IPV6_CLASSES[range] ?? 'reserved', range };
 }

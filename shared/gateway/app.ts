@@ -16,6 +16,7 @@ import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
 import { adoptGatewayKeyFromClientKeyHeaders } from './gateway-key-slot.js';
 import { randomUUID } from 'node:crypto';
+import { merged } from '../merged.js';
 
 export type GatewayApp = (request: NeutralRequest) => Promise<NeutralResponse>;
 
@@ -70,7 +71,7 @@ export function createGatewayApp(
         logger.error('unhandled error in gateway', { trace_id: traceId, error: thrown as Error });
       }
       if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
-      return errorResponse(error, { ...gatewayHeaders({ traceId }), ...error.headers });
+      return errorResponse(error, merged(gatewayHeaders({ traceId }), error.headers));
     }
   };
 }

@@ -19,6 +19,7 @@ import { remoteImageFetcher } from './remote-media.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { canonicalEndpoint } from '../dialects/registry.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
+import { merged } from '../merged.js';
 
 let responseCache: ResponseCache | undefined;
 
@@ -37,7 +38,7 @@ export async function attemptLeaf(
   return recordAttempt(context, { leafPath, retry, virtualKey: leaf.virtualKey }, async (record) => {
     const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, canonicalEndpoint(context.endpoint), context.request, context.principal.workspaceId);
     record.provider = adapter.slug;
-    const requested = { ...context.body, ...leaf.overrideParams };
+    const requested = merged(context.body, leaf.overrideParams);
     const body = applyMetadataUser(requested, context.options.metadata);
     if (typeof body.model !== 'string' || body.model.trim() === '') {
       throw badRequest('missing_model', '`model` is required (a string) unless a config target supplies it through override_params', 'model');
@@ -91,11 +92,11 @@ export async function attemptLeaf(
         onUsage: (usage) => (report.usage = usage),
         onEnd: ({ ok, errorCode }) => {
           if (ok && assembler) cache.store?.(assembler.result());
-          onUsage({ ...report, streamErrorCode: ok ? undefined : errorCode });
+          onUsage(merged(report, { streamErrorCode: ok ? undefined : errorCode }));
         },
       });
       record.status = 200;
-      return { ...success, contentType: 'text/event-stream; charset=utf-8', body: relayed };
+      return merged(success, { contentType: 'text/event-stream; charset=utf-8', body: relayed });
     }
 
     // A 2xx is accepted only once its body arrived whole, decoded and parsed as the provider's format (see
@@ -107,13 +108,13 @@ export async function attemptLeaf(
       record.status = 200;
       onUsage({ usage: parsed.usage as Record<string, unknown> | undefined });
       cache.store?.(parsed);
-      return { ...success, contentType: 'application/json', body: raw };
+      return merged(success, { contentType: 'application/json', body: raw });
     }
     const translated = translateProviderBody(() => adapter.toOpenAIResponse!(input, parsed, upstream.headers));
     record.status = 200;
     cache.store?.(translated);
     onUsage({ usage: translated.usage as Record<string, unknown> | undefined });
-    return { ...success, contentType: 'application/json', body: JSON.stringify(translated) };
+    return merged(success, { contentType: 'application/json', body: JSON.stringify(translated) });
   });
 }
 

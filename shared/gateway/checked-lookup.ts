@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { addressRefusal, type HostRules } from './custom-host.js';
+import { merged } from '../merged.js';
 
 /** A connect refused because the name resolved to an address the custom-host rules forbid. */
 export class RefusedAddressError extends Error {}
@@ -13,7 +14,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  */
 export function checkedLookup(rules: () => HostRules, describe: (hostname: string, refusal: string) => string = (_hostname, refusal) => refusal) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    dnsLookup(hostname, merged(options, { all: true as const }), (error, addresses) => {
       if (error) return callback(error, '', 0);
       const list = addresses as unknown as LookupAddress[];
       const current = rules();

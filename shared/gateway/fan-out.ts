@@ -1,5 +1,6 @@
 import type { UpstreamCall } from '../providers/types.js';
 import { readUpstreamBody, sendUpstream, type UpstreamCallOptions, type UpstreamResponse } from './upstream-client.js';
+import { merged } from '../merged.js';
 
 /** Each part of a fanned-out answer is one provider answer (a Titan embedding): far below this. */
 const MAX_PART_BYTES = 16 * 1024 * 1024;
@@ -36,7 +37,7 @@ export async function sendFannedOut(call: UpstreamCall, options: UpstreamCallOpt
       inFlight.set(index, controller);
       try {
         const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-        const response = await sendUpstream(calls[index], { ...options, signal });
+        const response = await sendUpstream(calls[index], merged(options, { signal }));
         if (stopped()) {
           drop(response.body);
           return;

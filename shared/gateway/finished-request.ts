@@ -26,8 +26,8 @@ export interface RequestOutcome {
 export function finishedRequestOf(context: GatewayContext, outcome: RequestOutcome, latencyMs: number, cost: number | null | undefined): FinishedRequest {
   const answered = context.attempts.at(-1);
   const errored = outcome.status >= 400 || outcome.errorCode !== undefined;
+  // The head goes last: on Node 20 every property written after a spread costs ~1 µs (eslint.config.js).
   return {
-    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), new Date().toISOString(), context.principal),
     virtual_key_id: virtualKeyOf(context),
     endpoint: context.endpoint,
     provider: answered?.provider ?? null,
@@ -52,6 +52,7 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
     responseBody: outcome.responseBody,
     responseTruncated: outcome.responseTruncated,
     credentials: knownRequestCredentials(context.request),
+    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), new Date().toISOString(), context.principal),
   };
 }
 
@@ -79,14 +80,12 @@ export function rejectedRequestOf(
     // An invalid x-gw-metadata is what was refused: the record keeps none.
   }
   return {
-    ...recordHead(randomUUID(), known.traceId, known.rootSpanId ?? newSpanId(), new Date().toISOString(), known.principal),
     virtual_key_id: null,
     endpoint: known.endpoint,
     provider: null,
     model: null,
     status: error.status,
     latency_ms: latencyMs,
-    ...UNANSWERED_FIELDS,
     metadata,
     error: { type: error.type, code: error.code, message: error.message },
     error_code: error.code,
@@ -95,5 +94,7 @@ export function rejectedRequestOf(
     attempts: [],
     spans: known.spans ?? [],
     credentials: knownRequestCredentials(known.request),
+    ...UNANSWERED_FIELDS,
+    ...recordHead(randomUUID(), known.traceId, known.rootSpanId ?? newSpanId(), new Date().toISOString(), known.principal),
   };
 }

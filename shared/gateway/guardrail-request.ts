@@ -4,6 +4,7 @@ import type { Guardrail } from '../guardrails/schemas.js';
 import type { GatewayError } from '../http/errors.js';
 import type { RouteNode } from './config/target-tree.js';
 import { applyMetadataUser } from './request-body.js';
+import { merged } from '../merged.js';
 
 type Leaf = Extract<RouteNode, { kind: 'leaf' }>;
 
@@ -21,17 +22,17 @@ export interface SentRequest {
 
 export function sentRequest(clientBody: RequestBody, overrideParams: Record<string, unknown>, metadata: Record<string, string>): SentRequest {
   const overridden = Object.keys(overrideParams).length > 0;
-  const merged = overridden ? { ...clientBody, ...overrideParams } : clientBody;
-  return { merged, judged: applyMetadataUser(merged, metadata), overridden };
+  const withOverrides = overridden ? merged(clientBody, overrideParams) : clientBody;
+  return { merged: withOverrides, judged: applyMetadataUser(withOverrides, metadata), overridden };
 }
 
 /** Runs guardrails on the judged request; the body it gives back is the merged one (transformed, if it was). */
 export function judgeSentRequest(guardrails: readonly Guardrail[], endpoint: string, sent: SentRequest, observe: Parameters<typeof runGuardrails>[3]): GuardrailRun {
   const run = runGuardrails(guardrails, endpoint, sent.judged, observe);
   if (sent.judged === sent.merged) return run;
-  if (run.body === sent.judged) return { ...run, body: sent.merged };
+  if (run.body === sent.judged) return merged(run, { body: sent.merged });
   const { user: _addedAgainOnTheWayOut, ...body } = run.body;
-  return { ...run, body };
+  return merged(run, { body });
 }
 
 /**
@@ -53,5 +54,5 @@ export function configViolation(
   const topKey = violation.param?.split(/[.[]/)[0];
   const fromOverride = topKey !== undefined && Object.hasOwn(leaf.settings.overrideParams, topKey);
   const param = fromOverride ? `${leaf.path}.override_params.${violation.param}` : violation.param;
-  return guardrailViolationError(denied.guardrail, { ...violation, param, message: `${violation.message} (in the override_params of ${leaf.path})` });
+  return guardrailViolationError(denied.guardrail, merged(violation, { param, message: `${violation.message} (in the override_params of ${leaf.path})` }));
 }

@@ -4,6 +4,7 @@ import { GUARDRAIL_REFERENCE } from '../guardrails/reference.js';
 import type { Guardrail } from '../guardrails/schemas.js';
 import { settings } from '../settings.js';
 import { GuardrailRepository } from '../store/guardrail-repository.js';
+import { merged } from '../merged.js';
 
 const latestTtlMs = () => settings().GW_CONFIG_CACHE_TTL_MS;
 // A pinned version never changes, so it can stay longer.
@@ -81,7 +82,7 @@ async function toGuardrail(stored: unknown): Promise<Guardrail | undefined> {
   const { guardrailDefinitionSchema } = await guardrailSchemas();
   const definition = guardrailDefinitionSchema.safeParse({ type: record.type, config: record.config });
   if (!definition.success || typeof record.id !== 'string' || typeof record.version !== 'number') return undefined;
-  return { ...definition.data, id: record.id, name: typeof record.name === 'string' ? record.name : record.id, version: record.version };
+  return merged(definition.data, { id: record.id, name: typeof record.name === 'string' ? record.name : record.id, version: record.version });
 }
 
 let shared: GuardrailResolver | undefined;

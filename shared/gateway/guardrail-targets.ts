@@ -2,6 +2,7 @@ import type { GuardrailRun } from '../guardrails/run.js';
 import type { RequestBody } from '../guardrails/request-shapes.js';
 import type { RouteNode } from './config/target-tree.js';
 import { matchesQuery } from './routing/conditions.js';
+import { merged } from '../merged.js';
 
 /** The guardrail run of one leaf: `key` names its guardrail list (leaves with the same list share a run). */
 export interface LeafRun {
@@ -47,19 +48,19 @@ export function pruneDeniedTargets(tree: RouteNode, runs: ReadonlyMap<string, Le
     }
     if (node.strategy.mode === 'single') {
       const first = prune(node.children[0]);
-      return first.node ? { node: { ...node, children: [first.node] } } : first;
+      return first.node ? { node: merged(node, { children: [first.node] }) } : first;
     }
     if (node.strategy.mode === 'conditional') return pruneConditional(node);
     const results = node.children.map(prune);
     const children = results.flatMap((result) => (result.node ? [result.node] : []));
     const usable = node.strategy.mode === 'loadbalance' ? children.some((child) => child.weight > 0) : children.length > 0;
     if (!usable) return { denied: results.find((result) => result.denied)?.denied };
-    return { node: { ...node, children } };
+    return { node: merged(node, { children }) };
   }
 
   function pruneConditional(node: Extract<RouteNode, { kind: 'strategy' }>): { node?: RouteNode; denied?: Denial } {
     const results = node.children.map(prune);
-    if (results.every((result) => result.node)) return { node: { ...node, children: results.map((result) => result.node!) } };
+    if (results.every((result) => result.node)) return { node: merged(node, { children: results.map((result) => result.node!) }) };
     const input = { metadata, params: clientBody };
     const chosenName = node.strategy.conditions?.find((condition) => matchesQuery(condition.query, input))?.then ?? node.strategy.default;
     // No match and no default: routing answers AB0112 without calling anything, as it would have.
@@ -83,10 +84,10 @@ export function pruneDeniedTargets(tree: RouteNode, runs: ReadonlyMap<string, Le
  * wins over the override it transformed.
  */
 function withLeafBodies(node: RouteNode, runs: ReadonlyMap<string, LeafRun>, clientBody: RequestBody): RouteNode {
-  if (node.kind === 'strategy') return { ...node, children: node.children.map((child) => withLeafBodies(child, runs, clientBody)) };
+  if (node.kind === 'strategy') return merged(node, { children: node.children.map((child) => withLeafBodies(child, runs, clientBody)) });
   const body = runs.get(node.path)!.run.body;
   if (body === clientBody) return node;
   const changed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (clientBody[key] !== value) changed[key] = value;
-  return { ...node, settings: { ...node.settings, overrideParams: { ...node.settings.overrideParams, ...changed } } };
+  return merged(node, { settings: merged(node.settings, { overrideParams: merged(node.settings.overrideParams, changed) }) });
 }

@@ -34,6 +34,7 @@ import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
 import { type RetryClock, systemClock } from './routing/retry.js';
 import { routeAttempts } from './attempt-routing.js';
+import { merged } from '../merged.js';
 
 export interface InferenceDependencies {
   authenticator: ApiKeyAuthenticator;
@@ -127,17 +128,17 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
     const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptLeaf(context, leafPath, leafSettings, retry, (report) => settle(report)));
     // An inbound dialect's answer: canonical → dialect (event by event for streams), a stored Response kept.
     if (context.dialect) Object.assign(value, await (await dialectEdge()).dialectAnswer(context, context.dialect, value));
-    const headers: Record<string, string> = {
-      ...value.headers,
-      ...gatewayHeaders({
+    const headers: Record<string, string> = merged(
+      value.headers,
+      gatewayHeaders({
         traceId: context.traceId,
         provider: value.provider,
         attempts: context.attempts,
         cacheStatus: value.cacheStatus,
         lastUsedOptionIndex: context.configured ? leaf.path : undefined,
       }),
-      'content-type': value.contentType,
-    };
+      { 'content-type': value.contentType },
+    );
     if (isEventStream(value.contentType)) headers['cache-control'] = 'no-cache';
     const answer = deliverAndRecord(value.body, { cacheStatus: value.cacheStatus, lastUsedOption: context.configured ? leaf.path : undefined });
     await settleBeforeAnswering(context, admission, settled, answer);
@@ -156,15 +157,18 @@ export async function forwardInference(context: GatewayContext, clock: RetryCloc
   }
 
   function deliverAndRecord(body: ResponseBody, known: Pick<Outcome, 'cacheStatus' | 'lastUsedOption'>): ResponseBody {
-    const outcomeOf = (extra: Partial<Outcome>): Outcome => ({
-      status: 200,
-      errorCode: settled?.streamErrorCode ?? (settled ? undefined : 'client_closed'),
-      usage: settled?.usage,
-      usageSource: settled?.usageSource,
-      cacheHit: settled?.cacheHit === true,
-      ...known,
-      ...extra,
-    });
+    const outcomeOf = (extra: Partial<Outcome>): Outcome =>
+      merged(
+        {
+          status: 200,
+          errorCode: settled?.streamErrorCode ?? (settled ? undefined : 'client_closed'),
+          usage: settled?.usage,
+          usageSource: settled?.usageSource,
+          cacheHit: settled?.cacheHit === true,
+        },
+        known,
+        extra,
+      ) as Outcome;
     if (!isStreamBody(body)) {
       recordOutcome(context, outcomeOf({ responseBody: body }), admission);
       return body;
@@ -216,7 +220,7 @@ export function recordOutcome(context: GatewayContext, outcome: Outcome, admissi
       latency_ms: latencyMs,
       attempts: context.attempts.length,
     });
-    await recordFinishedRequest(finishedRequestOf(context, { ...outcome, usage }, latencyMs, cost));
+    await recordFinishedRequest(finishedRequestOf(context, merged(outcome, { usage }), latencyMs, cost));
   });
 }
 

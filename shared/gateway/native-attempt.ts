@@ -11,6 +11,7 @@ import type { OpenAIBody, StreamEvent } from '../providers/types.js';
 import { isRecord } from '../providers/common/json-guards.js';
 import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from '../dialects/types.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
+import { merged } from '../merged.js';
 
 export interface NativeAttempt {
   context: GatewayContext;
@@ -56,7 +57,7 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
       },
     });
     record.status = 200;
-    return { ...success, contentType: 'text/event-stream; charset=utf-8', body: relayed };
+    return merged(success, { contentType: 'text/event-stream; charset=utf-8', body: relayed });
   }
   const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
   // A 2xx that is not the dialect's answer is a failure that retries and falls back (provider-body.ts).
@@ -64,7 +65,7 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
   record.status = 200;
   onUsage({ usage: codec.nativeUsage(parsed) });
   if (codec.cacheableNativeAnswer?.(parsed) !== false) cache.store?.(parsed);
-  return { ...success, contentType: 'application/json', body: raw };
+  return merged(success, { contentType: 'application/json', body: raw });
 }
 
 /** A cached native answer: its usage is reported as a cache hit (not charged), the body served in the dialect. */
@@ -73,11 +74,11 @@ function servedFromCache(attempt: NativeAttempt, hit: Record<string, unknown>): 
   record.status = 200;
   onUsage({ usage: codec.nativeUsage(hit), cacheHit: true });
   const success = { provider: attempt.adapter.slug, model: String(body.model), headers: {}, cacheStatus: cache.status, dialectNative: true };
-  if (!stream) return { ...success, contentType: 'application/json', body: JSON.stringify(hit) };
+  if (!stream) return merged(success, { contentType: 'application/json', body: JSON.stringify(hit) });
   async function* replay(): AsyncGenerator<Uint8Array> {
     yield* codec.replayNativeAnswer(hit);
   }
-  return { ...success, contentType: 'text/event-stream; charset=utf-8', body: replay() };
+  return merged(success, { contentType: 'text/event-stream; charset=utf-8', body: replay() });
 }
 
 /** The translator with every relayed event also handed (parsed) to the collector. */

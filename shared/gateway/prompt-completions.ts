@@ -6,6 +6,7 @@ import { parseRenderBody, renderStoredPrompt } from '../prompts/render.js';
 import { readVersionSelector } from '../prompts/versions.js';
 import { GatewayError } from '../http/errors.js';
 import type { Handler } from '../http/types.js';
+import { merged } from '../merged.js';
 
 const REQUIRED_SCOPES: readonly Scope[] = ['prompts:render', 'completions:write'];
 
@@ -22,10 +23,10 @@ export function promptCompletionsHandler(authenticator: ApiKeyAuthenticator, cha
     }
     const body = parseRenderBody(request);
     const { data } = await renderStoredPrompt(principal.workspaceId, params.promptId, body, readVersionSelector(request.query));
-    const headers: Record<string, string> = { ...request.headers, 'content-type': 'application/json' };
+    const headers: Record<string, string> = merged(request.headers, { 'content-type': 'application/json' });
     const metadata = withPromptMetadata(request.headers['x-gw-metadata'], params.promptId);
     if (metadata !== undefined) headers['x-gw-metadata'] = metadata;
-    const chat = { ...request, path: '/v1/chat/completions', query: {}, headers, body: Buffer.from(JSON.stringify(data)) };
+    const chat = merged(request, { path: '/v1/chat/completions', query: {}, headers, body: Buffer.from(JSON.stringify(data)) });
     // An error leaves through the prompt route: it masks the credentials the chat request used.
     shareRequestCredentials(request, chat);
     return chatCompletions(chat, {});

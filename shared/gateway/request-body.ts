@@ -1,6 +1,7 @@
 import { GatewayError, badRequest } from '../http/errors.js';
 import { assertJsonNesting } from '../http/json-nesting.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
+import { merged } from '../merged.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -59,7 +60,7 @@ export function validateInferenceBody(endpoint: Endpoint, body: OpenAIBody, mode
 export function applyMetadataUser(body: OpenAIBody, metadata: Record<string, string>): OpenAIBody {
   const user = metadata._user;
   if (user === undefined || body.user !== undefined) return body;
-  return { ...body, user };
+  return merged(body, { user });
 }
 
 /** The body as text, refusing invalid UTF-8 instead of silently replacing it with U+FFFD. */

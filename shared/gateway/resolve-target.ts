@@ -12,6 +12,7 @@ import { assertStoredCredentialCoordinates, assertStoredCredentialHost, storedRe
 import { azureResourceHost } from '../providers/azure-openai/resource-host.js';
 import { resolveVirtualKey } from './virtual-key-target.js';
 import { functionRoleFor } from './function-role.js';
+import { merged } from '../merged.js';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -79,7 +80,7 @@ export async function resolveLeafTarget(
   noteTargetCredentials(request, leaf);
   return {
     adapter,
-    forwardHeaders: { ...configForwarded, ...options.forwardHeaders },
+    forwardHeaders: merged(configForwarded, options.forwardHeaders),
     target: {
       provider: adapter.slug,
       apiKey: leaf.apiKey,
@@ -115,18 +116,17 @@ async function withVirtualKey(leaf: LeafSettings, workspaceId: string): Promise<
   const storedHost = stored.customHost === undefined ? undefined : checkedStoredCustomHost(stored.customHost);
   // The hosts stored with the key: its custom host, and its Azure resource's own host.
   const hosts = [storedHost, stored.azure?.resourceName === undefined ? undefined : azureResourceHost(stored.azure.resourceName)].filter((host): host is string => host !== undefined);
-  return {
-    ...leaf,
+  return merged(leaf, {
     provider: key.provider,
     apiKey: stored.apiKey,
     customHost: leaf.customHost ?? storedHost,
     customHostSetBy: leaf.customHost === undefined ? resource : leaf.customHostSetBy,
     azureResourceSetBy: leaf.azure?.resourceName === undefined ? resource : leaf.azureResourceSetBy,
     storedCredential: { resource, hosts, allowedHosts: key.allowedHosts },
-    azure: { ...stored.azure, ...leaf.azure },
-    vertex: { ...stored.vertex, ...leaf.vertex },
-    aws: { ...stored.aws, ...leaf.aws },
-  };
+    azure: merged(stored.azure, leaf.azure),
+    vertex: merged(stored.vertex, leaf.vertex),
+    aws: merged(stored.aws, leaf.aws),
+  });
 }
 
 /** A key's stored custom host is checked again here: this deployment's host rules may be stricter. */

@@ -1,4 +1,5 @@
 import { jsonResponse, type NeutralResponse } from './types.js';
+import { merged } from '../merged.js';
 
 /** OpenAI-compatible error `type` values, so SDKs classify gw's errors like the provider's own. */
 export type ErrorType =
@@ -70,7 +71,7 @@ export class GatewayError extends Error {
       param: this.param,
       providerError: this.providerError,
       upstream: this.upstream,
-      headers: { ...headers, ...this.headers },
+      headers: merged(headers, this.headers),
       cause: this.cause,
     });
   }
@@ -118,7 +119,7 @@ export function toGatewayError(thrown: unknown): GatewayError {
 }
 
 export function errorResponse(error: GatewayError, headers: Record<string, string> = {}): NeutralResponse {
-  return jsonResponse(error.status, errorBody(error), { ...error.headers, ...headers });
+  return jsonResponse(error.status, errorBody(error), merged(error.headers, headers));
 }
 
 export const badRequest = (code: string, message: string, param: string | null = null) =>

@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { merged } from '../merged.js';
 
 /**
  * The process's Powertools logger. Request-scoped lines carry the trace id explicitly (see `requestLogger`)
@@ -16,8 +17,8 @@ export interface RequestLogger {
 export function requestLogger(traceId: string, workspaceId?: string): RequestLogger {
   const keys = workspaceId === undefined ? { trace_id: traceId } : { trace_id: traceId, workspace_id: workspaceId };
   return {
-    info: (message, extra) => logger.info(message, { ...keys, ...extra }),
-    warn: (message, extra) => logger.warn(message, { ...keys, ...extra }),
-    error: (message, extra) => logger.error(message, { ...keys, ...extra }),
+    info: (message, extra) => logger.info(message, merged(keys, extra)),
+    warn: (message, extra) => logger.warn(message, merged(keys, extra)),
+    error: (message, extra) => logger.error(message, merged(keys, extra)),
   };
 }

@@ -6,6 +6,7 @@ import { onDrain } from './background.js';
 import { logger } from './logger.js';
 import type { RequestLogRecord } from './log-record.js';
 import type { SpanRecord } from './spans.js';
+import { merged } from '../merged.js';
 
 let tracer: Promise<Tracer | null> | undefined;
 /** The last span export started; they all wait on the same tracer, so this settles after every earlier one. */
@@ -90,7 +91,7 @@ function exportSpans(active: Tracer, record: RequestLogRecord): void {
 
 function exportChildSpan(active: Tracer, span: SpanRecord, parent: ReturnType<typeof trace.setSpan>): void {
   const startTime = Date.parse(span.start_time);
-  const attributes: Attributes = { ...span.attributes, 'gw.span_id': span.span_id, 'gw.span_kind': span.kind };
+  const attributes: Attributes = merged(span.attributes, { 'gw.span_id': span.span_id, 'gw.span_kind': span.kind });
   if (span.error?.code) attributes['error.type'] = span.error.code;
   const child = active.startSpan(span.kind === 'attempt' ? `attempt ${String(span.attributes['gen_ai.provider.name'] ?? '')}`.trim() : span.name, { kind: span.kind === 'attempt' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime, attributes }, parent);
   if (span.status === 'error') child.setStatus({ code: SpanStatusCode.ERROR, message: span.error?.code ?? span.error?.message });

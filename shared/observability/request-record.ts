@@ -7,6 +7,7 @@ import { redact, type KnownCredentials } from './redact.js';
 import { writeRequestLog } from './request-log.js';
 import { settings } from '../settings.js';
 import { DEFAULT_OBSERVABILITY_SETTINGS, workspaceObservabilitySettings } from './workspace-settings.js';
+import { merged } from '../merged.js';
 
 /** A finished request, before bodies are stored and everything is redacted. */
 export type FinishedRequest = Omit<RequestLogRecord, keyof StoredBodies> & {
@@ -35,7 +36,7 @@ export async function recordFinishedRequest(finished: FinishedRequest): Promise<
   // (storeBodies), once, and only when they are stored: OTLP never exports them.
   const redacted = redact(fields, credentials);
   const bodies = logged ? await bodiesToStore(finished, credentials) : NO_BODIES;
-  const record: RequestLogRecord = { ...redacted, ...bodies };
+  const record: RequestLogRecord = merged(redacted, bodies);
   exportRequestSpans(record);
   if (logged) await writeRequestLog(record);
   return record;

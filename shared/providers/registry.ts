@@ -2,7 +2,8 @@ import { loadOnce } from '../cache/load-once.js';
 import { azureOpenAIAdapter } from './azure-openai/adapter.js';
 import { openAICompatibleAdapter } from './openai-compatible/adapter.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
-import type { Endpoint, ProviderAdapter } from './types.js';
+import type { AdapterInput, Endpoint, ProviderAdapter } from './types.js';
+import { merged } from '../merged.js';
 
 /**
  * A registered provider: what validation needs (its names and endpoints) at once, its adapter through `load`.
@@ -51,7 +52,7 @@ export function onFirstUse(names: ProviderNames, importAdapter: () => Promise<Pr
     }
     return reportingDrops(adapter);
   });
-  return { ...names, load };
+  return merged(names, { load });
 }
 
 /**
@@ -59,14 +60,13 @@ export function onFirstUse(names: ProviderNames, importAdapter: () => Promise<Pr
  * (`UpstreamCall.dropped`), so the gateway can name them in `x-gw-dropped-params`.
  */
 function reportingDrops(adapter: ProviderAdapter): ProviderAdapter {
-  return {
-    ...adapter,
-    async buildCall(input) {
+  return merged<ProviderAdapter, Pick<ProviderAdapter, 'buildCall'>>(adapter, {
+    async buildCall(input: AdapterInput) {
       const droppedParams: string[] = [];
-      const call = await adapter.buildCall({ ...input, droppedParams });
-      return droppedParams.length > 0 ? { ...call, dropped: droppedParams } : call;
+      const call = await adapter.buildCall(merged(input, { droppedParams }));
+      return droppedParams.length > 0 ? merged(call, { dropped: droppedParams }) : call;
     },
-  };
+  });
 }
 
 const BY_SLUG = new Map<string, ProviderEntry>();

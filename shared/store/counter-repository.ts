@@ -102,7 +102,7 @@ export class CounterRepository {
           Key: { pk: key.pk, sk: SORT_KEY },
           ...expression,
           ConditionExpression: `attribute_not_exists(#count) OR ${comparison}`,
-          ExpressionAttributeValues: { ...expression.ExpressionAttributeValues, ':limit': bound },
+          ExpressionAttributeValues: { ':limit': bound, ...expression.ExpressionAttributeValues },
           ReturnValues: 'UPDATED_NEW',
         }),
       );

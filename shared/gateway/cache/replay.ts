@@ -1,4 +1,5 @@
 import { SSE_DONE, encodeSseData } from '../../http/sse.js';
+import { merged } from '../../merged.js';
 
 const PIECE_CHARS = 24;
 
@@ -13,12 +14,12 @@ export function* replayAsSse(stored: Record<string, unknown>, includeUsage: bool
   for (const choice of choices) {
     const index = choice.index ?? 0;
     if (stored.object === 'text_completion') {
-      for (const piece of pieces(String(choice.text ?? ''))) yield encodeSseData({ ...base, choices: [{ index, text: piece, finish_reason: null, logprobs: null }] });
-      yield encodeSseData({ ...base, choices: [{ index, text: '', finish_reason: choice.finish_reason ?? 'stop', logprobs: null }] });
+      for (const piece of pieces(String(choice.text ?? ''))) yield encodeSseData(merged(base, { choices: [{ index, text: piece, finish_reason: null, logprobs: null }] }));
+      yield encodeSseData(merged(base, { choices: [{ index, text: '', finish_reason: choice.finish_reason ?? 'stop', logprobs: null }] }));
       continue;
     }
     const message = (choice.message ?? {}) as Record<string, unknown>;
-    const delta = (value: Record<string, unknown>, finish: unknown = null) => encodeSseData({ ...base, choices: [{ index, delta: value, logprobs: null, finish_reason: finish }] });
+    const delta = (value: Record<string, unknown>, finish: unknown = null) => encodeSseData(merged(base, { choices: [{ index, delta: value, logprobs: null, finish_reason: finish }] }));
     yield delta({ role: message.role ?? 'assistant', content: '' });
     for (const piece of pieces(String(message.reasoning_content ?? ''))) yield delta({ reasoning_content: piece });
     for (const piece of pieces(typeof message.content === 'string' ? message.content : '')) yield delta({ content: piece });
@@ -29,7 +30,7 @@ export function* replayAsSse(stored: Record<string, unknown>, includeUsage: bool
     }
     yield delta({}, choice.finish_reason ?? 'stop');
   }
-  if (includeUsage && stored.usage) yield encodeSseData({ ...base, choices: [], usage: stored.usage });
+  if (includeUsage && stored.usage) yield encodeSseData(merged(base, { choices: [], usage: stored.usage }));
   yield SSE_DONE;
 }
 

@@ -10,6 +10,7 @@ import { resolveLeafTarget } from '../resolve-target.js';
 import { readUpstreamBody, sendUpstream } from '../upstream-client.js';
 import { providerErrorFrom } from '../upstream-errors.js';
 import { DEFAULT_EMBEDDING_MODELS } from './embedding-defaults.js';
+import { merged } from '../../merged.js';
 
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
 const EMBEDDING_TIMEOUT_MS = 10_000;
@@ -31,14 +32,13 @@ export function embeddingsLeaf(leaf: LeafSettings, provider: string, cache: Cach
   const chosen = cache.embeddings ?? {};
   const switchesProvider = chosen.provider !== undefined && chosen.provider !== provider;
   const source = leaf.configSource;
-  const base: LeafSettings = switchesProvider || chosen.virtual_key ? { azure: {}, vertex: {}, aws: {}, overrideParams: {}, configSource: source } : { ...leaf, overrideParams: {} };
+  const base: LeafSettings = switchesProvider || chosen.virtual_key ? { azure: {}, vertex: {}, aws: {}, overrideParams: {}, configSource: source } : merged(leaf, { overrideParams: {} });
   const embeddingProvider = chosen.provider ?? provider;
   const model = chosen.model ?? DEFAULT_EMBEDDING_MODELS[embeddingProvider];
   if (!model && !chosen.virtual_key) {
     throw new GatewayError(400, 'AB0117', `Invalid config at ${path}.cache.embeddings: the semantic cache needs an embeddings model and provider '${embeddingProvider}' has no standard one; set cache.embeddings.model (and provider if needed)`, { param: `${path}.cache.embeddings` });
   }
-  return {
-    ...base,
+  return merged(base, {
     provider: chosen.virtual_key ? undefined : embeddingProvider,
     apiKey: chosen.api_key ?? base.apiKey,
     virtualKey: chosen.virtual_key ?? (switchesProvider ? undefined : base.virtualKey),
@@ -49,13 +49,13 @@ export function embeddingsLeaf(leaf: LeafSettings, provider: string, cache: Cach
     overrideParams: model ? { model } : {},
     retry: undefined,
     cache: undefined,
-  };
+  });
 }
 
 /** Calls the embeddings target and returns the unit-length vector of `text`. */
 export async function embed(leaf: LeafSettings, text: string, options: RequestOptions, workspaceId: string, request: Pick<NeutralRequest, 'headers'>): Promise<Float32Array> {
-  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, { ...options, customHost: undefined }, 'embeddings', request, workspaceId);
-  const input = { endpoint: 'embeddings' as const, body: { ...leaf.overrideParams, input: text }, stream: false, target, forwardHeaders };
+  const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, merged(options, { customHost: undefined }), 'embeddings', request, workspaceId);
+  const input = { endpoint: 'embeddings' as const, body: merged(leaf.overrideParams, { input: text }), stream: false, target, forwardHeaders };
   const upstream = await sendUpstream(await adapter.buildCall(input), { timeoutMs: EMBEDDING_TIMEOUT_MS, idleTimeoutMs: EMBEDDING_TIMEOUT_MS });
   if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
   const raw = JSON.parse((await readUpstreamBody(upstream.body, 16 * 1024 * 1024)).toString('utf8')) as unknown;

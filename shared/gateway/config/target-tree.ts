@@ -9,6 +9,7 @@ import { configError } from './errors.js';
 import { MAX_TARGET_DEPTH } from './limits.js';
 import type { AllowedModels } from '../request-options.js';
 import type { CacheConfig, GatewayConfig, RetryConfig, StrategyConfig, TargetConfig } from './schema.js';
+import { merged } from '../../merged.js';
 
 /** Everything one leaf needs to make its call, after inheritance from its ancestors and the request headers. */
 export interface LeafSettings {
@@ -54,7 +55,7 @@ export type RouteNode =
  */
 export function buildRouteTree(config: GatewayConfig | undefined, headerSettings: LeafSettings, source?: ConfigSource): RouteNode {
   if (!config) return checkedLeaf({ kind: 'leaf', path: 'headers', weight: 1, settings: headerSettings });
-  return buildNode(config, { ...headerSettings, configSource: source }, 'config', 0);
+  return buildNode(config, merged(headerSettings, { configSource: source }), 'config', 0);
 }
 
 function buildNode(target: TargetConfig, parent: LeafSettings, path: string, depth: number): RouteNode {
@@ -116,10 +117,9 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
   const source = parent.configSource;
   const base: LeafSettings = switchesIdentity
     ? { azure: {}, vertex: {}, aws: {}, overrideParams: parent.overrideParams, configSource: source }
-    : { ...parent, azure: { ...parent.azure }, vertex: { ...parent.vertex }, aws: { ...parent.aws } };
+    : merged(parent, { azure: { ...parent.azure }, vertex: { ...parent.vertex }, aws: { ...parent.aws } });
   const customHost = target.custom_host === undefined ? base.customHost : checkedCustomHost(target.custom_host, `${path}.custom_host`);
-  return {
-    ...base,
+  return merged(base, {
     // Who chose the host and whose credential it is: the check where they meet is stored-credential-host.ts.
     customHostSetBy: target.custom_host === undefined ? base.customHostSetBy : source?.resource,
     azureResourceSetBy: target.azure_resource_name === undefined ? base.azureResourceSetBy : source?.resource,
@@ -133,13 +133,13 @@ function inherit(parent: LeafSettings, target: TargetConfig, path: string): Leaf
     aws: overlay(base.aws, { accessKeyId: target.aws_access_key_id, secretAccessKey: target.aws_secret_access_key, sessionToken: target.aws_session_token, region: target.aws_region }),
     anthropicBeta: target.anthropic_beta ?? base.anthropicBeta,
     anthropicVersion: target.anthropic_version ?? base.anthropicVersion,
-    overrideParams: { ...parent.overrideParams, ...target.override_params },
+    overrideParams: merged(parent.overrideParams, target.override_params),
     retry: target.retry ?? parent.retry,
     requestTimeoutMs: target.request_timeout ?? parent.requestTimeoutMs,
     cache: target.cache ?? parent.cache,
     forwardHeaderNames: target.forward_headers ?? parent.forwardHeaderNames,
     inputGuardrails: inheritGuardrails(parent.inputGuardrails, target.input_guardrails),
-  };
+  });
 }
 
 /** Whether a target writes a credential of its own (a virtual key is resolved later, in resolve-target.ts). */

@@ -14,6 +14,7 @@ import { enforcementSnapshots, type EnforcementSnapshot } from './snapshot-cache
 import { rateWindow, resetPeriod } from './windows.js';
 import { estimateCost, estimateUsage } from './estimate.js';
 import { applyDueReset, budgetExhausted, resetDue } from './workspace-budget.js';
+import { merged } from '../../merged.js';
 
 export type { CreditCounter, EnforcementDependencies, TokenCounter } from './types.js';
 
@@ -146,7 +147,7 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
     }
   }
   if (provider) {
-    const limits = usage ? provider : { ...provider, rate_limits: provider.rate_limits.filter((limit) => limit.type === 'requests'), budget: undefined };
+    const limits = usage ? provider : merged(provider, { rate_limits: provider.rate_limits.filter((limit) => limit.type === 'requests'), budget: undefined });
     pending.push(...providerSteps(limits, estimate, now, deps));
   }
   if (budget && budget.creditLimit !== null && estimate?.cost) pending.push(budgetStep(budget, estimate.cost, now, deps));

@@ -170,7 +170,7 @@ async function putRecord(partition: string, id: string, dueAt: string, charges: 
   await dynamoDocumentClient().send(
     new PutCommand({
       TableName: mainTable(),
-      Item: { ...recordKey(partition, id), gsi2pk: partition, gsi2sk: `${dueAt}#${id}`, charges: serialise(charges), created_at: new Date().toISOString() },
+      Item: { gsi2pk: partition, gsi2sk: `${dueAt}#${id}`, charges: serialise(charges), created_at: new Date().toISOString(), ...recordKey(partition, id) },
     }),
   );
 }

@@ -2,6 +2,7 @@ import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
+import { merged } from '../../merged.js';
 
 /** What enforcement needs of a workspace: its active policies (the enabled kinds only) and its budget. */
 export interface EnforcementSnapshot {
@@ -41,7 +42,7 @@ export class EnforcementSnapshots {
     // the loaded one was read for this caller.
     let loaded: Snapshot | undefined;
     const snapshot = await this.cache.get(workspaceId, async () => (loaded = await this.load(workspaceId)));
-    return { ...snapshot, fresh: snapshot === loaded };
+    return merged(snapshot, { fresh: snapshot === loaded });
   }
 
   /** Starts reading a workspace no snapshot is held for (refreshing-cache.ts `prefetch`); nothing when one is. */
@@ -51,7 +52,7 @@ export class EnforcementSnapshots {
 
   /** Reads the store again, bypassing memory (concurrent refreshes of a workspace share one read). */
   async refresh(workspaceId: string): Promise<EnforcementSnapshot> {
-    return { ...(await this.cache.refresh(workspaceId, () => this.load(workspaceId))), fresh: true };
+    return merged(await this.cache.refresh(workspaceId, () => this.load(workspaceId)), { fresh: true });
   }
 
   /**
@@ -59,7 +60,7 @@ export class EnforcementSnapshots {
    * refuses as soon as its own charges exhaust the budget; other processes see it within the TTL.
    */
   updateBudget(budget: WorkspaceBudget): void {
-    this.cache.update(budget.workspaceId, (snapshot) => ({ ...snapshot, budget }));
+    this.cache.update(budget.workspaceId, (snapshot) => merged(snapshot, { budget }));
   }
 
   /** Drops one workspace's snapshot, or all of them. */

@@ -9,6 +9,7 @@ import { resolveLeafTarget } from '../resolve-target.js';
 import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../upstream-client.js';
 import type { PassthroughRequest } from './context.js';
 import { modelOf, payloadForTarget } from './payload.js';
+import { merged } from '../../merged.js';
 
 /** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
 export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
@@ -39,13 +40,13 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
     if (route.streamsAnswer) {
       record.status = 200;
-      return { ...success, body: relayBytes(upstream, onUsage) };
+      return merged(success, { body: relayBytes(upstream, onUsage) });
     }
     const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
     const usage = jsonUsage(raw, contentType);
     record.status = 200;
     onUsage({ usage });
-    return { ...success, body: raw };
+    return merged(success, { body: raw });
   });
 }
 

@@ -13,6 +13,7 @@ import { routeAttempts } from '../attempt-routing.js';
 import { withSpan } from '../../observability/spans.js';
 import { attemptPassthrough } from './attempt.js';
 import type { PassthroughRequest } from './context.js';
+import { merged } from '../../merged.js';
 
 /**
  * Policies and budgets, then the route (retries, fallback, load balancing; the body is buffered bytes, so
@@ -35,11 +36,11 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
     rememberReservations(admission, Date.now(), context.log);
     const { value, leaf } = await routeAttempts(context, clock, (leafPath, leafSettings, retry) => attemptPassthrough(passthrough, leafPath, leafSettings, retry, (report) => (settled = report)));
     const lastUsedOption = context.configured ? leaf.path : undefined;
-    const headers: Record<string, string> = {
-      ...value.headers,
-      ...gatewayHeaders({ traceId: context.traceId, provider: value.provider, attempts: context.attempts, cacheStatus: 'DISABLED', lastUsedOptionIndex: lastUsedOption }),
-      'content-type': value.contentType,
-    };
+    const headers: Record<string, string> = merged(
+      value.headers,
+      gatewayHeaders({ traceId: context.traceId, provider: value.provider, attempts: context.attempts, cacheStatus: 'DISABLED', lastUsedOptionIndex: lastUsedOption }),
+      { 'content-type': value.contentType },
+    );
     const body = deliverAndRecord(value.body, value.contentType, lastUsedOption);
     // As for chat: a read answer leaves once its usage is charged; streamed audio settles after its last byte.
     await settleBeforeAnswering(context, admission, settled, body);
@@ -61,7 +62,7 @@ export async function forwardPassthrough(passthrough: PassthroughRequest, clock:
       lastUsedOption,
     });
     if (!isStreamBody(body)) {
-      recordOutcome(context, { ...outcome(), responseBody: textual ? body : undefined }, admission);
+      recordOutcome(context, merged(outcome(), { responseBody: textual ? body : undefined }), admission);
       return body;
     }
     const source = body[Symbol.asyncIterator]();

@@ -2,6 +2,7 @@ import { badRequest, GatewayError } from '../../http/errors.js';
 import { isJsonMediaType } from '../../http/media-type.js';
 import { parseInferenceBody } from '../request-body.js';
 import type { PassthroughRoute } from './endpoints.js';
+import { merged } from '../../merged.js';
 
 /** A pass-through request body: the exact bytes to forward, and the fields gw reads of them. */
 export interface PassthroughPayload {
@@ -42,7 +43,7 @@ export async function readPassthroughPayload(route: PassthroughRoute, raw: Buffe
  */
 export async function payloadForTarget(payload: PassthroughPayload, overrides: Record<string, unknown>): Promise<{ bytes: Uint8Array; contentType: string; fields: Record<string, unknown> }> {
   if (Object.keys(overrides).length === 0) return payload;
-  const fields = { ...payload.fields, ...overrides };
+  const fields = merged(payload.fields, overrides);
   if (isJsonMediaType(payload.contentType)) {
     return { bytes: Buffer.from(JSON.stringify(fields)), contentType: 'application/json', fields };
   }

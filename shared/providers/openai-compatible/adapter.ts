@@ -3,6 +3,7 @@ import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type UpstreamC
 import type { OpenAICompatibleProvider } from './catalog.js';
 import { summariseOpenAIStyleError } from './error-summary.js';
 import { OpenAISseTranslator } from './stream.js';
+import { merged } from '../../merged.js';
 
 /** Builds the adapter for one catalog row: the body goes through untouched, the token as a Bearer header. */
 export function openAICompatibleAdapter(row: OpenAICompatibleProvider): ProviderAdapter {
@@ -19,9 +20,9 @@ export function openAICompatibleAdapter(row: OpenAICompatibleProvider): Provider
       if (input.stream && input.endpoint !== 'embeddings' && row.acceptsStreamOptions) {
         const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
         // gw always asks for usage so it can meter the stream; the pipeline strips it if the client did not ask.
-        body.stream_options = { ...options, include_usage: true };
+        body.stream_options = merged(options, { include_usage: true });
       }
-      const headers: Record<string, string> = { ...input.forwardHeaders, 'content-type': 'application/json' };
+      const headers: Record<string, string> = merged(input.forwardHeaders, { 'content-type': 'application/json' });
       if (input.stream) headers.accept = 'text/event-stream';
       if (input.target.apiKey) headers.authorization = `Bearer ${input.target.apiKey}`;
       return { url: joinUrl(base, ENDPOINT_PATHS[input.endpoint]), headers, body: JSON.stringify(body) };

@@ -3,6 +3,7 @@ import type { PassthroughInput, PassthroughSupport } from '../passthrough-types.
 import type { UpstreamCall } from '../types.js';
 import { joinUrl } from './adapter.js';
 import type { OpenAICompatibleProvider } from './catalog.js';
+import { merged } from '../../merged.js';
 
 /**
  * The pass-through endpoints of one catalog row: the client's bytes go to `{base}/{endpoint}` unchanged, the
@@ -17,7 +18,7 @@ export function openAICompatiblePassthrough(row: OpenAICompatibleProvider): Pass
       if (!base) {
         throw badRequest('custom_host_required', `Provider '${row.slug}' has no public endpoint: send x-gw-custom-host with its base URL`, 'x-gw-custom-host');
       }
-      const headers: Record<string, string> = { ...input.forwardHeaders, 'content-type': input.contentType };
+      const headers: Record<string, string> = merged(input.forwardHeaders, { 'content-type': input.contentType });
       if (input.target.apiKey) headers.authorization = `Bearer ${input.target.apiKey}`;
       return { url: joinUrl(base, `/${input.endpoint}`), headers, body: input.body };
     },

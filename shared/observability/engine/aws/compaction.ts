@@ -95,7 +95,7 @@ export function daysToCompact(now: Date, lookbackDays = DEFAULT_LOOKBACK_DAYS): 
 export async function compactRequestLogs(options: CompactionOptions): Promise<DayCompaction[]> {
   const bucket = new LogBucket(options.s3, options.dataBucket);
   const days = daysToCompact(options.now, options.lookbackDays).flatMap((day) => (options.tables ?? (['requests', 'spans'] as const)).map((table) => ({ table, day })));
-  const deferred = (entry: { table: EngineTable; day: string }): DayCompaction => ({ ...entry, outcome: 'deferred', deletedRawFiles: 0 });
+  const deferred = (entry: { table: EngineTable; day: string }): DayCompaction => ({ outcome: 'deferred', deletedRawFiles: 0, ...entry });
   if (!(await takeLock(bucket))) return days.map(deferred);
   try {
     const results: DayCompaction[] = [];
