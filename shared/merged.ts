@@ -6,9 +6,18 @@
  * (as a spread keeps it) instead of setting the prototype, as `Object.assign` would. Own enumerable string keys
  * only (symbol keys are not copied); null and undefined sources are skipped.
  */
+/** V8 13 (Node 24, Lambda's runtime) writes properties after a spread as fast as any others: there the spread is best. */
+const SPREAD_IS_CHEAP = Number(process.versions.v8.split('.')[0]) >= 13;
+
 export function merged<A extends object, B extends object>(a: A | undefined | null, b: B | undefined | null): Spread<A, B>;
 export function merged<A extends object, B extends object, C extends object>(a: A | undefined | null, b: B | undefined | null, c: C | undefined | null): Spread<Spread<A, B>, C>;
 export function merged(...sources: Array<object | undefined | null>): Record<string, unknown> {
+  if (SPREAD_IS_CHEAP) return sources.length === 2 ? { ...sources[0], ...sources[1] } : { ...sources[0], ...sources[1], ...sources[2] };
+  return definedOneByOne(sources);
+}
+
+/** Each key written in turn: Node 20's fast way, and the same result as a spread. Exported for its test. */
+export function definedOneByOne(sources: Array<object | undefined | null>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const source of sources) {
     if (source === undefined || source === null) continue;

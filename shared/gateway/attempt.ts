@@ -53,7 +53,7 @@ export async function attemptLeaf(
     // The cache key uses the body before gw filled `user` from metadata (metadata is part of the key anyway).
     // A native answer is kept in its dialect's shape, under a key of its own.
     const cache = await withSpan(context, 'cache_lookup', () =>
-      (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, cacheTargetIdentity(target, leaf.virtualKey, body.model), requested, native ? 'native' : undefined),
+      (responseCache ??= new ResponseCache()).decide(context, leafPath, leaf, () => cacheTargetIdentity(target, leaf.virtualKey, body.model), requested, native ? 'native' : undefined),
     );
     if (native) {
       const { attemptNatively } = await import('./native-attempt.js');

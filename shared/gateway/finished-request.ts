@@ -5,6 +5,7 @@ import type { FinishedRequest } from '../observability/request-record.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
 import { newSpanId } from '../observability/spans.js';
 import { normaliseUsage } from '../observability/usage.js';
+import { isoTime } from '../iso-time.js';
 
 /** How a gateway request ended, as the pipeline knows it when the response has gone. */
 export interface RequestOutcome {
@@ -52,7 +53,7 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
     responseBody: outcome.responseBody,
     responseTruncated: outcome.responseTruncated,
     credentials: knownRequestCredentials(context.request),
-    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), new Date().toISOString(), context.principal),
+    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), isoTime(Date.now()), context.principal),
   };
 }
 

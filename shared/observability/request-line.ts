@@ -1,5 +1,6 @@
 import { onDrain } from './background.js';
 import { logger } from './logger.js';
+import { isoTime } from '../iso-time.js';
 
 /** Powertools' threshold of INFO (LogLevelThreshold.INFO): a lower or equal level prints info lines. */
 const INFO_THRESHOLD = 12;
@@ -23,8 +24,10 @@ process.once('exit', () => writeWaitingLines());
  * log (shared/observability/request-record.ts).
  */
 export function logRequestCompleted(fields: Record<string, unknown>): void {
-  if (logger.level > INFO_THRESHOLD) return;
-  waiting.push(`${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: new Date().toISOString(), service: SERVICE, ...fields })}\n`);
+  // The level is read once per batch: Powertools' getter looks it up through its invocation store and the
+  // environment on every call (~1 % of gw's main thread). A change of level shows from the next batch (≤ 50 ms).
+  if (waiting.length === 0 && logger.level > INFO_THRESHOLD) return;
+  waiting.push(`${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: isoTime(Date.now()), service: SERVICE, ...fields })}\n`);
   if (waiting.length >= MAX_WAITING) writeWaitingLines();
   else timer ??= setTimeout(writeWaitingLines, WRITE_DELAY_MS).unref();
 }

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { isoTime } from '../iso-time.js';
 
 export type SpanKind = 'stage' | 'attempt' | 'tool';
 export type SpanStatus = 'ok' | 'error';
@@ -69,7 +70,7 @@ export function startSpan(context: SpanHost, name: string, attributes: Record<st
     parent_span_id: options.parentSpanId ?? context.rootSpanId,
     name,
     kind: options.kind ?? 'stage',
-    start_time: new Date(startedAt).toISOString(),
+    start_time: isoTime(startedAt),
     status: 'ok',
     attributes: definedOnly(attributes),
   };
@@ -80,7 +81,7 @@ export function startSpan(context: SpanHost, name: string, attributes: Record<st
       if (span.end_time !== undefined) return;
       const duration = Math.round((performance.now() - startedPrecise) * 100) / 100;
       span.duration_ms = duration;
-      span.end_time = new Date(startedAt + duration).toISOString();
+      span.end_time = isoTime(startedAt + duration);
       if (extra) Object.assign(span.attributes, definedOnly(extra));
       if (error !== undefined && error !== null && error !== false) {
         span.status = 'error';

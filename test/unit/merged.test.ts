@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { merged } from '../../shared/merged.js';
+import { definedOneByOne, merged } from '../../shared/merged.js';
 
 describe('merged', () => {
   it('copies every source in order, the later winning, as a spread does', () => {
@@ -32,5 +32,17 @@ describe('merged', () => {
 
   it('merges three sources', () => {
     expect(merged({ a: 1, b: 1 }, { b: 2, c: 2 }, { c: 3 })).toEqual({ a: 1, b: 2, c: 3 });
+  });
+
+  it('gives what a spread gives, whichever way this Node takes (one by one on Node 20, a spread from V8 13)', () => {
+    const client = JSON.parse('{"__proto__": {"x": 1}, "model": "m", "n": 2}') as Record<string, unknown>;
+    const sources = [client, { n: 3, user: 'u' }, null, { z: undefined }];
+    const nothing = null as Record<string, unknown> | null;
+    const spread = { ...client, ...{ n: 3, user: 'u' }, ...nothing, ...{ z: undefined } };
+    for (const result of [definedOneByOne(sources), merged(merged(client, { n: 3, user: 'u' }), { z: undefined })]) {
+      expect(Object.keys(result)).toEqual(Object.keys(spread));
+      expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+      expect(JSON.stringify(result)).toBe(JSON.stringify(spread));
+    }
   });
 });

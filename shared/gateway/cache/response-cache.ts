@@ -32,9 +32,11 @@ export class ResponseCache {
   ) {}
 
   /** `form: 'native'` keys answers kept in the inbound dialect's own shape apart from canonical ones (cache-key.ts). */
-  async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identity: TargetIdentity, body: OpenAIBody, form?: 'native'): Promise<CacheDecision> {
+  async decide(context: GatewayContext, leafPath: string, leaf: LeafSettings, identityOf: () => TargetIdentity, body: OpenAIBody, form?: 'native'): Promise<CacheDecision> {
     const cache = leaf.cache;
     if (!cache) return DISABLED;
+    // Made only when the leaf caches: the credential's hash is a sha256 per request.
+    const identity = identityOf();
     const workspaceId = context.principal.workspaceId;
     const keyInput = { workspaceId, endpoint: context.endpoint, target: identity, body, metadata: context.options.metadata, namespace: context.options.cacheNamespace, form };
     const key = exactCacheKey(keyInput);
