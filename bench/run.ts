@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memoryOf } from './measure/proc-stats.js';
 import { treeMemory } from './measure/proc-tree.js';
+import { DEFAULT_CACHE_DIR, resolveMeasuredNode, type MeasuredNode } from './node/measured-node.js';
 import { parseOptions, resultName, UsageError, type BenchOptions } from './options.js';
 import type { PhaseContext } from './phases/context.js';
 import { buildBundles, distFreshness, measureColdStart } from './phases/cold-start.js';
@@ -237,9 +238,18 @@ async function main(): Promise<number> {
     console.error(error.message);
     return 2;
   }
+  let measuredNode: MeasuredNode;
+  try {
+    measuredNode = await resolveMeasuredNode(options.node, { cacheDir: join(ROOT, DEFAULT_CACHE_DIR), log: progress });
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  progress(`measured processes on Node ${measuredNode.version} (${measuredNode.source}: ${measuredNode.path}); harness on ${process.version}`);
+  if (measuredNode.note) progress(measuredNode.note);
   const startedAt = new Date();
   const loadStart = os.loadavg();
-  const registry = new ChildRegistry();
+  const registry = new ChildRegistry(measuredNode.path);
   installCleanup(registry);
   const outDir = resolve(ROOT, options.outDir);
   const name = resultName(options);
@@ -280,6 +290,8 @@ async function main(): Promise<number> {
       plan: options.plan.name,
       phases: [...options.phases],
       machine: { cpu: os.cpus()[0]?.model ?? 'unknown CPU', logicalCpus: os.cpus().length, memoryBytes: os.totalmem(), os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version },
+      // Which Node ran what was measured (gw, stores, mock, proxy, bundle imports) and which ran the harness.
+      runtime: { measured: measuredNode, harness: { version: process.version, path: process.execPath } },
       loadAverage: { start: loadStart, end: os.loadavg() },
       commit: commitDescription(),
       gw: { command: gwCommand(collected.gwLaunch), settings: { ...GW_SETTINGS, ...options.gwEnv }, extraSettings: options.gwEnv },
@@ -297,7 +309,7 @@ async function main(): Promise<number> {
     coldStart: { built: options.build, freshness: collected.freshness, buildComplaint: collected.buildComplaint, rows: collected.coldStart, profiles: collected.coldStartProfiles },
     profile: undefined as ProfileSummary | undefined,
     errors,
-    notes: standingNotes(collected, loadStart),
+    notes: [...(measuredNode.note ? [measuredNode.note] : []), ...standingNotes(collected, loadStart)],
   };
   if (profileDir) base.profile = profileSummary(profileDir, collected.measuringFromMicros, base.notes);
   const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base) };

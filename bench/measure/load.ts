@@ -99,6 +99,8 @@ async function autocannon(registry: ChildRegistry, root: string, probe: ProbeReq
   const { exit, stdout, stderr } = await registry.run(
     {
       name: `autocannon ${connections}c ${probe.url.href}`,
+      // The load generator is a tool of the harness, not what is measured.
+      runtime: 'harness',
       nodeArgs: [
         autocannonCli(),
         '--connections', String(connections),

@@ -12,7 +12,16 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 function machineLine(results: BenchResults): string {
   const { machine, loadAverage } = results.meta;
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
-  return `${machine.cpu} × ${machine.logicalCpus} logical CPUs, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${machine.os}, Node ${machine.node}; load average ${load(loadAverage.start)} at start, ${load(loadAverage.end)} at end`;
+  return `${machine.cpu} × ${machine.logicalCpus} logical CPUs, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${machine.os}, ${nodeText(results)}; load average ${load(loadAverage.start)} at start, ${load(loadAverage.end)} at end`;
+}
+
+/** Which Node ran the measured processes and which the harness (one Node for both in results from before `--node`). */
+export function nodeText(results: BenchResults): string {
+  const runtime = results.meta.runtime;
+  if (!runtime) return `Node ${results.meta.machine.node}`;
+  const { measured, harness } = runtime;
+  const how = measured.source === 'harness' ? (measured.requested === 'lambda' && measured.note ? 'the harness’s own, standing in for the Lambda runtime’s' : 'the harness’s own') : measured.source === 'path' ? measured.path : `the Lambda runtime’s major, from the ${measured.source}`;
+  return `measured processes on Node ${measured.version} (${how}), harness on Node ${harness.version}`;
 }
 
 function loadCells(result: LoadResult): string[] {

@@ -2,6 +2,7 @@ import type { LoadResult } from '../measure/load.js';
 import type { ConnectionReuse } from '../phases/connection-reuse.js';
 import type { Percentiles } from '../measure/stats.js';
 import type { MockMode } from '../mock/payloads.js';
+import type { MeasuredNode } from '../node/measured-node.js';
 import type { ProfileSummary } from '../profile/summarize.js';
 import type { SoakResult } from '../phases/soak.js';
 
@@ -162,7 +163,10 @@ export interface RunMeta {
   date: string;
   plan: 'full' | 'quick';
   phases: string[];
+  /** `node`: the harness's Node (see `runtime` for the measured processes'). */
   machine: { cpu: string; logicalCpus: number; memoryBytes: number; os: string; node: string };
+  /** The Node of the measured processes (`--node`) and of the harness; absent in results from before `--node`. */
+  runtime?: { measured: MeasuredNode; harness: { version: string; path: string } };
   loadAverage: { start: number[]; end: number[] };
   commit?: string;
   gw: { command: string; settings: Record<string, string>; extraSettings: Record<string, string> };
