@@ -16,13 +16,14 @@ import { measureAwsShaped } from './phases/aws-shaped.js';
 import { runSemanticScalePhase } from './phases/semantic-scale-run.js';
 import { formatSoak, measureSoak, type SoakResult } from './phases/soak.js';
 import { measureThroughput } from './phases/throughput.js';
+import { FEATURE_LOAD_CONNECTIONS, measureFeatureThroughput } from './phases/throughput-features.js';
 import { ChildRegistry } from './processes/children.js';
 import { compileGwForProfiling } from './processes/compile-gw.js';
 import { BENCH_ADMIN_KEY, gwCommand, startGw, startMock, startReferenceProxy, type GwLaunchOptions, type GwProcess } from './processes/launch.js';
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile/summarize.js';
 import { renderMarkdown } from './report/markdown.js';
-import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
-import { evaluateIssue23, evaluateTargets } from './report/targets.js';
+import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
+import { evaluateIssue23, evaluateIssue34, evaluateTargets } from './report/targets.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
 /**
@@ -71,6 +72,7 @@ interface Collected {
   latency: LatencyRow[];
   connectionReuse?: ConnectionReuse;
   throughput: ThroughputRow[];
+  throughputFeatures?: FeatureLoadRow[];
   features: FeatureRow[];
   coldStart: ColdStartRow[];
   coldStartProfiles?: Record<string, ProfileSummary>;
@@ -144,6 +146,8 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   if (phases.has('throughput')) {
     progress(`throughput: ${plan.load.runs.map((run) => `${run.upstream}/${run.connections}c`).join(', ')}, ${plan.load.durationSeconds} s each`);
     collected.throughput = await measureThroughput(context);
+    progress(`throughput with one policy, a saved config and a cache lookup (hit, miss): fast/${FEATURE_LOAD_CONNECTIONS}c`);
+    collected.throughputFeatures = await measureFeatureThroughput(context, tenant, BENCH_ADMIN_KEY);
   }
   if (phases.has('soak')) {
     // The reliability soak (issue #21): 0 5xx, 0 lost charges, 0 lost logs and a flat RSS are the targets.
@@ -301,6 +305,7 @@ async function main(): Promise<number> {
     latency: collected.latency,
     connectionReuse: collected.connectionReuse,
     throughput: collected.throughput,
+    throughputFeatures: collected.throughputFeatures,
     process: collected.process,
     features: collected.features,
     soak: collected.soak,
@@ -312,7 +317,7 @@ async function main(): Promise<number> {
     notes: [...(measuredNode.note ? [measuredNode.note] : []), ...standingNotes(collected, loadStart)],
   };
   if (profileDir) base.profile = profileSummary(profileDir, collected.measuringFromMicros, base.notes);
-  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base) };
+  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base), issue34: evaluateIssue34(base) };
   const markdown = renderMarkdown(results);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);

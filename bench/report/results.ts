@@ -40,6 +40,17 @@ export interface ThroughputRow {
   ratio: number;
 }
 
+/** A throughput run of gw with features on every request (issue #34's "one policy, a saved config and a cache lookup"). */
+export interface FeatureLoadRow {
+  name: string;
+  /** Every request a cache hit (the same body), or a miss (a unique body each). */
+  cache: 'hit' | 'miss';
+  connections: number;
+  gw: LoadResult;
+  /** Chat calls the mock received over the variant's probe, warm-up and measured runs (0 for hits). */
+  upstreamCalls: number;
+}
+
 export interface FeatureRow {
   name: string;
   status: 'measured' | 'not yet available' | 'error';
@@ -179,6 +190,8 @@ export interface BenchResults {
   latency: LatencyRow[];
   connectionReuse?: ConnectionReuse;
   throughput: ThroughputRow[];
+  /** gw under the same load with one policy, a saved config and a cache lookup on every request (absent in older results). */
+  throughputFeatures?: FeatureLoadRow[];
   process: ProcessStats;
   features: FeatureRow[];
   soak?: SoakResult;
@@ -189,6 +202,8 @@ export interface BenchResults {
   profile?: ProfileSummary;
   targets: TargetRow[];
   issue23: GoalRow[];
+  /** Issue #34's CPU goals (absent in older results). */
+  issue34?: GoalRow[];
   errors: string[];
   notes: string[];
 }
