@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildFunctions } from '../scripts/build.js';
 import { openAIDialectsMockHandler } from '../test/support/mock-openai-dialects.js';
 import { startMockUpstream } from '../test/support/mock-upstream.js';
 import { deployStack } from '../test/aws-shaped/support/deployed-stack.js';
 import { median, percentile } from './measure/stats.js';
+import { runOnMeasuredNode } from './node/run-on-measured-node.js';
 
 /**
  * Which memory size for the gateway function (issue #33): its BUILT bundle, under the AWS-shaped harness
@@ -18,7 +19,9 @@ import { median, percentile } from './measure/stats.js';
  *   sandbox at a time, as Lambda runs them), against a mock provider that answers at once, so duration is gw's;
  * - cost per million requests at 2 s and 10 s model latency: GB × (latency + gw's mean duration) × the arm64 price,
  *   plus the request price.
- * `npx tsx bench/memory-choice.ts` prints a Markdown table (docs/deploy.md, "Sizing", has the figures).
+ * `npx tsx bench/memory-choice.ts [--node lambda|current|PATH]` prints a Markdown table (docs/deploy.md, "Sizing", has
+ * the figures). It measures on the Lambda runtime's Node by default, as `npm run bench` does: the gateway sandboxes
+ * are forks of this script, so the whole script runs again on that Node (bench/node/run-on-measured-node.ts).
  */
 const SIZES_MB = [256, 512, 1024];
 const VCPU_AT_MB = 1769;
@@ -53,6 +56,8 @@ function coldImportMs(cgroup: string, bundle: string): number {
   if (result.status !== 0) throw new Error(result.stderr);
   return Number(result.stdout);
 }
+
+const onNode = await runOnMeasuredNode(fileURLToPath(import.meta.url), process.argv.slice(2), resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 
 // The operator's own credentials for the bootstrap (the stand-in store checks none).
 process.env.AWS_ACCESS_KEY_ID ??= 'operator';
@@ -94,7 +99,7 @@ try {
     );
   }
   writeFileSync(join(CGROUP_ROOT, 'cgroup.procs'), String(stack.pids.gateway));
-  console.log(`gateway bundle, ${REQUESTS} sequential warm chat completions per size (mock provider answering at once)\n`);
+  console.log(`gateway bundle on Node ${onNode.version}, ${REQUESTS} sequential warm chat completions per size (mock provider answering at once)\n`);
   console.log('| memory | vCPU share | cold import (median) | CPU per request (median) | gw duration p50 | gw duration p99 | peak RSS | cost per million at 2 s | at 10 s |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
