@@ -140,7 +140,7 @@ function cpuText(result: LoadResult): (value: number) => string {
 
 export function evaluateIssue34(results: Omit<BenchResults, 'targets' | 'issue23' | 'issue34'>): GoalRow[] {
   const at16 = results.throughput.find((row) => row.upstream === 'fast' && row.connections === 16);
-  const micros = (value: number) => `${Math.round(value)} µs`;
+  const micros = (value: number) => `${Math.round(value).toLocaleString('en-US')} µs`;
   const withDetail = (row: GoalRow, result: LoadResult | undefined) => (result?.cpuMicrosPerRequestMain === undefined ? row : { ...row, measured: cpuText(result)(result.cpuMicrosPerRequestMain) });
   const rows = [
     withDetail(goal(`gw process CPU per request ≤ ${ISSUE_34_GOALS.plainCpuMicros} µs at 16 connections (plain: a key, no policy, logs on)`, at16?.gw.cpuMicrosPerRequestMain, ISSUE_34_GOALS.plainCpuMicros, micros), at16?.gw),
