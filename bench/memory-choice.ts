@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildFunctions } from '../scripts/build.js';
 import { openAIDialectsMockHandler } from '../test/support/mock-openai-dialects.js';
 import { startMockUpstream } from '../test/support/mock-upstream.js';
 import { deployStack } from '../test/aws-shaped/support/deployed-stack.js';
 import { median, percentile } from './measure/stats.js';
+import { runOnMeasuredNode } from './node/run-on-measured-node.js';
 
 /**
  * Which memory size for the gateway function (issue #33): its BUILT bundle, under the AWS-shaped harness
@@ -18,7 +19,9 @@ import { median, percentile } from './measure/stats.js';
  *   sandbox at a time, as Lambda runs them), against a mock provider that answers at once, so duration is gw's;
  * - cost per million requests at 2 s and 10 s model latency: GB × (latency + gw's mean duration) × the arm64 price,
  *   plus the request price.
- * `npx tsx bench/memory-choice.ts` prints a Markdown table (docs/deploy.md, "Sizing", has the figures).
+ * `npx tsx bench/memory-choice.ts [--node lambda|current|PATH]` prints a Markdown table (docs/deploy.md, "Sizing", has
+ * the figures). It measures on the Lambda runtime's Node by default, as `npm run bench` does: the gateway sandboxes
+ * are forks of this script, so the whole script runs again on that Node (bench/node/run-on-measured-node.ts).
  */
 const SIZES_MB = [256, 512, 1024];
 const VCPU_AT_MB = 1769;
@@ -54,6 +57,8 @@ function coldImportMs(cgroup: string, bundle: string): number {
   return Number(result.stdout);
 }
 
+const onNode = await runOnMeasuredNode(fileURLToPath(import.meta.url), process.argv.slice(2), resolve(dirname(fileURLToPath(import.meta.url)), '..'));
+
 // The operator's own credentials for the bootstrap (the stand-in store checks none).
 process.env.AWS_ACCESS_KEY_ID ??= 'operator';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'operator';
@@ -63,7 +68,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const bundles = mkdtempSync(join(tmpdir(), 'gw-memory-choice-'));
 const cgroups: string[] = [];
 const upstream = await startMockUpstream(openAIDialectsMockHandler());
-await buildFunctions(bundles, ['gateway', 'control-plane', 'expire-api-keys', 'restore-budgets']);
+// Every function: the stand-in stack starts a sandbox for each one the function table lists (a fixed list here missed compact-request-logs).
+await buildFunctions(bundles);
 const stack = await deployStack(bundles);
 try {
   const { bootstrapOrganisation } = await import('../shared/control-plane/bootstrap.js');
@@ -94,7 +100,7 @@ try {
     );
   }
   writeFileSync(join(CGROUP_ROOT, 'cgroup.procs'), String(stack.pids.gateway));
-  console.log(`gateway bundle, ${REQUESTS} sequential warm chat completions per size (mock provider answering at once)\n`);
+  console.log(`gateway bundle on Node ${onNode.version}, ${REQUESTS} sequential warm chat completions per size (mock provider answering at once)\n`);
   console.log('| memory | vCPU share | cold import (median) | CPU per request (median) | gw duration p50 | gw duration p99 | peak RSS | cost per million at 2 s | at 10 s |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);

@@ -1,5 +1,6 @@
 import { MAX_SEMANTIC_CANDIDATES } from '../shared/gateway/cache/cache-store.js';
 import type { MockMode } from './mock/payloads.js';
+import { parseNodeChoice, type NodeChoice } from './node/measured-node.js';
 
 export const PHASES = ['cold-start', 'latency', 'features', 'throughput', 'soak', 'aws-shaped', 'semantic-scale'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -86,6 +87,8 @@ export interface BenchOptions {
   scenarioFilter?: string;
   /** What the AWS-shaped phase's store proxy adds to every store call, ms. */
   storeLatencyMs: number;
+  /** Which Node runs the measured processes (bench/node/measured-node.ts); the harness stays on its own. */
+  node: NodeChoice;
   outDir: string;
 }
 
@@ -100,13 +103,15 @@ export const USAGE = `npm run bench [-- options]
   --store-latency-ms N latency the aws-shaped phase adds to every store call (default 5)
   --soak-requests N    requests of the soak (default 60000; a longer soak shows whether a slope levels off)
   --load-seconds N     length of each throughput load run (the quick plan's 2 s is short for a CPU comparison)
+  --node WHICH         Node of the measured processes: lambda (default: the Lambda runtime's major, fetched from
+                       the npm registry once and cached), current (the harness's own) or a path to a node binary
   --out DIR            where results go (default bench/results)
   --help`;
 
 export class UsageError extends Error {}
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, outDir: 'bench/results' };
+  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, node: { kind: 'lambda' }, outDir: 'bench/results' };
   let soakRequests: number | undefined;
   let loadSeconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -162,6 +167,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         loadSeconds = Number(raw);
         break;
       }
+      case '--node': {
+        const raw = value();
+        if (raw.trim() === '' || raw.startsWith('--')) throw new UsageError(`--node takes lambda, current or the path of a node binary (got ${JSON.stringify(raw)})`);
+        options.node = parseNodeChoice(raw);
+        break;
+      }
       case '--out':
         options.outDir = value();
         break;
@@ -177,9 +188,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   return options;
 }
 
-/** Which file name the results get: the README table comes only from a complete, full run. */
+/** Which file name the results get: the README table comes only from a complete, full run on the Lambda's Node. */
 export function resultName(options: BenchOptions): string {
   if (options.plan.name === 'quick') return 'quick';
-  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests || options.plan.load.durationSeconds !== FULL_PLAN.load.durationSeconds) return 'partial';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests || options.plan.load.durationSeconds !== FULL_PLAN.load.durationSeconds || options.node.kind !== 'lambda') return 'partial';
   return 'latest';
 }

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memoryOf } from './measure/proc-stats.js';
 import { treeMemory } from './measure/proc-tree.js';
+import { DEFAULT_CACHE_DIR, resolveMeasuredNode, type MeasuredNode } from './node/measured-node.js';
 import { parseOptions, resultName, UsageError, type BenchOptions } from './options.js';
 import type { PhaseContext } from './phases/context.js';
 import { buildBundles, distFreshness, measureColdStart } from './phases/cold-start.js';
@@ -15,13 +16,14 @@ import { measureAwsShaped } from './phases/aws-shaped.js';
 import { runSemanticScalePhase } from './phases/semantic-scale-run.js';
 import { formatSoak, measureSoak, type SoakResult } from './phases/soak.js';
 import { measureThroughput } from './phases/throughput.js';
+import { FEATURE_LOAD_CONNECTIONS, measureFeatureThroughput } from './phases/throughput-features.js';
 import { ChildRegistry } from './processes/children.js';
 import { compileGwForProfiling } from './processes/compile-gw.js';
 import { BENCH_ADMIN_KEY, gwCommand, startGw, startMock, startReferenceProxy, type GwLaunchOptions, type GwProcess } from './processes/launch.js';
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile/summarize.js';
 import { renderMarkdown } from './report/markdown.js';
-import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
-import { evaluateIssue23, evaluateTargets } from './report/targets.js';
+import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
+import { evaluateIssue23, evaluateIssue34, evaluateTargets } from './report/targets.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
 /**
@@ -70,6 +72,7 @@ interface Collected {
   latency: LatencyRow[];
   connectionReuse?: ConnectionReuse;
   throughput: ThroughputRow[];
+  throughputFeatures?: FeatureLoadRow[];
   features: FeatureRow[];
   coldStart: ColdStartRow[];
   coldStartProfiles?: Record<string, ProfileSummary>;
@@ -143,6 +146,8 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   if (phases.has('throughput')) {
     progress(`throughput: ${plan.load.runs.map((run) => `${run.upstream}/${run.connections}c`).join(', ')}, ${plan.load.durationSeconds} s each`);
     collected.throughput = await measureThroughput(context);
+    progress(`throughput with one policy, a saved config and a cache lookup (hit, miss): fast/${FEATURE_LOAD_CONNECTIONS}c`);
+    collected.throughputFeatures = await measureFeatureThroughput(context, tenant, BENCH_ADMIN_KEY);
   }
   if (phases.has('soak')) {
     // The reliability soak (issue #21): 0 5xx, 0 lost charges, 0 lost logs and a flat RSS are the targets.
@@ -237,9 +242,18 @@ async function main(): Promise<number> {
     console.error(error.message);
     return 2;
   }
+  let measuredNode: MeasuredNode;
+  try {
+    measuredNode = await resolveMeasuredNode(options.node, { cacheDir: join(ROOT, DEFAULT_CACHE_DIR), log: progress });
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  progress(`measured processes on Node ${measuredNode.version} (${measuredNode.source}: ${measuredNode.path}); harness on ${process.version}`);
+  if (measuredNode.note) progress(measuredNode.note);
   const startedAt = new Date();
   const loadStart = os.loadavg();
-  const registry = new ChildRegistry();
+  const registry = new ChildRegistry(measuredNode.path);
   installCleanup(registry);
   const outDir = resolve(ROOT, options.outDir);
   const name = resultName(options);
@@ -280,6 +294,8 @@ async function main(): Promise<number> {
       plan: options.plan.name,
       phases: [...options.phases],
       machine: { cpu: os.cpus()[0]?.model ?? 'unknown CPU', logicalCpus: os.cpus().length, memoryBytes: os.totalmem(), os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version },
+      // Which Node ran what was measured (gw, stores, mock, proxy, bundle imports) and which ran the harness.
+      runtime: { measured: measuredNode, harness: { version: process.version, path: process.execPath } },
       loadAverage: { start: loadStart, end: os.loadavg() },
       commit: commitDescription(),
       gw: { command: gwCommand(collected.gwLaunch), settings: { ...GW_SETTINGS, ...options.gwEnv }, extraSettings: options.gwEnv },
@@ -289,6 +305,7 @@ async function main(): Promise<number> {
     latency: collected.latency,
     connectionReuse: collected.connectionReuse,
     throughput: collected.throughput,
+    throughputFeatures: collected.throughputFeatures,
     process: collected.process,
     features: collected.features,
     soak: collected.soak,
@@ -297,10 +314,10 @@ async function main(): Promise<number> {
     coldStart: { built: options.build, freshness: collected.freshness, buildComplaint: collected.buildComplaint, rows: collected.coldStart, profiles: collected.coldStartProfiles },
     profile: undefined as ProfileSummary | undefined,
     errors,
-    notes: standingNotes(collected, loadStart),
+    notes: [...(measuredNode.note ? [measuredNode.note] : []), ...standingNotes(collected, loadStart)],
   };
   if (profileDir) base.profile = profileSummary(profileDir, collected.measuringFromMicros, base.notes);
-  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base) };
+  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base), issue34: evaluateIssue34(base) };
   const markdown = renderMarkdown(results);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);

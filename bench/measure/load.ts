@@ -11,6 +11,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** A separate, unmeasured run first, so JIT and connection pools are warm when measuring starts. */
   warmupSeconds: number;
+  /** autocannon replaces `[<id>]` in the body with a unique id per request (every body differs: cache misses). */
+  idReplacement?: boolean;
 }
 
 export interface LoadResult {
@@ -62,15 +64,16 @@ export async function runLoad(registry: ChildRegistry, root: string, probe: Prob
   const floor = options.connections * MIN_REQUESTS_PER_CONNECTION;
   const sized = (rate: number, seconds: number) => Math.round(Math.min(MAX_REQUESTS, Math.max(floor, rate * seconds)));
   // A small probe gives a first rate; the warm-up, sized from it, warms JIT and pools and gives the real rate.
-  const probeRun = await autocannon(registry, root, probe, options.connections, floor, options.warmupSeconds);
-  const warm = await autocannon(registry, root, probe, options.connections, sized(rateOf(probeRun), options.warmupSeconds), options.warmupSeconds);
+  const run = (amount: number, seconds: number) => autocannon(registry, root, probe, options.connections, amount, seconds, options.idReplacement === true);
+  const probeRun = await run(floor, options.warmupSeconds);
+  const warm = await run(sized(rateOf(probeRun), options.warmupSeconds), options.warmupSeconds);
   for (const run of [probeRun, warm]) {
     if (run.non2xx > 0 || run.errors > 0 || run.timeouts > 0) {
       throw new Error(`warm-up of ${probe.url.href} at ${options.connections} connections: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodeStats ?? {})}), ${run.errors} errors, ${run.timeouts} timeouts`);
     }
   }
   const meter = new TreeCpuMeter(meteredPid);
-  const result = await autocannon(registry, root, probe, options.connections, sized(rateOf(warm), options.durationSeconds), options.durationSeconds);
+  const result = await run(sized(rateOf(warm), options.durationSeconds), options.durationSeconds);
   return {
     connections: options.connections,
     durationSeconds: result.duration,
@@ -94,11 +97,13 @@ function rateOf(run: AutocannonJson): number {
   return run['2xx'] / Math.max(run.duration, 0.001);
 }
 
-async function autocannon(registry: ChildRegistry, root: string, probe: ProbeRequest, connections: number, amount: number, expectedSeconds: number): Promise<AutocannonJson> {
+async function autocannon(registry: ChildRegistry, root: string, probe: ProbeRequest, connections: number, amount: number, expectedSeconds: number, idReplacement: boolean): Promise<AutocannonJson> {
   const headerArgs = Object.entries(probe.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
   const { exit, stdout, stderr } = await registry.run(
     {
       name: `autocannon ${connections}c ${probe.url.href}`,
+      // The load generator is a tool of the harness, not what is measured.
+      runtime: 'harness',
       nodeArgs: [
         autocannonCli(),
         '--connections', String(connections),
@@ -110,6 +115,7 @@ async function autocannon(registry: ChildRegistry, root: string, probe: ProbeReq
         '--method', probe.method ?? 'POST',
         ...headerArgs,
         ...(probe.body ? ['--body', probe.body.toString('utf8')] : []),
+        ...(idReplacement ? ['--idReplacement'] : []),
         '--json',
         probe.url.href,
       ],

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { LAMBDA_NODE_RUNTIME_NAME } from '../../infra/cdk/lambda-node.js';
 import { median } from '../measure/stats.js';
 import { summarizeProfile, type ProfileSummary } from '../profile/summarize.js';
 import type { ChildRegistry } from '../processes/children.js';
@@ -58,7 +59,7 @@ function lambdaEnvironment(functionName: string, bundleUrl: string, taskRoot: st
     AWS_ACCESS_KEY_ID: 'ASIABENCHBENCHBENCH00',
     AWS_SECRET_ACCESS_KEY: 'bench-secret-access-key-not-real',
     AWS_SESSION_TOKEN: 'bench-session-token-not-real',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_EXECUTION_ENV: `AWS_Lambda_${LAMBDA_NODE_RUNTIME_NAME}`,
     AWS_LAMBDA_FUNCTION_NAME: `gw-${functionName}`,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
@@ -91,7 +92,7 @@ export interface BuildOutcome {
 export async function buildBundles(registry: ChildRegistry, root: string): Promise<BuildOutcome> {
   const startedMs = Date.now();
   const { exit, stderr, stdout } = await registry.run(
-    { name: 'npm run build', nodeArgs: ['--import', 'tsx', 'scripts/build.ts'], cwd: root, env: childEnvironment({}) },
+    { name: 'npm run build', runtime: 'harness', nodeArgs: ['--import', 'tsx', 'scripts/build.ts'], cwd: root, env: childEnvironment({}) },
     300_000,
   );
   const budgetsKiB: Record<string, number> = {};
@@ -124,7 +125,7 @@ function shippedFiles(directory: string): Array<{ path: string; bytes: number }>
 async function filesLoadedOnImport(registry: ChildRegistry, root: string, name: string, url: string): Promise<string[]> {
   const directory = resolve(root, 'dist', name);
   const { exit, stdout, stderr } = await registry.run(
-    { name: `traced import ${name}`, nodeArgs: ['--input-type=module', '--eval', TRACE_SCRIPT], cwd: directory, env: lambdaEnvironment(name, url, directory) },
+    { name: `traced import ${name}`, runtime: 'measured', nodeArgs: ['--input-type=module', '--eval', TRACE_SCRIPT], cwd: directory, env: lambdaEnvironment(name, url, directory) },
     60_000,
   );
   if (exit.code !== 0) throw new Error(`traced import failed (code ${exit.code}): ${stderr.slice(-1000)}`);
@@ -186,6 +187,8 @@ export async function measureColdStart(
         const { exit, stdout, stderr } = await registry.run(
           {
             name: `import ${bundle.name}`,
+            // The import is what a cold start costs on the Lambda's Node.
+            runtime: 'measured',
             nodeArgs: [...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${bundleProfileDir}`] : []), '--input-type=module', '--eval', IMPORT_SCRIPT],
             cwd: join(root, 'dist', bundle.name),
             env: lambdaEnvironment(bundle.name, url, resolve(root, 'dist', bundle.name)),

@@ -9,8 +9,14 @@ export interface ExitInfo {
 export interface ChildSpec {
   /** Shown in errors and in the report. */
   name: string;
-  /** Arguments to `node` (the command is always this very node binary). */
+  /** Arguments to `node`. */
   nodeArgs: string[];
+  /**
+   * Which Node runs it: `measured` for what the bench measures (gw, the stores, the mock, the minimal proxy, bundle
+   * imports), on the registry's measured Node (`--node`); `harness` for the tools (autocannon, the build), on the
+   * harness's own. Required, so that no new child lands on the wrong one by default.
+   */
+  runtime: 'measured' | 'harness';
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Keep all of stdout (short-lived children whose output is their result). */
@@ -38,9 +44,10 @@ export class ManagedChild {
 
   constructor(
     readonly spec: ChildSpec,
+    nodeBinary: string,
     onUnexpectedExit: (child: ManagedChild, exit: ExitInfo) => void,
   ) {
-    this.process = spawn(process.execPath, spec.nodeArgs, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.process = spawn(nodeBinary, spec.nodeArgs, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise<ExitInfo>((resolve) => {
       this.process.once('exit', (code, signal) => {
         this.exit = { code, signal };
@@ -190,8 +197,16 @@ export class ChildRegistry {
   private readonly children = new Set<ManagedChild>();
   private readonly failures: string[] = [];
 
+  /** `measuredNode`: the binary of the measured children (`--node`); the harness's own by default. */
+  constructor(readonly measuredNode: string = process.execPath) {}
+
+  /** The binary a child of this runtime runs on. */
+  nodeFor(runtime: ChildSpec['runtime']): string {
+    return runtime === 'measured' ? this.measuredNode : process.execPath;
+  }
+
   start(spec: ChildSpec): ManagedChild {
-    const child = new ManagedChild(spec, (failed, exit) => {
+    const child = new ManagedChild(spec, this.nodeFor(spec.runtime), (failed, exit) => {
       const cause = lastErrorOf(failed.stderr);
       this.failures.push(`${failed.name} exited unexpectedly (${describeExit(exit)})${cause ? `: ${cause}` : ''}\nstderr (tail): ${failed.stderr.slice(-3000)}`);
     });

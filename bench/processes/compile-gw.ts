@@ -23,7 +23,7 @@ await build({ ...common, entryPoints: ['infra/local/main.ts'], outfile: process.
 await build({ ...common, entryPoints: ['infra/local/store-process.ts'], outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs') });
 `;
   const { exit, stderr } = await registry.run(
-    { name: 'compile gw for profiling', nodeArgs: ['--input-type=module', '--eval', script], cwd: root, env: childEnvironment({ BENCH_OUTFILE: outfile }) },
+    { name: 'compile gw for profiling', runtime: 'harness', nodeArgs: ['--input-type=module', '--eval', script], cwd: root, env: childEnvironment({ BENCH_OUTFILE: outfile }) },
     120_000,
   );
   if (exit.code !== 0) throw new Error(`compiling gw for profiling failed (code ${exit.code}): ${stderr.slice(-2000)}`);

@@ -34,6 +34,7 @@ function readyPort(child: ManagedChild): Promise<number> {
 
 export async function startMock(registry: ChildRegistry, root: string): Promise<MockProcess> {
   const child = registry.start({
+    runtime: 'measured',
     name: 'mock upstream',
     nodeArgs: ['--import', WATCHDOG, '--import', 'tsx', 'bench/mock/server.ts'],
     cwd: root,
@@ -50,6 +51,7 @@ export async function startMock(registry: ChildRegistry, root: string): Promise<
 /** The minimal Node proxy in front of the mock (bench/mock/reference-proxy.ts): the floor gw is compared with. */
 export async function startReferenceProxy(registry: ChildRegistry, root: string, mockUrl: string): Promise<{ url: string; child: ManagedChild }> {
   const child = registry.start({
+    runtime: 'measured',
     name: 'reference proxy',
     nodeArgs: ['--import', WATCHDOG, '--import', 'tsx', 'bench/mock/reference-proxy.ts'],
     cwd: root,
@@ -61,6 +63,7 @@ export async function startReferenceProxy(registry: ChildRegistry, root: string,
 /** The AWS-shaped phase's DynamoDB-compatible store, in a process of its own (bench/processes/store-server.ts). */
 export async function startBenchStore(registry: ChildRegistry, root: string): Promise<{ url: string; child: ManagedChild }> {
   const child = registry.start({
+    runtime: 'measured',
     name: 'bench store',
     nodeArgs: ['--import', WATCHDOG, '--import', 'tsx', 'bench/processes/store-server.ts'],
     cwd: root,
@@ -111,6 +114,7 @@ export async function startGw(registry: ChildRegistry, root: string, options: Gw
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfileDir)}`] : [];
   const program = options.compiledEntry ? [options.compiledEntry] : ['--import', 'tsx', 'infra/local/main.ts'];
   const child = registry.start({
+    runtime: 'measured',
     name: options.name ?? 'gw',
     nodeArgs: ['--import', WATCHDOG, ...profiling, ...program],
     cwd: root,

@@ -1,7 +1,7 @@
 import { FLAT_SLOPE_KIB_PER_1K, MIN_REQUESTS_TO_JUDGE } from '../phases/soak.js';
-import type { BenchResults } from './results.js';
+import type { BenchResults, GoalRow } from './results.js';
 
-/** The report's sections for the soak, the AWS-shaped mode, the semantic-cache scale and issue #23's goals. */
+/** The report's sections for the soak, the AWS-shaped mode, the semantic-cache scale and issues #23's and #34's goals. */
 
 const mib = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 const signed = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(2)}`);
@@ -125,13 +125,22 @@ export function semanticScaleSection(results: BenchResults): string[] {
 }
 
 export function issue23Section(results: BenchResults): string[] {
-  if (results.issue23.length === 0) return [];
+  return goalsSection('Issue #23 goals', results.issue23);
+}
+
+/** Issue #34's CPU goals: the plain request and the one with a policy, a saved config and a cache lookup. */
+export function issue34Section(results: BenchResults): string[] {
+  return goalsSection('Issue #34 goals (gw’s own process, 16 connections, fast upstream, logs on)', results.issue34 ?? []);
+}
+
+function goalsSection(title: string, rows: GoalRow[]): string[] {
+  if (rows.length === 0) return [];
   return [
-    '## Issue #23 goals',
+    `## ${title}`,
     '',
     ...table(
       ['goal', 'measured', '', 'distance'],
-      results.issue23.map((row) => [row.goal, row.measured, row.status === 'met' ? 'met' : row.status === 'missed' ? '**missed**' : 'n/a', row.distance ?? '–']),
+      rows.map((row) => [row.goal, row.measured, row.status === 'met' ? 'met' : row.status === 'missed' ? '**missed**' : 'n/a', row.distance ?? '–']),
     ),
     '',
   ];

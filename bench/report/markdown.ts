@@ -1,6 +1,6 @@
 import type { LoadResult } from '../measure/load.js';
 import { PHASES } from '../options.js';
-import { awsShapedSection, issue23Section, semanticScaleSection, soakSection, table } from './markdown-sections.js';
+import { awsShapedSection, issue23Section, issue34Section, semanticScaleSection, soakSection, table } from './markdown-sections.js';
 import type { BenchResults, FeatureRow } from './results.js';
 
 const ms = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(3));
@@ -12,7 +12,36 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 function machineLine(results: BenchResults): string {
   const { machine, loadAverage } = results.meta;
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
-  return `${machine.cpu} × ${machine.logicalCpus} logical CPUs, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${machine.os}, Node ${machine.node}; load average ${load(loadAverage.start)} at start, ${load(loadAverage.end)} at end`;
+  return `${machine.cpu} × ${machine.logicalCpus} logical CPUs, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${machine.os}, ${nodeText(results)}; load average ${load(loadAverage.start)} at start, ${load(loadAverage.end)} at end`;
+}
+
+/** Which Node ran the measured processes and which the harness (one Node for both in results from before `--node`). */
+export function nodeText(results: BenchResults): string {
+  const runtime = results.meta.runtime;
+  if (!runtime) return `Node ${results.meta.machine.node}`;
+  const { measured, harness } = runtime;
+  const how = measured.source === 'harness' ? (measured.requested === 'lambda' && measured.note ? 'the harness’s own, standing in for the Lambda runtime’s' : 'the harness’s own') : measured.source === 'path' ? measured.path : `the Lambda runtime’s major, from the ${measured.source}`;
+  return `measured processes on Node ${measured.version} (${how}), harness on Node ${harness.version}`;
+}
+
+/** gw with one policy, a saved config and a cache lookup on every request, beside plain gw at the same connections. */
+function featureLoadTable(results: BenchResults): string[] {
+  const rows = results.throughputFeatures ?? [];
+  if (rows.length === 0) return [];
+  const plain = results.throughput.find((row) => row.upstream === 'fast' && row.connections === rows[0].connections)?.gw;
+  const cpu = (result: LoadResult) => `${integer(result.cpuMicrosPerRequestMain)} (${integer(result.cpuMicrosPerRequest)})`;
+  return [
+    `Every request with one matching rate-limit policy (limit 10⁹ rpm), a saved config (\`x-gw-config: <id>\`) with \`cache: {mode: "simple"}\`; a hit sends the same body every time, a miss a unique body (autocannon's \`idReplacement\`). Fast upstream, ${rows[0].connections} connections; plain gw from the table above.`,
+    '',
+    ...table(
+      ['gw request', 'req/s', 'p99 ms', 'gw CPU µs/req (gw and its children)', 'provider calls over the variant’s runs'],
+      [
+        ...(plain ? [['plain (a key, no policy, no config)', integer(plain.requestsPerSecond), `${plain.latencyP99Ms}`, cpu(plain), '–']] : []),
+        ...rows.map((row) => [row.name, integer(row.gw.requestsPerSecond), `${row.gw.latencyP99Ms}`, cpu(row.gw), integer(row.upstreamCalls)]),
+      ],
+    ),
+    '',
+  ];
 }
 
 function loadCells(result: LoadResult): string[] {
@@ -88,6 +117,8 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+
+  lines.push(...featureLoadTable(results));
 
   const { process: stats } = results;
   if (stats.logLines > 0 || stats.peakRssBytes !== undefined || results.connectionReuse) {
@@ -169,7 +200,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push(...table(['target', 'measured', ''], results.targets.map((row) => [row.target, row.measured, row.status === 'met' ? 'met' : row.status === 'missed' ? '**missed**' : 'n/a'])), '');
   }
 
-  lines.push(...issue23Section(results));
+  lines.push(...issue23Section(results), ...issue34Section(results));
 
   if (results.profile) {
     lines.push(`## gw CPU profile (${results.profile.window ?? 'whole process life'})`, '');

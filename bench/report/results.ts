@@ -2,6 +2,7 @@ import type { LoadResult } from '../measure/load.js';
 import type { ConnectionReuse } from '../phases/connection-reuse.js';
 import type { Percentiles } from '../measure/stats.js';
 import type { MockMode } from '../mock/payloads.js';
+import type { MeasuredNode } from '../node/measured-node.js';
 import type { ProfileSummary } from '../profile/summarize.js';
 import type { SoakResult } from '../phases/soak.js';
 
@@ -37,6 +38,17 @@ export interface ThroughputRow {
   proxy?: LoadResult;
   /** gw requests/s divided by direct requests/s. */
   ratio: number;
+}
+
+/** A throughput run of gw with features on every request (issue #34's "one policy, a saved config and a cache lookup"). */
+export interface FeatureLoadRow {
+  name: string;
+  /** Every request a cache hit (the same body), or a miss (a unique body each). */
+  cache: 'hit' | 'miss';
+  connections: number;
+  gw: LoadResult;
+  /** Chat calls the mock received over the variant's probe, warm-up and measured runs (0 for hits). */
+  upstreamCalls: number;
 }
 
 export interface FeatureRow {
@@ -162,7 +174,10 @@ export interface RunMeta {
   date: string;
   plan: 'full' | 'quick';
   phases: string[];
+  /** `node`: the harness's Node (see `runtime` for the measured processes'). */
   machine: { cpu: string; logicalCpus: number; memoryBytes: number; os: string; node: string };
+  /** The Node of the measured processes (`--node`) and of the harness; absent in results from before `--node`. */
+  runtime?: { measured: MeasuredNode; harness: { version: string; path: string } };
   loadAverage: { start: number[]; end: number[] };
   commit?: string;
   gw: { command: string; settings: Record<string, string>; extraSettings: Record<string, string> };
@@ -175,6 +190,8 @@ export interface BenchResults {
   latency: LatencyRow[];
   connectionReuse?: ConnectionReuse;
   throughput: ThroughputRow[];
+  /** gw under the same load with one policy, a saved config and a cache lookup on every request (absent in older results). */
+  throughputFeatures?: FeatureLoadRow[];
   process: ProcessStats;
   features: FeatureRow[];
   soak?: SoakResult;
@@ -185,6 +202,8 @@ export interface BenchResults {
   profile?: ProfileSummary;
   targets: TargetRow[];
   issue23: GoalRow[];
+  /** Issue #34's CPU goals (absent in older results). */
+  issue34?: GoalRow[];
   errors: string[];
   notes: string[];
 }

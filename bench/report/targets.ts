@@ -1,3 +1,4 @@
+import type { LoadResult } from '../measure/load.js';
 import type { BenchResults, GoalRow, TargetRow } from './results.js';
 
 /** The issue's targets, as ratios and differences within one run. They are reported, never enforced. */
@@ -54,6 +55,12 @@ export const ISSUE_23_GOALS = {
   gatewayBundleBytes: 500 * 1024,
   importMs: 100,
 } as const;
+
+/**
+ * Issue #34's CPU goals, for gw's own process at 16 connections (fast upstream, logs on): a plain request (a key, no
+ * policy) and a request with one matching policy, a saved config and a simple-cache lookup (hit and miss).
+ */
+export const ISSUE_34_GOALS = { plainCpuMicros: 400, withFeaturesCpuMicros: 600 } as const;
 
 /** Issue #34: recall of the semantic index against exact search at 100,000 entries. */
 const SEMANTIC_RECALL_GOAL = 0.95;
@@ -121,6 +128,27 @@ export function evaluateIssue23(results: Omit<BenchResults, 'targets' | 'issue23
       status: measured.length === 0 ? 'n/a' : missed.length > 0 ? 'missed' : unmeasured > 0 ? 'n/a' : 'met',
       distance: missed.length > 0 ? missed.map((row) => `${row.scenario} +${(row.roundTrips?.max ?? 0) - row.goal}`).join('; ') : undefined,
     });
+  }
+  return rows;
+}
+
+/** gw's own process per request, with gw and its child processes beside it. */
+function cpuText(result: LoadResult): (value: number) => string {
+  const whole = (value: number) => Math.round(value).toLocaleString('en-US');
+  return (value) => `${whole(value)} µs (with its child processes ${result.cpuMicrosPerRequest === undefined ? 'n/a' : whole(result.cpuMicrosPerRequest)} µs; ${whole(result.requestsPerSecond)} req/s)`;
+}
+
+export function evaluateIssue34(results: Omit<BenchResults, 'targets' | 'issue23' | 'issue34'>): GoalRow[] {
+  const at16 = results.throughput.find((row) => row.upstream === 'fast' && row.connections === 16);
+  const micros = (value: number) => `${Math.round(value).toLocaleString('en-US')} µs`;
+  const withDetail = (row: GoalRow, result: LoadResult | undefined) => (result?.cpuMicrosPerRequestMain === undefined ? row : { ...row, measured: cpuText(result)(result.cpuMicrosPerRequestMain) });
+  const rows = [
+    withDetail(goal(`gw process CPU per request ≤ ${ISSUE_34_GOALS.plainCpuMicros} µs at 16 connections (plain: a key, no policy, logs on)`, at16?.gw.cpuMicrosPerRequestMain, ISSUE_34_GOALS.plainCpuMicros, micros), at16?.gw),
+  ];
+  for (const cache of ['hit', 'miss'] as const) {
+    const row = results.throughputFeatures?.find((candidate) => candidate.cache === cache);
+    const target = `gw process CPU per request ≤ ${ISSUE_34_GOALS.withFeaturesCpuMicros} µs at 16 connections with one policy, a saved config and a cache lookup (${cache})`;
+    rows.push(withDetail(goal(target, row?.gw.cpuMicrosPerRequestMain, ISSUE_34_GOALS.withFeaturesCpuMicros, micros), row?.gw));
   }
   return rows;
 }

@@ -90,7 +90,7 @@ const fallbackScenario: HotPathScenario = {
 const RATE_LIMIT_PROBE_USER = 'bench-rate-limit-probe';
 const enforcementChecks = new WeakMap<ScenarioContext, Promise<string | undefined>>();
 
-async function createRateLimitPolicy(context: ScenarioContext, user: string, groupBy: string, value: number) {
+export async function createRateLimitPolicy(context: ScenarioContext, user: string, groupBy: string, value: number) {
   return jsonCall(`${context.endpoints.gwUrl}/v1/policies/rate-limits`, 'POST', { 'x-gw-api-key': context.adminKey }, {
     name: `bench ${user} by ${groupBy}`,
     conditions: [{ key: 'metadata._user', value: user }],
@@ -106,7 +106,7 @@ async function createRateLimitPolicy(context: ScenarioContext, user: string, gro
  * Policies can exist in the control plane before the gateway enforces them: a 2 rpm policy on its own metadata
  * user, hit three times, must answer 429 once, or there is nothing to measure. Returns why not, or undefined.
  */
-function rateLimitsEnforced(context: ScenarioContext): Promise<string | undefined> {
+export function rateLimitsEnforced(context: ScenarioContext): Promise<string | undefined> {
   let check = enforcementChecks.get(context);
   if (!check) {
     check = (async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { LAMBDA_NODE_MAJOR } from './lambda-node.js';
 
 /**
  * How every Lambda is bundled, in one place: `npm run build` (scripts/build.ts, esbuild's API, with the plugins of
@@ -45,7 +46,7 @@ export const REQUIRE_SHIM_BANNER =
 export const LAMBDA_BUNDLE = {
   platform: 'node',
   /** The Lambda runtime is nodejs24.x; nothing here needs more than Node 20 has, so local runs keep working. */
-  target: 'node24',
+  target: `node${LAMBDA_NODE_MAJOR}`,
   format: 'esm',
   minify: true,
   /**

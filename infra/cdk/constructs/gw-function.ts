@@ -7,6 +7,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLE } from '../bundle-options.js';
 import type { FunctionSpec } from '../function-table.js';
+import { LAMBDA_NODE_RUNTIME_NAME } from '../lambda-node.js';
 import { nodejsBundlingOptions } from '../nodejs-bundling.js';
 
 export interface GwFunctionProps {
@@ -27,6 +28,13 @@ export interface GwFunctionProps {
   production: boolean;
   /** NODE_OPTIONS=--enable-source-maps (the `sourceMaps` context key): each cold start then reads the .map files. */
   sourceMaps: boolean;
+}
+
+/** The CDK runtime named by LAMBDA_NODE_MAJOR (lambda-node.ts), the fixed one, not the moving `NODEJS_LATEST`. */
+function lambdaNodeRuntime(): Runtime {
+  const runtime = Runtime.ALL.find((candidate) => candidate.name === LAMBDA_NODE_RUNTIME_NAME && !candidate.isVariable);
+  if (!runtime) throw new Error(`aws-cdk-lib knows no Lambda runtime ${LAMBDA_NODE_RUNTIME_NAME} (infra/cdk/lambda-node.ts)`);
+  return runtime;
 }
 
 /**
@@ -62,7 +70,7 @@ export class GwFunction extends Construct {
       entry: props.entry ?? join(props.projectRoot, spec.entry),
       projectRoot: props.projectRoot,
       depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_24_X,
+      runtime: lambdaNodeRuntime(),
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMb ?? spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),
