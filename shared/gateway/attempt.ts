@@ -19,6 +19,7 @@ import { remoteImageFetcher } from './remote-media.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { canonicalEndpoint } from '../dialects/registry.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
+import { rememberParsedAnswer } from '../observability/serialised-body.js';
 import { merged } from '../merged.js';
 
 let responseCache: ResponseCache | undefined;
@@ -108,6 +109,8 @@ export async function attemptLeaf(
       record.status = 200;
       onUsage({ usage: parsed.usage as Record<string, unknown> | undefined });
       cache.store?.(parsed);
+      // The after-path redacts the stored answer from this value instead of parsing the bytes again.
+      rememberParsedAnswer(raw, parsed);
       return merged(success, { contentType: 'application/json', body: raw });
     }
     const translated = translateProviderBody(() => adapter.toOpenAIResponse!(input, parsed, upstream.headers));

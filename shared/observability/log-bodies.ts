@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { settings } from '../settings.js';
 import { blobStore } from '../store/blobs/blob-store-factory.js';
 import { redact, redactText, type KnownCredentials } from './redact.js';
-import { rememberSerialisedBody } from './serialised-body.js';
+import { parsedAnswerOf, rememberSerialisedBody } from './serialised-body.js';
 
 export interface StoredBodies {
   request_body: unknown;
@@ -24,7 +24,7 @@ export async function storeBodies(workspaceId: string, logId: string, request: u
   const responseText = response === undefined || typeof response === 'string' ? response : Buffer.from(response.buffer, response.byteOffset, response.byteLength).toString('utf8');
   const parts: Array<['request' | 'response', unknown, string | undefined]> = [
     ['request', request, undefined],
-    ['response', responseText === undefined ? undefined : parseIfJson(responseText), responseText],
+    ['response', responseText === undefined ? undefined : ((typeof response === 'object' ? parsedAnswerOf(response) : undefined) ?? parseIfJson(responseText)), responseText],
   ];
   for (const [which, body, source] of parts) {
     if (body === undefined || body === null) continue;

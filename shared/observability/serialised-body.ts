@@ -15,3 +15,19 @@ export function serialisedBody(body: unknown): string | null {
   if (body === undefined || body === null) return null;
   return (typeof body === 'object' ? serialised.get(body) : undefined) ?? JSON.stringify(body);
 }
+
+/**
+ * The value a provider's answer bytes parsed to: the attempt parses every JSON answer (provider-body.ts), and the
+ * after-path needs that value again to redact the stored body. Keyed by the very bytes the client received, so
+ * a body that was changed on the way (a dialect's answer) is parsed again instead (issue #34).
+ */
+const parsedAnswers = new WeakMap<object, unknown>();
+
+export function rememberParsedAnswer(bytes: Uint8Array, value: unknown): void {
+  parsedAnswers.set(bytes, value);
+}
+
+/** What `bytes` parsed to, if the attempt said so. */
+export function parsedAnswerOf(bytes: Uint8Array): unknown {
+  return parsedAnswers.get(bytes);
+}

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FinishedRequest } from '../../../shared/observability/request-record.js';
 
 /**
@@ -81,6 +81,24 @@ describe('stored bodies', () => {
     expect(serialised.serialisedBody(null)).toBeNull();
     // The input is never changed.
     expect(request.api_key).toBe('plain-secret');
+  });
+
+  it('of a provider answer are redacted from the value the attempt parsed, not parsed again; other bytes are parsed', async () => {
+    const known = new redaction.KnownCredentials();
+    known.add('sk-provider-key-0123456789abcdef');
+    const answer = Buffer.from('{"id":"chatcmpl-1","echo":"sk-provider-key-0123456789abcdef"}');
+    const parsed = JSON.parse(answer.toString('utf8')) as Record<string, unknown>;
+    serialised.rememberParsedAnswer(answer, parsed);
+    const parse = vi.spyOn(JSON, 'parse');
+    const stored = await bodies.storeBodies('ws-1', 'log-2', undefined, answer, false, known);
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    expect(stored.response_body).toEqual({ id: 'chatcmpl-1', echo: redaction.REDACTED });
+    // The attempt's value is never changed by the redaction.
+    expect(parsed.echo).toBe('sk-provider-key-0123456789abcdef');
+    // Bytes the attempt did not parse (a dialect's answer, made afresh) are parsed here.
+    const other = await bodies.storeBodies('ws-1', 'log-3', undefined, Buffer.from('{"id":"msg-1","echo":"sk-provider-key-0123456789abcdef"}'), false, known);
+    expect(other.response_body).toEqual({ id: 'msg-1', echo: redaction.REDACTED });
   });
 
   it('masks credential-shaped text whatever the case of its marker, and secret-named keys met again and again', () => {
