@@ -4,7 +4,7 @@ import { runSequential, type SequentialResult } from '../measure/sequential.js';
 import { added, percentiles } from '../measure/stats.js';
 import type { LatencySeriesPlan } from '../options.js';
 import type { LatencyRow } from '../report/results.js';
-import { checkChatJson, checkChatStream, directChat, gwChat, proxyChat } from '../scenarios/requests.js';
+import { checkChatJson, checkChatStream, directChat, gwChat, portkeyChat, proxyChat } from '../scenarios/requests.js';
 import { MAX_ERRORS_PER_SERIES, REQUEST_TIMEOUT_MS, type PhaseContext } from './context.js';
 
 interface SeriesSpec {
@@ -23,8 +23,8 @@ export interface LatencyPhaseResult {
 }
 
 /**
- * Added latency: sequential requests direct to the mock, through the minimal reference proxy (when it runs) and
- * through gw, interleaved, per percentile.
+ * Added latency: sequential requests direct to the mock, through the minimal reference proxy and Portkey (when they
+ * run) and through gw, interleaved in a rotating order, per percentile.
  */
 export async function measureAddedLatency(context: PhaseContext): Promise<LatencyPhaseResult> {
   const { plan } = context;
@@ -40,6 +40,7 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
     const meter = new TreeCpuMeter(context.gw.child.pid);
     const mockBefore = await context.mock.stats();
     const withProxy = context.endpoints.proxyUrl !== undefined;
+    const withPortkey = context.endpoints.portkeyUrl !== undefined;
     let result: SequentialResult;
     try {
       result = await runSequential(
@@ -47,6 +48,7 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
           { name: 'direct', request: directChat(context.endpoints, spec.upstream, spec.stream), check },
           { name: 'gw', request: gwChat(context.endpoints, spec.upstream, spec.stream), check },
           ...(withProxy ? [{ name: 'reference proxy', request: proxyChat(context.endpoints, spec.upstream, spec.stream), check }] : []),
+          ...(withPortkey ? [{ name: 'portkey', request: portkeyChat(context.endpoints, spec.upstream, spec.stream), check }] : []),
         ],
         { ...spec.plan, deadlineMs: plan.latency.deadlineMs, timeoutMs: REQUEST_TIMEOUT_MS, maxErrors: MAX_ERRORS_PER_SERIES, guard: () => context.registry.assertAlive() },
       );
@@ -54,7 +56,9 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
       context.errors.push(`latency, ${spec.label}: ${(error as Error).message}`);
       continue;
     }
-    const [direct, gw, proxy] = result.paths;
+    const [direct, gw] = result.paths;
+    const proxy = result.paths.find((path) => path.name === 'reference proxy');
+    const portkey = result.paths.find((path) => path.name === 'portkey');
     // Every path keeps its connections alive: a handful of new ones is normal, one per request is not.
     const upstreamConnections = (await context.mock.stats()).connections - mockBefore.connections;
     for (const path of result.paths) {
@@ -66,6 +70,7 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
       const directStats = percentiles(pick(direct));
       const gwStats = percentiles(pick(gw));
       const proxyStats = proxy ? percentiles(pick(proxy)) : undefined;
+      const portkeyStats = portkey ? percentiles(pick(portkey)) : undefined;
       rows.push({
         name: spec.stream ? `${spec.label}, ${metric}` : spec.label,
         metric,
@@ -76,6 +81,8 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
         added: added(gwStats, directStats),
         proxy: proxyStats,
         proxyAdded: proxyStats ? added(proxyStats, directStats) : undefined,
+        portkey: portkeyStats,
+        portkeyAdded: portkeyStats ? added(portkeyStats, directStats) : undefined,
         upstreamConnections,
       });
     }

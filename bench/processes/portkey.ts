@@ -103,7 +103,7 @@ export async function installPortkey(root: string, log: (line: string) => void):
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
     const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`npm install ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} failed: ${stderr ? stderr.split('\n').slice(-3).join(' ') : (error as Error).message}`);
+    throw new Error(`npm install ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} failed: ${stderr ? stderr.split('\n').slice(-3).join(' ') : (error as Error).message}`, { cause: error });
   }
 }
 
