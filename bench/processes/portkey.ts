@@ -30,7 +30,8 @@ export const PORTKEY_SETTINGS =
   `${PORTKEY_PACKAGE}@${PORTKEY_VERSION} (with ${PORTKEY_HTTP_ADAPTER.name}@${PORTKEY_HTTP_ADAPTER.version}: newer ones break its streams), node build/start-server.js --port=<free port> --headless, its defaults otherwise: ` +
   'no cache (a request asks for one with x-portkey-cache or a config; no Redis is configured, so none is shared), ' +
   'its per-request log record built in memory after each answer (the JSON body parsed again) for the log stream of its UI, which no client reads, nothing written to disk; ' +
-  'no retries, no config; routed by headers (x-portkey-provider: openai, x-portkey-custom-host: the mock’s base URL)';
+  'no retries, no config; routed by headers (x-portkey-provider: openai, x-portkey-custom-host: the mock’s base URL). ' +
+  'Its stream reader waits 25 ms before it passes on the first event (a fixed timer in its code, not the setup), which its streamed rows carry';
 
 // Relative to the repository root, the child's working directory (as launch.ts starts its children).
 const WATCHDOG = './bench/processes/parent-watchdog.mjs';
