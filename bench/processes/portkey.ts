@@ -87,7 +87,7 @@ export function isPortkeyInstalled(installDir: string): boolean {
  * Installs the pinned package once and reuses it. The install goes into a scratch folder that is renamed into
  * place only when it finished, so an install cut short (offline, Ctrl-C) never passes for a complete one.
  */
-export async function installPortkey(root: string, log: (line: string) => void): Promise<string> {
+export async function installPortkey(root: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const installDir = join(root, PORTKEY_CACHE_DIR);
   if (isPortkeyInstalled(installDir)) return installDir;
   const scratch = `${installDir}.partial-${process.pid}`;
@@ -96,16 +96,25 @@ export async function installPortkey(root: string, log: (line: string) => void):
   writeFileSync(join(scratch, 'package.json'), `${JSON.stringify(portkeyManifest(), null, 2)}\n`);
   log(`installing ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} into ${PORTKEY_CACHE_DIR} (once)`);
   try {
-    await promisify(execFile)('npm', portkeyInstallArgs(scratch), { cwd: scratch, timeout: INSTALL_TIMEOUT_MS, env: process.env, maxBuffer: 16 * 1024 * 1024 });
+    await promisify(execFile)('npm', portkeyInstallArgs(scratch), { cwd: scratch, timeout: INSTALL_TIMEOUT_MS, env, maxBuffer: 16 * 1024 * 1024 });
     if (!isPortkeyInstalled(scratch)) throw new Error(`npm install finished but ${portkeyServerScript(scratch)} or the pinned versions are missing`);
     rmSync(installDir, { recursive: true, force: true });
     renameSync(scratch, installDir);
     return installDir;
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`npm install ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} failed: ${stderr ? stderr.split('\n').slice(-3).join(' ') : (error as Error).message}`, { cause: error });
+    throw new Error(`npm install ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} failed: ${npmFailure(error)}`, { cause: error });
   }
+}
+
+/** The lines of npm's error output that say why (its code and the failed request), not its stack or log hint. */
+export function npmFailure(error: unknown): string {
+  const stderr = (error as { stderr?: string }).stderr ?? '';
+  const reasons = stderr
+    .split('\n')
+    .map((line) => line.replace(/^npm error\s*/, '').trim())
+    .filter((line) => /^code |request to |^404|^403/.test(line));
+  return reasons.length > 0 ? reasons.slice(0, 2).join('; ') : (error as Error).message;
 }
 
 /** Its server takes a port (`--port=`) but not 0: ask the system for a free one and hand that over. */
@@ -163,10 +172,11 @@ export async function preparePortkey(
   root: string,
   endpoints: Omit<BenchEndpoints, 'portkeyUrl'>,
   log: (line: string) => void,
+  npmEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<{ process: PortkeyProcess } | { unavailable: string }> {
   let startedChild: ManagedChild | undefined;
   try {
-    const installDir = await installPortkey(root, log);
+    const installDir = await installPortkey(root, log, npmEnv);
     const started = await startPortkey(registry, root, installDir, (child) => (startedChild = child));
     await checkPortkeyRoute({ ...endpoints, portkeyUrl: started.url });
     return { process: started };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
   portkeyInstallArgs,
   portkeyManifest,
   portkeyServerScript,
+  preparePortkey,
 } from '../../../bench/processes/portkey.js';
 import { renderMarkdown } from '../../../bench/report/markdown.js';
 import type { BenchResults, LatencyRow, ThroughputRow } from '../../../bench/report/results.js';
@@ -130,6 +131,24 @@ describe('the Portkey install', () => {
     dirs.push(empty);
     expect(isPortkeyInstalled(empty)).toBe(false);
   });
+});
+
+describe('Portkey offline', () => {
+  it('is reported unavailable, not thrown, and leaves no half-installed folder behind', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'gw-bench-offline-'));
+    try {
+      // A registry on a closed loopback port and an empty npm cache: what an offline machine sees.
+      const offline = { ...process.env, npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0', npm_config_cache: join(root, 'npm-cache'), npm_config_offline: 'false' };
+      const lines: string[] = [];
+      const prepared = await preparePortkey(new ChildRegistry(), root, { gwUrl: '', gwKey: '', mockUrl: 'http://127.0.0.1:9' }, (line) => lines.push(line), offline);
+      expect(prepared).toEqual({ unavailable: expect.stringMatching(/^npm install @portkey-ai\/gateway@1\.15\.2 failed: code ECONNREFUSED; .*request to http:\/\/127\.0\.0\.1:9\/.* failed/) });
+      expect(lines).toEqual([expect.stringContaining('installing @portkey-ai/gateway@1.15.2')]);
+      expect(existsSync(join(root, PORTKEY_CACHE_DIR))).toBe(false);
+      expect(readdirSync(join(root, 'node_modules', '.cache', 'gw-bench')).filter((name) => name.includes('.partial-'))).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('issue #34 goals against Portkey', () => {
