@@ -89,6 +89,9 @@ export async function measureAddedLatency(context: PhaseContext): Promise<Latenc
   return { rows, cpuMicrosPerRequest };
 }
 
+/** How much longer a series may take when Portkey is one of its paths. */
+export const PORTKEY_DEADLINE_FACTOR = 2;
+
 /** One series: direct, gw, and the minimal proxy and Portkey when they run, interleaved. */
 function runSeries(context: PhaseContext, spec: SeriesSpec, withPortkey: boolean): Promise<SequentialResult> {
   const check = spec.stream ? checkChatStream : checkChatJson;
@@ -100,6 +103,8 @@ function runSeries(context: PhaseContext, spec: SeriesSpec, withPortkey: boolean
       ...(endpoints.proxyUrl !== undefined ? [{ name: 'reference proxy', request: proxyChat(endpoints, spec.upstream, spec.stream), check }] : []),
       ...(withPortkey ? [{ name: 'portkey', request: portkeyChat(endpoints, spec.upstream, spec.stream), check }] : []),
     ],
-    { ...spec.plan, deadlineMs: plan.latency.deadlineMs, timeoutMs: REQUEST_TIMEOUT_MS, maxErrors: MAX_ERRORS_PER_SERIES, guard: () => context.registry.assertAlive() },
+    // Portkey's streams wait 25 ms each (its own timer): with it, a series gets twice the time, so that its extra
+    // time does not cut gw's samples short (a full run's stream series reached 934 of 2,000 within 45 s).
+    { ...spec.plan, deadlineMs: plan.latency.deadlineMs * (withPortkey ? PORTKEY_DEADLINE_FACTOR : 1), timeoutMs: REQUEST_TIMEOUT_MS, maxErrors: MAX_ERRORS_PER_SERIES, guard: () => context.registry.assertAlive() },
   );
 }
