@@ -89,6 +89,8 @@ export interface BenchOptions {
   storeLatencyMs: number;
   /** Which Node runs the measured processes (bench/node/measured-node.ts); the harness stays on its own. */
   node: NodeChoice;
+  /** Run Portkey's open-source gateway beside gw in the latency and throughput phases (bench/processes/portkey.ts). */
+  portkey: boolean;
   outDir: string;
 }
 
@@ -105,13 +107,14 @@ export const USAGE = `npm run bench [-- options]
   --load-seconds N     length of each throughput load run (the quick plan's 2 s is short for a CPU comparison)
   --node WHICH         Node of the measured processes: lambda (default: the Lambda runtime's major, fetched from
                        the npm registry once and cached), current (the harness's own) or a path to a node binary
+  --no-portkey         leave out Portkey's gateway (installed once from npm, measured beside gw in latency and throughput)
   --out DIR            where results go (default bench/results)
   --help`;
 
 export class UsageError extends Error {}
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, node: { kind: 'lambda' }, outDir: 'bench/results' };
+  const options: BenchOptions = { plan: FULL_PLAN, phases: new Set(PHASES), build: true, cpuProfile: false, gwEnv: {}, storeLatencyMs: 5, node: { kind: 'lambda' }, portkey: true, outDir: 'bench/results' };
   let soakRequests: number | undefined;
   let loadSeconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -134,6 +137,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       }
       case '--no-build':
         options.build = false;
+        break;
+      case '--no-portkey':
+        options.portkey = false;
         break;
       case '--cpu-prof':
         options.cpuProfile = true;
@@ -191,6 +197,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
 /** Which file name the results get: the README table comes only from a complete, full run on the Lambda's Node. */
 export function resultName(options: BenchOptions): string {
   if (options.plan.name === 'quick') return 'quick';
-  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests || options.plan.load.durationSeconds !== FULL_PLAN.load.durationSeconds || options.node.kind !== 'lambda') return 'partial';
+  if (options.phases.size < PHASES.length || Object.keys(options.gwEnv).length > 0 || options.scenarioFilter !== undefined || options.storeLatencyMs !== 5 || options.plan.soak.requests !== FULL_PLAN.soak.requests || options.plan.load.durationSeconds !== FULL_PLAN.load.durationSeconds || options.node.kind !== 'lambda' || !options.portkey) return 'partial';
   return 'latest';
 }

@@ -19,10 +19,11 @@ import { measureThroughput } from './phases/throughput.js';
 import { FEATURE_LOAD_CONNECTIONS, measureFeatureThroughput } from './phases/throughput-features.js';
 import { ChildRegistry } from './processes/children.js';
 import { compileGwForProfiling } from './processes/compile-gw.js';
+import { PORTKEY_SETTINGS, PORTKEY_VERSION, preparePortkey, type PortkeyProcess } from './processes/portkey.js';
 import { BENCH_ADMIN_KEY, gwCommand, startGw, startMock, startReferenceProxy, type GwLaunchOptions, type GwProcess } from './processes/launch.js';
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile/summarize.js';
 import { renderMarkdown } from './report/markdown.js';
-import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
+import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, PortkeyRun, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
 import { evaluateIssue23, evaluateIssue34, evaluateTargets } from './report/targets.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
@@ -83,6 +84,7 @@ interface Collected {
   soak?: SoakResult;
   awsShaped?: AwsShapedResult;
   semanticScale?: SemanticScaleRow[] | { unavailable: string };
+  portkey?: PortkeyRun;
 }
 
 async function runPhases(options: BenchOptions, registry: ChildRegistry, collected: Collected, errors: string[], profileDir: string | undefined): Promise<void> {
@@ -116,7 +118,9 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   progress('starting the mock upstream and gw');
   const mock = await startMock(registry, ROOT);
   collected.mock = mock;
-  const proxy = phases.has('latency') || phases.has('throughput') ? await startReferenceProxy(registry, ROOT, mock.url) : undefined;
+  const comparing = phases.has('latency') || phases.has('throughput');
+  const proxy = comparing ? await startReferenceProxy(registry, ROOT, mock.url) : undefined;
+  const portkey = comparing ? await portkeyBeside(options, registry, collected, mock.url) : undefined;
   const gw = await startGw(registry, ROOT, collected.gwLaunch);
   collected.gw = gw;
   collected.process.rssAfterStartBytes = memoryOf(gw.child.pid)?.rssBytes;
@@ -125,7 +129,17 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   collected.tenant = tenant.note;
   progress(`gw ${gw.url}, mock ${mock.url}; ${tenant.note}`);
   collected.measuringFromMicros = Number(process.hrtime.bigint() / 1000n);
-  const context: PhaseContext = { root: ROOT, plan, registry, mock, gw, proxy: proxy ? { pid: proxy.child.pid } : undefined, endpoints: { gwUrl: gw.url, mockUrl: mock.url, gwKey: tenant.apiKey, proxyUrl: proxy?.url }, errors };
+  const context: PhaseContext = {
+    root: ROOT,
+    plan,
+    registry,
+    mock,
+    gw,
+    proxy: proxy ? { pid: proxy.child.pid } : undefined,
+    portkey: portkey ? { pid: portkey.child.pid } : undefined,
+    endpoints: { gwUrl: gw.url, mockUrl: mock.url, gwKey: tenant.apiKey, proxyUrl: proxy?.url, portkeyUrl: portkey?.url },
+    errors,
+  };
 
   if (phases.has('latency')) {
     progress('added latency: sequential requests, direct and through gw');
@@ -149,6 +163,8 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
     progress(`throughput with one policy, a saved config and a cache lookup (hit, miss): fast/${FEATURE_LOAD_CONNECTIONS}c`);
     collected.throughputFeatures = await measureFeatureThroughput(context, tenant, BENCH_ADMIN_KEY);
   }
+  // The comparisons are done: Portkey would only take memory and CPU from the phases after them.
+  await portkey?.child.stop(5_000);
   if (phases.has('soak')) {
     // The reliability soak (issue #21): 0 5xx, 0 lost charges, 0 lost logs and a flat RSS are the targets.
     progress(`soak: ${plan.soak.requests} requests at ${plan.soak.connections} connections`);
@@ -170,6 +186,24 @@ async function runMainGwPhases(options: BenchOptions, registry: ChildRegistry, c
   collected.process.childrenRssAtEndBytes = tree?.childrenRssBytes;
   // The later phases run their own processes: this gw's work is done, and it would only take memory and CPU.
   await gw.child.stop(10_000);
+}
+
+/** Portkey beside gw, unless `--no-portkey`; one that cannot be installed or started is reported, not an error. */
+async function portkeyBeside(options: BenchOptions, registry: ChildRegistry, collected: Collected, mockUrl: string): Promise<PortkeyProcess | undefined> {
+  if (!options.portkey) {
+    collected.portkey = { version: PORTKEY_VERSION, settings: PORTKEY_SETTINGS, unavailable: 'left out (--no-portkey)' };
+    return undefined;
+  }
+  progress(`starting Portkey's gateway ${PORTKEY_VERSION} beside gw`);
+  const prepared = await preparePortkey(registry, ROOT, { gwUrl: '', gwKey: '', mockUrl }, progress);
+  if ('unavailable' in prepared) {
+    progress(`Portkey is not measured: ${prepared.unavailable}`);
+    collected.portkey = { version: PORTKEY_VERSION, settings: PORTKEY_SETTINGS, unavailable: prepared.unavailable };
+    return undefined;
+  }
+  collected.portkey = { version: PORTKEY_VERSION, settings: PORTKEY_SETTINGS };
+  progress(`Portkey ${prepared.process.url}`);
+  return prepared.process;
 }
 
 /** A build that fails stops only this phase: the other measurements do not depend on dist/. */
@@ -216,6 +250,14 @@ function standingNotes(collected: Collected, loadStart: number[]): string[] {
     'The local runtime serves its DynamoDB-compatible store (dynalite) from a child process of gw (or inside it with GW_LOCAL_STORE=in-process): gw CPU and RSS are given for gw and its child processes together (and gw alone where shown), so they include the store answering the request-log write of every request; in AWS that work is DynamoDB’s.',
     'Throughput: load generator, mock and gw share the same cores; the direct path meters the mock’s CPU, the gw path the CPU of gw and its child processes.',
   ];
+  const portkey = collected.portkey;
+  if (portkey) {
+    notes.push(
+      portkey.unavailable
+        ? `Portkey’s gateway ${portkey.version} was not measured: ${portkey.unavailable}.`
+        : `Portkey’s gateway (bench/processes/portkey.ts) ran beside gw on the same mock, body and connections, its own process’s CPU metered: ${portkey.settings}.`,
+    );
+  }
   if (loadStart[0] > os.cpus().length * 0.5) notes.push(`The machine was busy when the run started (load average ${loadStart[0].toFixed(2)} on ${os.cpus().length} CPUs): expect noisy numbers.`);
   if (collected.freshness) notes.push(collected.freshness);
   const reuse = collected.connectionReuse;
@@ -311,6 +353,7 @@ async function main(): Promise<number> {
     soak: collected.soak,
     awsShaped: collected.awsShaped,
     semanticScale: collected.semanticScale,
+    portkey: collected.portkey,
     coldStart: { built: options.build, freshness: collected.freshness, buildComplaint: collected.buildComplaint, rows: collected.coldStart, profiles: collected.coldStartProfiles },
     profile: undefined as ProfileSummary | undefined,
     errors,

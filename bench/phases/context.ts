@@ -12,6 +12,8 @@ export interface PhaseContext {
   gw: GwProcess;
   /** The minimal reference proxy, when a phase that compares with it runs (its process, for CPU metering). */
   proxy?: { pid: number | undefined };
+  /** Portkey's gateway, when it runs beside gw (its process, for CPU metering). */
+  portkey?: { pid: number | undefined };
   endpoints: BenchEndpoints;
   /** Errors are collected, not thrown, so one failing part still leaves the rest of the run to report. */
   errors: string[];

@@ -21,6 +21,11 @@ export interface ChildSpec {
   env: NodeJS.ProcessEnv;
   /** Keep all of stdout (short-lived children whose output is their result). */
   collectStdout?: boolean;
+  /**
+   * A comparison process (Portkey), not one the run depends on: its unexpected exit is reported with the run's
+   * errors but does not stop the phases (`assertAlive`), so gw's measurements go on without its column.
+   */
+  optional?: boolean;
 }
 
 const STDERR_TAIL_BYTES = 16 * 1024;
@@ -196,6 +201,8 @@ export function lastErrorOf(stderr: string): string | undefined {
 export class ChildRegistry {
   private readonly children = new Set<ManagedChild>();
   private readonly failures: string[] = [];
+  /** Unexpected exits of optional children: reported, never thrown by `assertAlive`. */
+  private readonly optionalFailures: Array<{ child: ManagedChild; text: string }> = [];
 
   /** `measuredNode`: the binary of the measured children (`--node`); the harness's own by default. */
   constructor(readonly measuredNode: string = process.execPath) {}
@@ -208,7 +215,9 @@ export class ChildRegistry {
   start(spec: ChildSpec): ManagedChild {
     const child = new ManagedChild(spec, this.nodeFor(spec.runtime), (failed, exit) => {
       const cause = lastErrorOf(failed.stderr);
-      this.failures.push(`${failed.name} exited unexpectedly (${describeExit(exit)})${cause ? `: ${cause}` : ''}\nstderr (tail): ${failed.stderr.slice(-3000)}`);
+      const text = `${failed.name} exited unexpectedly (${describeExit(exit)})${cause ? `: ${cause}` : ''}\nstderr (tail): ${failed.stderr.slice(-3000)}`;
+      if (spec.optional) this.optionalFailures.push({ child: failed, text });
+      else this.failures.push(text);
     });
     this.children.add(child);
     void child.exited.then(() => {
@@ -238,7 +247,12 @@ export class ChildRegistry {
   }
 
   unexpectedExits(): string[] {
-    return [...this.failures];
+    return [...this.failures, ...this.optionalFailures.map((failure) => failure.text)];
+  }
+
+  /** An optional child that died while starting was reported as unavailable already: not a run error too. */
+  dismissExit(child: ManagedChild): void {
+    for (let i = this.optionalFailures.length - 1; i >= 0; i--) if (this.optionalFailures[i].child === child) this.optionalFailures.splice(i, 1);
   }
 
   async stopAll(graceMs = 10_000): Promise<void> {

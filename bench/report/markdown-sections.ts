@@ -128,9 +128,9 @@ export function issue23Section(results: BenchResults): string[] {
   return goalsSection('Issue #23 goals', results.issue23);
 }
 
-/** Issue #34's CPU goals: the plain request and the one with a policy, a saved config and a cache lookup. */
+/** Issue #34's goals: CPU (the plain request and one with a policy, a saved config and a cache lookup) and against Portkey. */
 export function issue34Section(results: BenchResults): string[] {
-  return goalsSection('Issue #34 goals (gw’s own process, 16 connections, fast upstream, logs on)', results.issue34 ?? []);
+  return goalsSection('Issue #34 goals (fast upstream, logs on)', results.issue34 ?? []);
 }
 
 function goalsSection(title: string, rows: GoalRow[]): string[] {

@@ -80,7 +80,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('## 1. Added latency (sequential, one keep-alive connection per path, ms)', '');
     lines.push(
       ...table(
-        ['request', 'samples', 'direct p50', 'gw p50', 'gw added p50', 'gw added p90', 'gw added p99', 'minimal proxy added p50 / p99', 'new upstream connections'],
+        ['request', 'samples', 'direct p50', 'gw p50', 'gw added p50', 'gw added p90', 'gw added p99', 'minimal proxy added p50 / p99', 'Portkey added p50 / p99', 'new upstream connections'],
         results.latency.map((row) => [
           row.name + (row.truncated ? ' (time limit)' : ''),
           integer(row.samples),
@@ -90,6 +90,7 @@ export function renderMarkdown(results: BenchResults): string {
           signed(row.added.p90),
           signed(row.added.p99),
           row.proxyAdded ? `${signed(row.proxyAdded.p50)} / ${signed(row.proxyAdded.p99)}` : '–',
+          row.portkeyAdded ? `${signed(row.portkeyAdded.p50)} / ${signed(row.portkeyAdded.p99)}` : '–',
           row.upstreamConnections === undefined ? '–' : integer(row.upstreamConnections),
         ]),
       ),
@@ -101,7 +102,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('## 2. Throughput (autocannon, closed loop)', '');
     lines.push(
       ...table(
-        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw + children CPU µs/req (gw alone)', 'minimal proxy req/s', 'minimal proxy CPU µs/req', 'mock CPU µs/req'],
+        ['upstream', 'connections', 'direct req/s', 'direct p99 ms', 'gw req/s', 'gw p99 ms', 'gw / direct', 'gw + children CPU µs/req (gw alone)', 'minimal proxy req/s', 'minimal proxy CPU µs/req', 'Portkey req/s', 'Portkey CPU µs/req', 'mock CPU µs/req'],
         results.throughput.map((row) => [
           row.upstream === 'fast' ? 'fast' : '20 ms',
           String(row.connections),
@@ -111,6 +112,8 @@ export function renderMarkdown(results: BenchResults): string {
           `${integer(row.gw.cpuMicrosPerRequest)} (${integer(row.gw.cpuMicrosPerRequestMain)})`,
           row.proxy ? integer(row.proxy.requestsPerSecond) : '–',
           row.proxy ? integer(row.proxy.cpuMicrosPerRequest) : '–',
+          row.portkey ? integer(row.portkey.requestsPerSecond) : '–',
+          row.portkey ? integer(row.portkey.cpuMicrosPerRequest) : '–',
           integer(row.direct.cpuMicrosPerRequest),
         ]),
       ),

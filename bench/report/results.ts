@@ -25,6 +25,9 @@ export interface LatencyRow {
   /** The minimal Node proxy on the same requests, and what it adds over direct: the floor for any extra hop. */
   proxy?: Percentiles;
   proxyAdded?: AddedMs;
+  /** Portkey's open-source gateway on the same requests, and what it adds over direct (issue #34's comparison). */
+  portkey?: Percentiles;
+  portkeyAdded?: AddedMs;
   /** TCP connections the mock saw opened during the series, by all paths together (keep-alive: a handful). */
   upstreamConnections?: number;
 }
@@ -36,6 +39,8 @@ export interface ThroughputRow {
   gw: LoadResult;
   /** The minimal reference proxy under the same load (its own CPU metered): the floor of any Node hop. */
   proxy?: LoadResult;
+  /** Portkey's open-source gateway under the same load (its process's CPU metered). */
+  portkey?: LoadResult;
   /** gw requests/s divided by direct requests/s. */
   ratio: number;
 }
@@ -185,8 +190,18 @@ export interface RunMeta {
   durationSeconds: number;
 }
 
+/** Whether Portkey ran beside gw, how, or why not (absent in results from before it did). */
+export interface PortkeyRun {
+  version: string;
+  /** Its command line and defaults, as measured. */
+  settings: string;
+  /** Why it was not measured: `--no-portkey`, offline, an install or start failure, a route check that failed. */
+  unavailable?: string;
+}
+
 export interface BenchResults {
   meta: RunMeta;
+  portkey?: PortkeyRun;
   latency: LatencyRow[];
   connectionReuse?: ConnectionReuse;
   throughput: ThroughputRow[];

@@ -150,5 +150,47 @@ export function evaluateIssue34(results: Omit<BenchResults, 'targets' | 'issue23
     const target = `gw process CPU per request ≤ ${ISSUE_34_GOALS.withFeaturesCpuMicros} µs at 16 connections with one policy, a saved config and a cache lookup (${cache})`;
     rows.push(withDetail(goal(target, row?.gw.cpuMicrosPerRequestMain, ISSUE_34_GOALS.withFeaturesCpuMicros, micros), row?.gw));
   }
-  return rows;
+  return [...rows, ...evaluatePortkeyGoals(results)];
+}
+
+/** Issue #34 against Portkey's open-source gateway, run beside gw: both as ratios within one run. */
+export const PORTKEY_GOALS = { addedP50Ratio: 3, throughputRatio: 3, connections: 64 } as const;
+
+const times = (value: number) => `${value.toFixed(2)}×`;
+
+/**
+ * "added p50 ≥ 3× lower than Portkey's" (JSON, sequential): Portkey's added p50 ÷ gw's ≥ 3; and "throughput ≥ 3×
+ * Portkey's at 64 connections" (fast upstream, logs on): gw req/s ÷ Portkey req/s ≥ 3. A plan without 64
+ * connections (--quick) is judged at its largest level, and the goal says which.
+ */
+export function evaluatePortkeyGoals(results: Pick<BenchResults, 'latency' | 'throughput' | 'portkey'>): GoalRow[] {
+  const why = results.portkey?.unavailable ? `not measured (Portkey: ${results.portkey.unavailable})` : 'not measured';
+  const latencyGoal = `added p50 ≥ ${PORTKEY_GOALS.addedP50Ratio}× lower than Portkey’s (JSON, sequential): Portkey’s added p50 ÷ gw’s`;
+  const json = results.latency.find((row) => row.name === 'JSON');
+  let latencyRow: GoalRow = { goal: latencyGoal, measured: why, status: 'n/a' };
+  if (json?.portkeyAdded) {
+    const gwAdded = json.added.p50;
+    const portkeyAdded = json.portkeyAdded.p50;
+    const figures = `Portkey ${ms(portkeyAdded)} ÷ gw ${ms(gwAdded)}`;
+    // gw adding nothing measurable (p50 at or below direct's) against a Portkey that adds time is the goal met.
+    latencyRow =
+      gwAdded <= 0
+        ? { goal: latencyGoal, measured: `${figures}: gw adds nothing measurable`, status: portkeyAdded > 0 ? 'met' : 'n/a' }
+        : { ...goal(latencyGoal, portkeyAdded / gwAdded, PORTKEY_GOALS.addedP50Ratio, times, true), measured: `${figures} = ${times(portkeyAdded / gwAdded)}` };
+  }
+
+  const fast = results.throughput.filter((row) => row.upstream === 'fast').sort((a, b) => b.connections - a.connections);
+  const compared = fast.find((row) => row.connections === PORTKEY_GOALS.connections) ?? fast[0];
+  const level = compared && compared.connections !== PORTKEY_GOALS.connections ? ` (this run: ${compared.connections} connections, the largest level of its plan)` : '';
+  const throughputGoal = `throughput ≥ ${PORTKEY_GOALS.throughputRatio}× Portkey’s at ${PORTKEY_GOALS.connections} connections${level}, fast upstream, logs on: gw req/s ÷ Portkey req/s`;
+  let throughputRow: GoalRow = { goal: throughputGoal, measured: why, status: 'n/a' };
+  if (compared?.portkey && compared.portkey.requestsPerSecond > 0) {
+    const ratio = compared.gw.requestsPerSecond / compared.portkey.requestsPerSecond;
+    const whole = (value: number) => Math.round(value).toLocaleString('en-US');
+    throughputRow = {
+      ...goal(throughputGoal, ratio, PORTKEY_GOALS.throughputRatio, times, true),
+      measured: `gw ${whole(compared.gw.requestsPerSecond)} req/s ÷ Portkey ${whole(compared.portkey.requestsPerSecond)} req/s = ${times(ratio)}`,
+    };
+  }
+  return [latencyRow, throughputRow];
 }

@@ -9,6 +9,8 @@ export interface BenchEndpoints {
   gwKey: string;
   /** The minimal Node proxy in front of the mock (the floor for any extra hop). */
   proxyUrl?: string;
+  /** Portkey's open-source gateway in front of the same mock (bench/processes/portkey.ts), when it runs. */
+  portkeyUrl?: string;
 }
 
 export const PROVIDER_TOKEN = 'sk-bench-provider-token';
@@ -31,6 +33,25 @@ export function proxyChat(endpoints: BenchEndpoints, mode: MockMode, stream: boo
   if (!endpoints.proxyUrl) throw new Error('the reference proxy is not running');
   const direct = directChat(endpoints, mode, stream);
   return { ...direct, url: new URL(`${endpoints.proxyUrl}${MOCK_MODES[mode]}/chat/completions`) };
+}
+
+/**
+ * The same call through Portkey, routed by its documented headers. Its custom host replaces the provider's whole
+ * base URL (for openai `https://api.openai.com/v1`) and the endpoint path `/chat/completions` is appended to it,
+ * so the host is the mock's base URL as gw gets it: the mock serves `/chat/completions` at its root, without `/v1`.
+ */
+export function portkeyChat(endpoints: BenchEndpoints, mode: MockMode, stream: boolean): ProbeRequest {
+  if (!endpoints.portkeyUrl) throw new Error('Portkey is not running');
+  return {
+    url: new URL(`${endpoints.portkeyUrl}/v1/chat/completions`),
+    headers: {
+      'content-type': 'application/json',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': mockBaseUrl(endpoints, mode),
+      authorization: `Bearer ${PROVIDER_TOKEN}`,
+    },
+    body: Buffer.from(JSON.stringify(chatRequest(undefined, stream))),
+  };
 }
 
 /** The same call through gw, routed by headers to the same mock. */
