@@ -65,6 +65,8 @@ const VARIANTS: Record<string, (create: ClientFactory) => StoreClient> = {
   adaptive: (create) => create({ retryMode: 'adaptive' }),
   // The SDK's own SHA-256 (an HMAC key from raw bytes every time) instead of KeyedSha256.
   'sdk-sha256': (create) => create({ sha256: Sha256 }),
+  // Both cuts of issue #34 left out: the client as it was before them.
+  before: (create) => create({ sha256: Sha256 }, { fastConfig: false }),
   // The client's config left in V8's dictionary mode, as the SDK builds it: what withFastProperties saves.
   'dictionary-config': (create) => create({}, { fastConfig: false }),
   // No user-agent header at all: the most the user-agent middleware could save.
