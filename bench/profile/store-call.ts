@@ -1,6 +1,7 @@
 /**
- * What one store call costs the caller's process (issue #34): `npx tsx bench/profile/store-call.ts [calls]`, on
- * Node 24 as Lambda runs it: `node_modules/.cache/gw-bench/…/node --import tsx bench/profile/store-call.ts`.
+ * What one store call costs the caller's process (issue #34): `npx tsx bench/profile/store-call.ts [calls]`, and
+ * on Node 24 as Lambda runs it: `<node 24> --import tsx bench/profile/store-call.ts [calls]` (the bench caches one
+ * under node_modules/.cache/gw-bench/). Findings: bench/results/issue-34/store-call.md.
  *
  * Starts the embedded store as the local runtime does (dynalite in a child process, in memory), so its CPU stays
  * out of this process, and makes the calls the hot path makes through gw's own repositories and its one store
@@ -8,12 +9,14 @@
  * - `counter`: a rate-limit policy's admission, `CounterRepository.incrementBelow` (a conditional `UpdateItem ADD`);
  * - `cache-hit`: the response cache's exact lookup, `ResponseCacheStore.get` of a stored entry (a `GetItem`).
  * Each shape runs N calls one after another and N calls 16 at a time, and reports this process's CPU per call
- * (`process.cpuUsage`, every thread), median of ROUNDS rounds.
+ * (`process.cpuUsage`, user + system, every thread), median of ROUNDS (env, default 9) rounds.
  *
- * `--ab <variant>,…`: an A/B of store-client variants in the same run, alternating round by round (the machine is
- * shared and noisy: compare within a run). `gw` is the client gw builds; the others are that client with one
- * change each (see VARIANTS). `--cpu-prof` (a node flag, before the script) writes a profile of the run: summarise
- * it with `npx tsx bench/profile/summarize.ts <file> [top] [fromMicros]` (the line `measuring from` gives fromMicros).
+ * `--ab <variant>,…`: store-client variants in the same run, run by run in an order rotated every round (the
+ * machine is shared and noisy: compare within a run). `gw` is the client gw builds; `before` is it without issue
+ * #34's cuts; the others change one thing each (see VARIANTS). `--canned`: answered from memory instead of the
+ * store (see cannedResponses), for the SDK's own work without the socket's noise. `--cpu-prof` (a node flag, before
+ * the script) writes a profile of the run: `npx tsx bench/profile/summarize.ts <file> [top] [from-µs]`, with the
+ * µs the line `measuring from` prints, leaves the start-up out.
  */
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpResponse } from '@smithy/core/protocols';
@@ -62,7 +65,6 @@ const VARIANTS: Record<string, (create: ClientFactory) => StoreClient> = {
   // A second client built the same way: the noise floor of an A/B.
   same: (create) => create(),
   standard: (create) => create({ retryMode: 'standard' }),
-  adaptive: (create) => create({ retryMode: 'adaptive' }),
   // The SDK's own SHA-256 (an HMAC key from raw bytes every time) instead of KeyedSha256.
   'sdk-sha256': (create) => create({ sha256: Sha256 }),
   // Both cuts of issue #34 left out: the client as it was before them.
@@ -141,8 +143,11 @@ async function main(): Promise<void> {
   const shapes = AB.map((variant) => {
     const counters = new CounterRepository();
     const cache = new ResponseCacheStore();
-    Object.assign(counters, { client: clients.get(variant) });
-    Object.assign(cache, { client: clients.get(variant) });
+    for (const repository of [counters, cache]) {
+      // A renamed field would leave every variant on gw's own client and make the A/B compare nothing.
+      if (!('client' in repository)) throw new Error(`${repository.constructor.name} has no \`client\` field to swap: update store-call.ts`);
+      Object.assign(repository, { client: clients.get(variant) });
+    }
     const calls: Record<string, Call> = {
       // 64 groups, as a policy grouped by a key sees a handful of callers; the limit is never reached.
       counter: (i) => counters.incrementBelow({ pk: counterKey('policy-bench', 'rate', `group-${i % 64}`, 'w1'), windowEnd }, 1, 1e12),
