@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   const shapes = AB.map((variant) => {
     const counters = new CounterRepository();
     const cache = new ResponseCacheStore();
-    for (const repository of [counters, cache]) {
+    for (const repository of [counters, cache] as object[]) {
       // A renamed field would leave every variant on gw's own client and make the A/B compare nothing.
       if (!('client' in repository)) throw new Error(`${repository.constructor.name} has no \`client\` field to swap: update store-call.ts`);
       Object.assign(repository, { client: clients.get(variant) });
