@@ -6,8 +6,13 @@
  * (as a spread keeps it) instead of setting the prototype, as `Object.assign` would. Own enumerable string keys
  * only (symbol keys are not copied); null and undefined sources are skipped.
  */
-/** V8 13 (Node 24, Lambda's runtime) writes properties after a spread as fast as any others: there the spread is best. */
-const SPREAD_IS_CHEAP = Number(process.versions.v8.split('.')[0]) >= 13;
+/**
+ * V8 13 (Node 24, Lambda's runtime) writes properties after a spread as fast as any others: there the spread is
+ * best. The console's bundle imports this module too (through the config schema): a browser has no `process`, and
+ * takes the spread.
+ */
+const V8_MAJOR = Number((globalThis as { process?: { versions?: { v8?: string } } }).process?.versions?.v8?.split('.')[0]);
+const SPREAD_IS_CHEAP = !(V8_MAJOR < 13);
 
 export function merged<A extends object, B extends object>(a: A | undefined | null, b: B | undefined | null): Spread<A, B>;
 export function merged<A extends object, B extends object, C extends object>(a: A | undefined | null, b: B | undefined | null, c: C | undefined | null): Spread<Spread<A, B>, C>;
