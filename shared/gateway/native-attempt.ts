@@ -12,6 +12,7 @@ import { isRecord } from '../providers/common/json-guards.js';
 import type { DialectCodec, NativeAnswerCollector, NativeStreamTranslator } from '../dialects/types.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
 import { merged } from '../merged.js';
+import { rememberParsedAnswer } from '../observability/serialised-body.js';
 
 export interface NativeAttempt {
   context: GatewayContext;
@@ -65,6 +66,8 @@ export async function attemptNatively(attempt: NativeAttempt): Promise<AttemptSu
   record.status = 200;
   onUsage({ usage: codec.nativeUsage(parsed) });
   if (codec.cacheableNativeAnswer?.(parsed) !== false) cache.store?.(parsed);
+  // The after-path redacts the stored answer from this value instead of parsing the bytes again.
+  rememberParsedAnswer(raw, parsed);
   return merged(success, { contentType: 'application/json', body: raw });
 }
 

@@ -10,6 +10,7 @@ import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../ups
 import type { PassthroughRequest } from './context.js';
 import { modelOf, payloadForTarget } from './payload.js';
 import { merged } from '../../merged.js';
+import { rememberParsedAnswer } from '../../observability/serialised-body.js';
 
 /** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
 export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
@@ -94,6 +95,8 @@ function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | 
   } catch {
     throw new GatewayError(502, 'upstream_invalid_response', 'The provider answered 2xx with a body that is not the JSON its content-type says', { type: 'upstream_error', upstream: true });
   }
+  // The after-path redacts the stored answer from this value instead of parsing the bytes again.
+  rememberParsedAnswer(raw, parsed);
   const usage = (parsed as { usage?: unknown } | null)?.usage;
   return typeof usage === 'object' && usage !== null && !Array.isArray(usage) ? (usage as Record<string, unknown>) : undefined;
 }

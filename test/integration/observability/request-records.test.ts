@@ -129,12 +129,16 @@ describe('one log record per gateway request, after the response', () => {
     const responsesTrace = trace();
     // OpenAI serves /v1/responses natively: the mock answers that route with a Response, the rest as chat.
     const usage = { input_tokens: 9, output_tokens: 12, total_tokens: 21 };
-    const response = { id: 'resp_log', object: 'response', status: 'completed', model: 'gpt-4o-mini', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello', annotations: [] }] }], usage };
+    // The answer quotes the request's provider credential: the stored body masks it (the client gets it as sent).
+    const response = { id: 'resp_log', object: 'response', status: 'completed', model: 'gpt-4o-mini', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello sk-test-upstream-credential-000000', annotations: [] }] }], usage };
     upstream.setHandler((request) => (request.path.endsWith('/responses') ? { json: response } : openAIMockHandler()(request)));
     const responses = await gateway.post('/v1/responses', { model: 'gpt-4o-mini', input: 'Hi' }, { ...viaMock(upstream.url), 'x-gw-trace-id': responsesTrace });
     upstream.setHandler(openAIMockHandler());
     expect(responses.status).toBe(200);
-    expect(await logOfTrace(gateway, responsesTrace)).toMatchObject({ endpoint: 'responses', status: 200, provider: 'openai', usage: { total_tokens: 21 } });
+    const responsesLog = await logOfTrace(gateway, responsesTrace);
+    expect(responsesLog).toMatchObject({ endpoint: 'responses', status: 200, provider: 'openai', usage: { total_tokens: 21 } });
+    expect(responsesLog.response_body).toMatchObject({ id: 'resp_log', object: 'response', output: [{ content: [{ text: 'Hello [REDACTED]' }] }] });
+    expect(JSON.stringify(responsesLog)).not.toContain('sk-test-upstream-credential-000000');
     const messagesTrace = trace();
     const messages = await gateway.post('/v1/messages', { model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }, { ...viaMock(upstream.url), 'x-gw-trace-id': messagesTrace });
     expect(messages.status).toBe(200);

@@ -160,6 +160,8 @@ describe('pass-through endpoints: routing and logs', () => {
       expect.objectContaining({ target_path: 'config.targets[1]', provider: 'mistral-ai', model: 'omni-moderation-latest', status: 200, retry: 0, cache_status: 'DISABLED' }),
     ]);
     expect(full.body.attempts[2]).not.toHaveProperty('error_code');
+    // The JSON answer is stored as the provider sent it (the value the attempt parsed for its usage).
+    expect(record.response_body).toEqual({ id: 'modr-1', model: 'omni-moderation-latest', results: [{ flagged: false, categories: {}, category_scores: {} }] });
     for (const attempt of full.body.attempts) expect(attempt.latency_ms).toEqual(expect.any(Number));
     const spans = record.spans.filter((span) => span.kind === 'attempt');
     expect(spans.map((span) => span.status)).toEqual(['error', 'error', 'ok']);
