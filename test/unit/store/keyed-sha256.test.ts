@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { KeyedSha256 } from '../../../shared/store/dynamo-client.js';
+import { KeyedSha256 } from '../../../shared/store/sdk-call-costs.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const hex = (data: Uint8Array) => Buffer.from(data).toString('hex');
