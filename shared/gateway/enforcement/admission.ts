@@ -8,11 +8,11 @@ import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
 import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
-import { PROVIDER_KIND, requestValues, type RequestValues } from './request-values.js';
+import { requestValues, type RequestValues } from './request-values.js';
 import type { CreditCounter, EnforcementDependencies, Step, StepResult, TokenCounter } from './types.js';
 import { enforcementSnapshots, type EnforcementSnapshot } from './snapshot-cache.js';
 import { rateWindow, resetPeriod } from './windows.js';
-import { estimateCost, estimateUsage } from './estimate.js';
+import { estimateReservation, type ReservationEstimate } from './target-estimate.js';
 import { applyDueReset, budgetExhausted, resetDue } from './workspace-budget.js';
 import { merged } from '../../merged.js';
 
@@ -132,7 +132,7 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
   const budget: WorkspaceBudget | undefined = usage ? snapshot.budget : undefined;
   const matched = snapshot.policies.filter((policy) => policyMatches(policy, values) && (usage || policy.type === 'requests'));
   const provider = context.workspaceProvider?.provider;
-  const estimate = usage ? await reservationEstimate(context, matched, budget, values) : undefined;
+  const estimate = usage ? await reservationEstimate(context, matched, budget) : undefined;
   const pending: Array<Promise<StepResult>> = [];
   for (const policy of matched) {
     const group = groupOf(policy, values);
@@ -150,7 +150,8 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
     const limits = usage ? provider : merged(provider, { rate_limits: provider.rate_limits.filter((limit) => limit.type === 'requests'), budget: undefined });
     pending.push(...providerSteps(limits, estimate, now, deps));
   }
-  if (budget && budget.creditLimit !== null && estimate?.cost) pending.push(budgetStep(budget, estimate.cost, now, deps));
+  // A budget with a limit is always checked by its conditional write, even for an estimate of $0 (a free model).
+  if (budget && budget.creditLimit !== null) pending.push(budgetStep(budget, estimate?.cost ?? 0, now, deps));
   const settled = await Promise.allSettled(pending);
   const results = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -180,23 +181,16 @@ function reserves(policy: PolicyRecord): boolean {
 }
 
 /**
- * What the request reserves: its estimated tokens and their price. Computed only when a matched policy or the
- * workspace budget reserves (the tokenizer and the price lookup cost time); undefined otherwise.
+ * What the request reserves: the estimated tokens and their price of the most expensive target it may reach
+ * (target-estimate.ts), whatever names the target. Computed only when a matched policy, the workspace provider
+ * or the workspace budget reserves (the tokenizer and the price lookups cost time); undefined otherwise.
  */
-async function reservationEstimate(
-  context: GatewayContext,
-  matched: readonly PolicyRecord[],
-  budget: EnforcementSnapshot['budget'],
-  values: RequestValues,
-): Promise<{ tokens: number; cost: number | null } | undefined> {
+async function reservationEstimate(context: GatewayContext, matched: readonly PolicyRecord[], budget: EnforcementSnapshot['budget']): Promise<ReservationEstimate | undefined> {
   const provider = providerNeedsEstimate(context.workspaceProvider?.provider);
   const needsTokens = provider.tokens || matched.some((policy) => reserves(policy) && (policy.type === 'tokens' || policy.credit_limit !== undefined));
   const needsCost = provider.cost || (budget?.creditLimit ?? null) !== null || matched.some((policy) => reserves(policy) && policy.credit_limit?.type === 'cost');
   if (!needsTokens && !needsCost) return undefined;
-  const estimate = await estimateUsage(context.endpoint, context.body);
-  const model = values('model') ?? (typeof context.body.model === 'string' ? context.body.model : undefined);
-  const cost = needsCost ? await estimateCost(values(PROVIDER_KIND) ?? context.options.provider, model, estimate).catch(() => null) : null;
-  return { tokens: estimate.totalTokens, cost };
+  return estimateReservation(context, { cost: needsCost });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { PolicyRecord } from '../../store/policy-repository.js';
 import type { RouteNode } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import { matchesQuery, type ConditionInput } from '../routing/conditions.js';
-import { resolveVirtualKey } from '../virtual-key-target.js';
+import { virtualKeyProvider } from './target-estimate.js';
 
 type LeafNode = Extract<RouteNode, { kind: 'leaf' }>;
 
@@ -25,7 +25,7 @@ export const PROVIDER_KIND = 'provider#kind';
  * target routing tries first: the header settings without a config; under a config, the first target of a
  * `single` or `fallback`, the matching branch of a `conditional`, and for a `loadbalance` a value only when
  * every target it may pick agrees on it. A virtual key's provider is looked up (cached) only when a policy
- * names `provider`. A request through a workspace provider (`x-gw-provider: @slug`) has `provider` `@slug`
+ * names `provider` (what a request reserves does not depend on it: target-estimate.ts prices every candidate). A request through a workspace provider (`x-gw-provider: @slug`) has `provider` `@slug`
  * (its kind under PROVIDER_KIND) and `integration` the slug of the provider's integration.
  */
 export async function requestValues(context: GatewayContext, policies: readonly PolicyRecord[]): Promise<RequestValues> {
@@ -87,13 +87,4 @@ function agreed(values: Array<string | undefined>): string | undefined {
 
 function namesKey(policies: readonly PolicyRecord[], key: string): boolean {
   return policies.some((policy) => policy.conditions.some((condition) => condition.key === key) || policy.group_by.some((group) => group.key === key));
-}
-
-async function virtualKeyProvider(workspaceId: string, virtualKeyId: string): Promise<string | undefined> {
-  try {
-    return (await resolveVirtualKey(workspaceId, virtualKeyId)).provider;
-  } catch {
-    // An unknown or unreadable virtual key fails the request with its own error when routing resolves it.
-    return undefined;
-  }
 }

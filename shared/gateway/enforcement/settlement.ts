@@ -1,4 +1,4 @@
-import { costOfUsage, tokenCounts } from '../../observability/pricing/index.js';
+import { costOfUsage, subtractUsd, tokenCounts, unpricedCost } from '../../observability/pricing/index.js';
 import type { RequestLogger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { defaultEnforcementDependencies, type Admission, type EnforcementDependencies } from './admission.js';
@@ -49,20 +49,23 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
     log.error('could not price the response', { provider: settled.provider, model: settled.model, error: error as Error });
   }
   if (!admission?.claim()) return cost;
-  const tokens = settled.cacheHit ? 0 : (tokenCounts(settled.usage)?.total ?? 0);
+  const counts = settled.cacheHit ? undefined : tokenCounts(settled.usage);
+  const tokens = counts?.total ?? 0;
+  // What cost limits count: the price, or for a model nobody prices its tokens at the default rates
+  // (pricing/unpriced.ts), as admission reserved them: an unknown price never means "no limit". The log keeps null.
+  const limitCost = cost ?? (counts ? unpricedCost(counts) : 0);
+  if (cost === null && counts) log.warn('unpriced model: cost limits are charged its tokens at the default rates', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
   const charges: Charge[] = [];
   for (const counter of admission.tokenCounters) {
     // With a reservation, only the difference between the real tokens and the reserved ones is added.
     charges.push({ kind: 'counter', key: counter.key, amount: tokens - counter.reserved });
   }
-  for (const { key, measure, owner, reserved } of admission.creditCounters) {
-    const amount = measure === 'tokens' ? tokens : cost;
-    if (amount === null) log.warn('unpriced model: its cost is not charged to a cost usage limit', { limit: owner, provider: settled.provider, model: settled.model });
-    charges.push({ kind: 'counter', key, amount: (amount ?? 0) - reserved });
+  for (const { key, measure, reserved } of admission.creditCounters) {
+    charges.push({ kind: 'counter', key, amount: measure === 'tokens' ? tokens - reserved : subtractUsd(limitCost, reserved) });
   }
   if (admission.chargesWorkspace) {
     // The budget's own numbers decide exhaustion, so this process refuses as soon as its charge exhausts it.
-    charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: (cost ?? 0) - admission.budgetReserved });
+    charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: subtractUsd(limitCost, admission.budgetReserved) });
   }
   await finish(admission, charges, log, deps);
   return cost;

@@ -37,3 +37,6 @@ export async function costOfUsage(provider: string | undefined, model: string | 
   const price = await modelConfigs().pricing(provider, model);
   return price ? price.cost(tokens) : null;
 }
+
+export { UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';
+export { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from './usd.js';

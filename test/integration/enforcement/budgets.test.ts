@@ -126,14 +126,15 @@ describe('the workspace budget', () => {
     expect(new Date(reset.budget_next_reset_at!).getUTCDay()).toBe(1);
   });
 
-  it('an unpriced model is not charged to the budget and its cost is logged as null', async () => {
+  it('an unpriced model is charged to the budget at the default rates ($15/$75 per million) and its cost is logged as null', async () => {
     const who = await tenant('budget unpriced', { credit_limit: 1 });
     const traceId = `unpriced-${Date.now()}`;
     const answer = await chat(gateway, { ...viaMock(upstream), 'x-gw-api-key': who.key, 'x-gw-trace-id': traceId }, { model: 'model-nobody-prices', messages: [{ role: 'user', content: 'Hi' }] });
     expect(answer.status).toBe(200);
     const logged = await requestLog(traceId);
     expect(logged.cost).toBeNull();
-    expect((await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage).toBe(0);
+    // 9 prompt tokens × $15 + 12 completion tokens × $75 per million: an unknown price never means "free".
+    expect((await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage).toBe(0.001035);
   });
 
   it('logs the cost of a priced response', async () => {

@@ -60,13 +60,23 @@ describe('settling a response', () => {
     expect(writes).toEqual([{ op: 'add', pk: 'tokens-reserved', amount: -300 }]);
   });
 
-  it('an unpriced model: cost null, tokens still counted, a cost limit not charged (and a warning logged)', async () => {
+  it('an unpriced model: cost null in the log, tokens counted, a cost limit charged at the default rates (and a warning logged)', async () => {
     const { writes, deps } = recordingDependencies();
     warnings.length = 0;
     const cost = await settleUsage(admission(), { usage, cacheHit: false, provider: 'ollama', model: 'llama3' }, log, deps);
     expect(cost).toBeNull();
-    expect(writes.map((write) => write.pk)).toEqual(['tokens-reserved', 'tokens-plain', 'credit-tokens']);
-    expect(warnings).toEqual(['unpriced model: its cost is not charged to a cost usage limit']);
+    // One million prompt tokens at $15 and one million completion tokens at $75.
+    expect(writes.find((write) => write.pk === 'credit-cost')).toEqual({ op: 'add', pk: 'credit-cost', amount: 90 });
+    expect(writes.map((write) => write.pk)).toEqual(['tokens-reserved', 'tokens-plain', 'credit-cost', 'credit-tokens']);
+    expect(warnings).toEqual(['unpriced model: cost limits are charged its tokens at the default rates']);
+  });
+
+  it('replaces a reservation with the real cost without floating-point drift (0.3 − 0.1 is 0.2)', async () => {
+    const { writes, deps } = recordingDependencies();
+    const held = new Admission({ workspaceId: 'ws', requestSlots: [], tokenCounters: [], creditCounters: [{ key: key('credit-cost'), measure: 'cost', owner: 'c', reserved: 0.1 }], chargesWorkspace: false });
+    // gpt-4o-mini: 2,000,000 completion tokens at $0.60 per million = $1.20; minus the $0.10 reserved.
+    await settleUsage(held, { usage: { prompt_tokens: 0, completion_tokens: 2_000_000, total_tokens: 2_000_000 }, cacheHit: false, provider: 'openai', model: 'gpt-4o-mini' }, log, deps);
+    expect(writes).toEqual([{ op: 'add', pk: 'credit-cost', amount: 1.1 }]);
   });
 
   it('settles an admission once, however often it is called', async () => {

@@ -1,0 +1,18 @@
+import { costFromRates } from './cost.js';
+import type { ModelRates } from './config-documents.js';
+import type { TokenCounts } from './usage-tokens.js';
+
+/**
+ * What a cost limit (workspace budget, a cost usage limit, a workspace provider's budget) counts for a model no
+ * pricing source prices: USD per million tokens at the top of current list prices (flagship reasoning and
+ * Opus-class models: $15 in, $75 out), so a model nobody priced is never cheaper to a limit than it may really
+ * be. Admission reserves a request's estimate at these rates and settlement charges its real tokens at them; the
+ * request log still says `cost: null` (the true price is unknown). Give the model a price (a local pricing file,
+ * docs/policies-enforcement.md) to be charged its own, or refuse unpriced models per workspace (docs/enforcement.md).
+ */
+export const UNPRICED_MODEL_RATES: Readonly<ModelRates> = Object.freeze({ input_per_mtok: 15, output_per_mtok: 75 });
+
+/** The cost a limit counts for tokens of an unpriced model, in USD. */
+export function unpricedCost(tokens: Pick<TokenCounts, 'input' | 'output'>): number {
+  return costFromRates(UNPRICED_MODEL_RATES, { input: tokens.input, output: tokens.output, cachedInput: 0, cacheWrite: 0, reasoning: 0, total: tokens.input + tokens.output });
+}

@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from '../../../shared/observability/pricing/usd.js';
+
+describe('USD arithmetic in integer units of 1e-10 USD (cost sums without drift)', () => {
+  it('adds and subtracts decimal amounts exactly where doubles drift', () => {
+    expect(0.1 + 0.2).not.toBe(0.3);
+    expect(sumUsd([0.1, 0.2])).toBe(0.3);
+    expect(subtractUsd(0.3, 0.1)).toBe(0.2);
+    expect(sumUsd(Array.from({ length: 1_000_000 }, () => 0.0000001))).toBe(0.1);
+  });
+
+  it('reads exponent forms and rounds past 10 digits', () => {
+    expect(usdToUnits(1e-7)).toBe(1000n);
+    expect(usdToUnits(1.5e21)).toBe(15_000_000_000_000_000_000_000_000_000_000n);
+    expect(usdToUnits(0.00000000005)).toBe(1n);
+    expect(usdToUnits(-2.5)).toBe(-25_000_000_000n);
+    expect(unitsToUsd(-25_000_000_000n)).toBe(-2.5);
+  });
+
+  it('a sum of costs rounded to 1e-10 equals the integer sum of their units, in any order', () => {
+    const cost = fc.integer({ min: 0, max: 10 ** 12 }).map((units) => units / 1e10);
+    fc.assert(
+      fc.property(fc.array(cost, { maxLength: 200 }), (costs) => {
+        const exact = costs.reduce((total, value) => total + usdToUnits(value), 0n);
+        expect(usdToUnits(sumUsd(costs))).toBe(exact);
+        expect(sumUsd([...costs].reverse())).toBe(sumUsd(costs));
+      }),
+    );
+  });
+});
