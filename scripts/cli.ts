@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { OUTPUT_KEYS } from '../infra/cdk/outputs.js';
 import { describeStackOutputs, readOutputsFile, StackOutputsError, storeEnvironmentFrom, type StackOutputs } from '../infra/cdk/ops/stack-outputs.js';
+import { RECONCILE_USAGE, reconcileCommand, ReconcileUsageError } from './reconcile-command.js';
 
 /**
  * `npm run cli -- <command>`: operations on a deployed gw stack, with the AWS SDK's default credentials.
  *
  *   bootstrap          creates the first organisation, a workspace and an admin API key (printed once)
  *   keys create-admin  a new admin API key for the local gw's data directory (access lost? this recovers it)
+ *   reconcile          analytics, request logs and budget charges of a workspace and period, compared
  */
 const USAGE = `Usage: npm run cli -- bootstrap (--stack <name> [--region <region>] | --outputs-file <cdk-outputs.json> [--stack <name>])
                                [--name <organisation and workspace name>] [--json]
@@ -23,7 +25,9 @@ Set GW_BOOTSTRAP_API_KEY to make that exact key the admin key instead of generat
        npm run cli -- keys create-admin [--data-dir <dir>]
 
   Creates a new organisation-admin API key in the local gw's store (GW_DATA_DIR, default .data) and prints
-  it once as \`export GW_API_KEY=…\`. Stop the local gw first: the embedded store is opened by one process.`;
+  it once as \`export GW_API_KEY=…\`. Stop the local gw first: the embedded store is opened by one process.
+
+${RECONCILE_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -129,6 +133,7 @@ async function main(argv: string[]): Promise<number> {
       await createLocalAdminKey(rest);
       return 0;
     }
+    if (command === 'reconcile') return await reconcileCommand(args);
     if (command === 'bootstrap') {
       await bootstrap(parseBootstrapArgs(args));
       return 0;
@@ -139,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`Unknown command '${command}'`);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ReconcileUsageError) {
       console.error(`${error.message}\n\n${USAGE}`);
       return 2;
     }
@@ -149,7 +154,7 @@ async function main(argv: string[]): Promise<number> {
     }
     // AWS errors (credentials, access denied, throttling) carry a useful name and message and never a secret.
     const { name, message } = error as Error;
-    console.error(`bootstrap failed: ${name}: ${message}`);
+    console.error(`${command} failed: ${name}: ${message}`);
     return 1;
   }
 }

@@ -39,4 +39,4 @@ export async function costOfUsage(provider: string | undefined, model: string | 
 }
 
 export { UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';
-export { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from './usd.js';
+export { decimalTextToUnits, subtractUsd, sumUsd, unitsToUsd, usdToUnits } from './usd.js';

@@ -26,6 +26,16 @@ export function unitsToUsd(units: bigint): number {
   return (negative ? -1 : 1) * Number(text);
 }
 
+/** A decimal text (an engine's DECIMAL sum, `-12.3400000000`) → integer units, exactly, whatever its size. */
+export function decimalTextToUnits(text: string): bigint {
+  const match = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!match) throw new RangeError(`not a decimal amount: ${text}`);
+  const fraction = match[3] ?? '';
+  let units = BigInt(match[2] || '0') * SCALE + BigInt(fraction.slice(0, SCALE_DIGITS).padEnd(SCALE_DIGITS, '0'));
+  if ((fraction[SCALE_DIGITS] ?? '0') >= '5') units += 1n;
+  return match[1] === '-' ? -units : units;
+}
+
 /** The exact sum of USD amounts. */
 export function sumUsd(amounts: Iterable<number>): number {
   let total = 0n;

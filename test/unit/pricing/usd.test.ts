@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from '../../../shared/observability/pricing/usd.js';
+import { decimalTextToUnits, subtractUsd, sumUsd, unitsToUsd, usdToUnits } from '../../../shared/observability/pricing/usd.js';
 
 describe('USD arithmetic in integer units of 1e-10 USD (cost sums without drift)', () => {
   it('adds and subtracts decimal amounts exactly where doubles drift', () => {
@@ -16,6 +16,13 @@ describe('USD arithmetic in integer units of 1e-10 USD (cost sums without drift)
     expect(usdToUnits(0.00000000005)).toBe(1n);
     expect(usdToUnits(-2.5)).toBe(-25_000_000_000n);
     expect(unitsToUsd(-25_000_000_000n)).toBe(-2.5);
+  });
+
+  it('reads the DECIMAL text of an engine exactly, beyond what a double holds', () => {
+    expect(decimalTextToUnits('12345678901234567.1234567890')).toBe(123_456_789_012_345_671_234_567_890n);
+    expect(decimalTextToUnits('-0.5000000000')).toBe(-5_000_000_000n);
+    expect(decimalTextToUnits('3')).toBe(30_000_000_000n);
+    expect(() => decimalTextToUnits('1e5')).toThrow(RangeError);
   });
 
   it('a sum of costs rounded to 1e-10 equals the integer sum of their units, in any order', () => {

@@ -1,0 +1,156 @@
+import { logEngines } from '../../observability/engine/select.js';
+import { analyticsTotals } from '../../observability/engine/analytics-queries.js';
+import { rangeConditions, rowsOf, scopeConditions, sql, statement, type LogScope, type TimeRange } from '../../observability/engine/sql.js';
+import type { QueryEngine, SqlDialect, SqlStatement } from '../../observability/engine/types.js';
+import { decimalTextToUnits, UNPRICED_MODEL_RATES, unitsToUsd, usdToUnits } from '../../observability/pricing/index.js';
+import { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
+import { WorkspaceRepository } from '../../store/workspace-repository.js';
+
+/**
+ * Proof that the numbers agree (issue #41): for a workspace and a period, analytics' totals equal the sum of
+ * the logged requests, and the workspace budget was charged exactly what those requests cost. Built on the
+ * log query layer only (shared/observability/engine), so it reads DuckDB locally and Athena (raw and compacted
+ * days) on AWS alike. Every USD amount is compared in integer units of 1e-10 USD (pricing/usd.ts): the logged
+ * costs are summed by the engine as DECIMAL(38,10), never as doubles.
+ */
+export interface ReconcileRequest {
+  workspaceId: string;
+  /** ISO 8601, inclusive. */
+  from: string;
+  /** ISO 8601, inclusive; absent: now, when the reconciliation runs. */
+  to?: string;
+}
+
+export interface Totals {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD. */
+  cost: number;
+}
+
+export interface ReconcileReport {
+  workspaceId: string;
+  range: TimeRange;
+  /** What GET /v1/analytics reports for the workspace over the range. */
+  analytics: Totals;
+  /** The logged requests summed one by one (exact decimal sum of `cost`). */
+  logged: Totals & { unpricedRequests: number; unpricedPromptTokens: number; unpricedCompletionTokens: number };
+  /**
+   * The workspace budget: what it was charged in its current period, and what the logged requests say it should
+   * have been (their costs, plus unpriced models' tokens at the default rates). Compared only when the range
+   * covers the whole period (from its start, or the workspace's creation, to now); `skipped` says why not.
+   */
+  budget: { charged: number; expected: number; periodStart: string } | { skipped: string };
+  /** Every difference found, one sentence each; empty when the numbers agree. */
+  differences: string[];
+}
+
+export interface ReconcileDependencies {
+  engine: () => Promise<QueryEngine>;
+  workspaces: Pick<WorkspaceRepository, 'getWorkspace'>;
+  budgets: Pick<WorkspaceBudgetRepository, 'read'>;
+  now: () => number;
+}
+
+const defaults = (): ReconcileDependencies => ({
+  engine: async () => (await logEngines()).engine,
+  workspaces: new WorkspaceRepository(),
+  budgets: new WorkspaceBudgetRepository(),
+  now: Date.now,
+});
+
+/** The exact per-request sums of a workspace's logged requests over a range (one statement, both dialects). */
+export function loggedTotalsStatement(dialect: SqlDialect, scope: LogScope, range: TimeRange): SqlStatement {
+  const rows = rowsOf(dialect, 'requests', scope, [...scopeConditions('requests', scope), ...rangeConditions('requests', 'created_at', range)]);
+  return statement(
+    sql`SELECT count(*) AS requests, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, CAST(sum(CAST(round(coalesce(cost, 0), 10) AS DECIMAL(38, 10))) AS VARCHAR) AS cost_exact, sum(CASE WHEN cost IS NULL AND coalesce(total_tokens, 0) > 0 THEN 1 ELSE 0 END) AS unpriced_requests, sum(CASE WHEN cost IS NULL THEN coalesce(prompt_tokens, 0) ELSE 0 END) AS unpriced_prompt_tokens, sum(CASE WHEN cost IS NULL THEN coalesce(completion_tokens, 0) ELSE 0 END) AS unpriced_completion_tokens FROM ${rows}`,
+  );
+}
+
+export async function reconcile(request: ReconcileRequest, deps: ReconcileDependencies = defaults()): Promise<ReconcileReport> {
+  const range: TimeRange = { from: new Date(request.from).toISOString(), to: new Date(request.to ?? deps.now()).toISOString() };
+  const workspace = await deps.workspaces.getWorkspace(request.workspaceId);
+  if (!workspace) throw new Error(`no workspace ${request.workspaceId}`);
+  const scope: LogScope = { organisationId: workspace.organisation_id, workspaceId: workspace.id };
+  const engine = await deps.engine();
+  const [analyticsResult, loggedResult] = await Promise.all([
+    engine.query(analyticsTotals(engine.dialect, { scope, range, groupBy: 'workspace', interval: 'day' })),
+    engine.query(loggedTotalsStatement(engine.dialect, scope, range)),
+  ]);
+  const analyticsRow = analyticsResult.rows[0] ?? {};
+  const loggedRow = loggedResult.rows[0] ?? {};
+  const analytics: Totals = {
+    requests: whole(analyticsRow.requests),
+    promptTokens: whole(analyticsRow.prompt_tokens),
+    completionTokens: whole(analyticsRow.completion_tokens),
+    cost: Number(analyticsRow.cost ?? 0),
+  };
+  const loggedCostUnits = decimalTextToUnits(String(loggedRow.cost_exact ?? '0'));
+  const logged: ReconcileReport['logged'] = {
+    requests: whole(loggedRow.requests),
+    promptTokens: whole(loggedRow.prompt_tokens),
+    completionTokens: whole(loggedRow.completion_tokens),
+    cost: unitsToUsd(loggedCostUnits),
+    unpricedRequests: whole(loggedRow.unpriced_requests),
+    unpricedPromptTokens: whole(loggedRow.unpriced_prompt_tokens),
+    unpricedCompletionTokens: whole(loggedRow.unpriced_completion_tokens),
+  };
+  const differences: string[] = [];
+  const compare = (what: string, left: bigint | number, right: bigint | number, show: (value: bigint | number) => string = String) => {
+    if (left !== right) differences.push(`${what}: ${show(left)} ≠ ${show(right)}`);
+  };
+  const usd = (units: bigint | number) => `$${unitsToUsd(BigInt(units))}`;
+  compare('requests (analytics ≠ logged)', analytics.requests, logged.requests);
+  compare('prompt tokens (analytics ≠ logged)', analytics.promptTokens, logged.promptTokens);
+  compare('completion tokens (analytics ≠ logged)', analytics.completionTokens, logged.completionTokens);
+  compare('cost (analytics ≠ logged)', usdToUnits(analytics.cost), loggedCostUnits, usd);
+
+  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, deps);
+  if ('charged' in budget) compare('workspace budget (charged ≠ logged cost + unpriced tokens at default rates)', usdToUnits(budget.charged), usdToUnits(budget.expected), usd);
+  return { workspaceId: request.workspaceId, range, analytics, logged, budget, differences };
+}
+
+async function budgetComparison(
+  workspaceId: string,
+  workspace: { created_at: string; budget_last_reset_at?: string | null },
+  range: TimeRange,
+  loggedCostUnits: bigint,
+  logged: ReconcileReport['logged'],
+  deps: ReconcileDependencies,
+): Promise<ReconcileReport['budget']> {
+  const current = await deps.budgets.read(workspaceId);
+  if (!current) return { skipped: 'the workspace has no budget record' };
+  const periodStart = workspace.budget_last_reset_at ?? workspace.created_at;
+  if (Date.parse(periodStart) < Date.parse(range.from)) return { skipped: `the budget's period began at ${periodStart}, before --from` };
+  if (Date.parse(range.to) < Date.parse(periodEndFloor(deps.now()))) return { skipped: 'the range ends before now, while the budget holds every charge up to now' };
+  // Unpriced models' tokens are charged at the default rates (pricing/unpriced.ts): per token, a whole number of units.
+  const perToken = (ratePerMillion: number) => BigInt(Math.round(ratePerMillion * 10_000));
+  const unpricedUnits = BigInt(logged.unpricedPromptTokens) * perToken(UNPRICED_MODEL_RATES.input_per_mtok) + BigInt(logged.unpricedCompletionTokens) * perToken(UNPRICED_MODEL_RATES.output_per_mtok);
+  return { charged: current.currentUsage, expected: unitsToUsd(loggedCostUnits + unpricedUnits), periodStart };
+}
+
+/** A range that ends within the last second counts as ending now (`--to` left out is read as the current time). */
+function periodEndFloor(now: number): string {
+  return new Date(now - 1_000).toISOString();
+}
+
+/** An engine's count or sum (a JS number, a BigInt from DuckDB, a text from Athena) as a number. */
+function whole(value: unknown): number {
+  return value === null || value === undefined ? 0 : Number(String(value));
+}
+
+/** The report as the CLI prints it. */
+export function formatReconcileReport(report: ReconcileReport): string {
+  const lines = [
+    `workspace ${report.workspaceId}, ${report.range.from} … ${report.range.to}`,
+    `  analytics: ${report.analytics.requests} requests, ${report.analytics.promptTokens} prompt + ${report.analytics.completionTokens} completion tokens, $${report.analytics.cost}`,
+    `  logged:    ${report.logged.requests} requests, ${report.logged.promptTokens} prompt + ${report.logged.completionTokens} completion tokens, $${report.logged.cost} (${report.logged.unpricedRequests} unpriced)`,
+    'charged' in report.budget
+      ? `  budget:    charged $${report.budget.charged} since ${report.budget.periodStart}; the logged requests account for $${report.budget.expected}`
+      : `  budget:    not compared (${report.budget.skipped})`,
+  ];
+  if (report.differences.length === 0) lines.push('the numbers agree');
+  else lines.push(`${report.differences.length} difference(s):`, ...report.differences.map((difference) => `  - ${difference}`));
+  return lines.join('\n');
+}
