@@ -44,7 +44,7 @@ export interface WorkspaceRecord {
   /** Guardrail ids run on every gateway request of the workspace (read alone by the guardrail repository). */
   default_guardrails?: string[];
   /** Observability settings (request bodies in logs, analytics visibility); absent fields mean on. */
-  settings?: { log_request_bodies?: boolean; membersViewAnalytics?: boolean; managersViewAnalytics?: boolean };
+  settings?: { log_request_bodies?: boolean; membersViewAnalytics?: boolean; managersViewAnalytics?: boolean; unpriced_models?: 'reserve' | 'refuse' };
 }
 
 export type WorkspaceChanges = Partial<

@@ -27,7 +27,7 @@ export function presentWorkspace(record: WorkspaceRecord): Workspace {
     },
     active_api_keys: record.active_api_keys ?? 0,
     default_guardrails: record.default_guardrails ?? [],
-    settings: observabilitySettingsOf(record.settings),
+    settings: { ...observabilitySettingsOf(record.settings), unpriced_models: record.settings?.unpriced_models ?? 'reserve' },
     created_at: record.created_at,
     updated_at: record.updated_at ?? null,
   };

@@ -52,12 +52,18 @@ export const defaultGuardrailsSchema = guardrailReferenceListSchema.meta({
   description: 'Guardrail ids (grd-…, optionally @<version>) run on every gateway request of the workspace; [] removes them. Changing it needs guardrails:write.',
 });
 
+/** What a request to a model without a price does while a cost limit applies (docs/enforcement.md). */
+export const unpricedModelsSchema = z.enum(['reserve', 'refuse']).meta({
+  description: 'A model no pricing source prices, under a cost limit (budget, cost usage limit, provider budget): reserve and charge it at the default rates ($15/$75 per million tokens; the default), or refuse it with 400 unpriced_model.',
+});
+
 /** Observability settings (docs/observability.md); each is on unless set to false. */
 export const workspaceSettingsSchema = z
   .strictObject({
     log_request_bodies: z.boolean().optional().meta({ description: 'Keep request and response bodies (redacted, size-capped) in request logs.' }),
     membersViewAnalytics: z.boolean().optional().meta({ description: 'Members’ own keys and tokens may read GET /v1/analytics.' }),
     managersViewAnalytics: z.boolean().optional().meta({ description: 'Managers’ own keys and tokens may read GET /v1/analytics.' }),
+    unpriced_models: unpricedModelsSchema.optional(),
   })
   .meta({ id: 'WorkspaceSettingsInput' });
 
@@ -122,7 +128,7 @@ export const workspaceSchema = z
     }),
     active_api_keys: z.number(),
     default_guardrails: z.array(z.string()),
-    settings: z.object({ log_request_bodies: z.boolean(), membersViewAnalytics: z.boolean(), managersViewAnalytics: z.boolean() }),
+    settings: z.object({ log_request_bodies: z.boolean(), membersViewAnalytics: z.boolean(), managersViewAnalytics: z.boolean(), unpriced_models: unpricedModelsSchema }),
     created_at: z.string(),
     updated_at: z.string().nullable(),
   })

@@ -132,7 +132,7 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
   const budget: WorkspaceBudget | undefined = usage ? snapshot.budget : undefined;
   const matched = snapshot.policies.filter((policy) => policyMatches(policy, values) && (usage || policy.type === 'requests'));
   const provider = context.workspaceProvider?.provider;
-  const estimate = usage ? await reservationEstimate(context, matched, budget) : undefined;
+  const estimate = usage ? await reservationEstimate(context, matched, snapshot, budget) : undefined;
   const pending: Array<Promise<StepResult>> = [];
   for (const policy of matched) {
     const group = groupOf(policy, values);
@@ -185,12 +185,12 @@ function reserves(policy: PolicyRecord): boolean {
  * (target-estimate.ts), whatever names the target. Computed only when a matched policy, the workspace provider
  * or the workspace budget reserves (the tokenizer and the price lookups cost time); undefined otherwise.
  */
-async function reservationEstimate(context: GatewayContext, matched: readonly PolicyRecord[], budget: EnforcementSnapshot['budget']): Promise<ReservationEstimate | undefined> {
+async function reservationEstimate(context: GatewayContext, matched: readonly PolicyRecord[], snapshot: EnforcementSnapshot, budget: EnforcementSnapshot['budget']): Promise<ReservationEstimate | undefined> {
   const provider = providerNeedsEstimate(context.workspaceProvider?.provider);
   const needsTokens = provider.tokens || matched.some((policy) => reserves(policy) && (policy.type === 'tokens' || policy.credit_limit !== undefined));
   const needsCost = provider.cost || (budget?.creditLimit ?? null) !== null || matched.some((policy) => reserves(policy) && policy.credit_limit?.type === 'cost');
   if (!needsTokens && !needsCost) return undefined;
-  return estimateReservation(context, { cost: needsCost });
+  return estimateReservation(context, { cost: needsCost }, snapshot.unpricedModels);
 }
 
 /**

@@ -2,6 +2,8 @@ import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
+import { WorkspaceRepository } from '../../store/workspace-repository.js';
+import type { UnpricedModels } from './target-estimate.js';
 import { merged } from '../../merged.js';
 
 /** What enforcement needs of a workspace: its active policies (the enabled kinds only) and its budget. */
@@ -9,6 +11,8 @@ export interface EnforcementSnapshot {
   policies: PolicyRecord[];
   /** Undefined when USAGE_LIMITS_ENABLED is OFF or the workspace is gone. */
   budget?: WorkspaceBudget;
+  /** The workspace's `settings.unpriced_models` (docs/enforcement.md); absent: `reserve`. */
+  unpricedModels?: UnpricedModels;
   /** True when this snapshot was read from the store for the caller (not served from memory). */
   fresh: boolean;
 }
@@ -71,14 +75,17 @@ export class EnforcementSnapshots {
 
 async function loadSnapshot(workspaceId: string): Promise<Omit<EnforcementSnapshot, 'fresh'>> {
   const { POLICY_ENABLED, USAGE_LIMITS_ENABLED } = settings();
-  const [policies, budget] = await Promise.all([
+  const [policies, budget, unpricedModels] = await Promise.all([
     POLICY_ENABLED ? listActivePolicies(workspaceId) : Promise.resolve([]),
     USAGE_LIMITS_ENABLED ? budgets().read(workspaceId) : Promise.resolve(undefined),
+    // Read with the policies (same round trip depth, in the background once warm): only its settings are used.
+    new WorkspaceRepository().getWorkspace(workspaceId).then((workspace) => workspace?.settings?.unpriced_models),
   ]);
   return {
     // Archived policies never reach here (the query keeps active ones); the status is checked again anyway.
     policies: policies.filter((policy) => policy.status === 'active' && (policy.kind !== 'usage_limit' || USAGE_LIMITS_ENABLED)),
     budget,
+    unpricedModels,
   };
 }
 

@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIDialectsMockHandler } from '../../support/mock-openai-dialects.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
-import { concurrently, createPolicy, creditCounter, requestLog, type Answer } from './enforcement-support.js';
+import { concurrently, createPolicy, creditCounter, expectedError, requestLog, type Answer } from './enforcement-support.js';
 
 // Issue #41: a limit on cost must hold whatever names the target. Before the fix a virtual key's provider was
 // looked up only when a policy named `provider`, so the cost estimate was null and nothing was reserved: 200 of
@@ -183,5 +183,21 @@ describe('an unknown estimate never means "no limit": every credential path rese
     const logged = `paths-unpriced-log-${Date.now()}`;
     expect((await post(other, '/v1/chat/completions', chatBody(UNPRICED_MODEL), { ...viaVirtualKey(other), 'x-gw-trace-id': logged })).status).toBe(200);
     expect((await requestLog(logged)).cost).toBeNull();
+  });
+
+  it('a workspace with settings.unpriced_models "refuse" answers 400 unpriced_model under a cost limit, and admits it without one', async () => {
+    const who = await tenant('paths refuse unpriced', { credit_limit: 100 });
+    const patched = await admin<{ settings: { unpriced_models: string } }>('PATCH', `/v1/workspaces/${who.workspaceId}`, { settings: { unpriced_models: 'refuse' } });
+    expect(patched.settings.unpriced_models).toBe('refuse');
+    const refused = await post(who, '/v1/chat/completions', chatBody(UNPRICED_MODEL), viaVirtualKey(who));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual(expectedError('unpriced_model', 'invalid_request_error', `No price is known for openai/${UNPRICED_MODEL}`, 'model'));
+    // A fallback whose second candidate is unpriced is refused too: every candidate may answer.
+    const config = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ virtual_key: who.virtualKey }, { virtual_key: who.virtualKey, override_params: { model: UNPRICED_MODEL } }] });
+    expect((await post(who, '/v1/chat/completions', chatBody(), { 'x-gw-config': config })).status).toBe(400);
+    expect((await post(who, '/v1/chat/completions', chatBody(), viaVirtualKey(who))).status).toBe(200);
+    // No cost limit applies: nothing needs a price.
+    expect((await admin<{ budget: { credit_limit: number | null } }>('PATCH', `/v1/workspaces/${who.workspaceId}`, { budget: { credit_limit: null } })).budget.credit_limit).toBeNull();
+    expect((await post(who, '/v1/chat/completions', chatBody(UNPRICED_MODEL), viaVirtualKey(who))).status).toBe(200);
   });
 });

@@ -276,7 +276,7 @@ describe('GET /v1/analytics computed by the engine', () => {
     const status = async (key: string) => (await api(gateway, 'GET', '/v1/analytics', { key })).status;
     expect([await status(memberKey), await status(managerKey)]).toEqual([200, 200]);
     const off = await api<Workspace & { settings: Record<string, boolean> }>(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { membersViewAnalytics: false } } });
-    expect(off.body.settings).toEqual({ log_request_bodies: true, membersViewAnalytics: false, managersViewAnalytics: true });
+    expect(off.body.settings).toEqual({ log_request_bodies: true, membersViewAnalytics: false, managersViewAnalytics: true, unpriced_models: 'reserve' });
     expectError(await api(gateway, 'GET', '/v1/analytics', { key: memberKey }), 403, 'analytics_not_visible');
     expect(await status(managerKey)).toBe(200);
     await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { managersViewAnalytics: false } } });
