@@ -98,7 +98,7 @@ describe('an unknown estimate never means "no limit": every credential path rese
     expect(usage).toBeLessThanOrEqual(ROOM_FOR_TEN + COST_PER_ANSWER);
   });
 
-  it('a mix of Responses, chat and prompt completions through a virtual key holds the budget too', async () => {
+  it('a mix of Responses, Messages, chat (streamed or not) and prompt completions through a virtual key holds the budget too', async () => {
     const who = await tenant('paths vk mix', { credit_limit: ROOM_FOR_TEN });
     const prompt = await admin<{ id: string }>('POST', `/v1/prompts?workspace_id=${who.workspaceId}`, {
       name: 'paths prompt',
@@ -107,8 +107,9 @@ describe('an unknown estimate never means "no limit": every credential path rese
       hyperparameters: { max_tokens: 60 },
     });
     const send = (index: number) => {
-      if (index % 3 === 0) return post(who, '/v1/responses', { model: PRICED_MODEL, max_output_tokens: 60, input: 'Hi' }, viaVirtualKey(who));
-      if (index % 3 === 1) return post(who, `/v1/prompts/${prompt.id}/completions`, { variables: { name: 'Ada' } }, viaVirtualKey(who));
+      if (index % 4 === 0) return post(who, '/v1/responses', { model: PRICED_MODEL, max_output_tokens: 60, input: 'Hi' }, viaVirtualKey(who));
+      if (index % 4 === 1) return post(who, `/v1/prompts/${prompt.id}/completions`, { variables: { name: 'Ada' } }, viaVirtualKey(who));
+      if (index % 4 === 2) return post(who, '/v1/messages', { model: PRICED_MODEL, max_tokens: 60, messages: [{ role: 'user', content: 'Hi' }] }, viaVirtualKey(who));
       return post(who, '/v1/chat/completions', { ...chatBody(), stream: index % 2 === 0 }, viaVirtualKey(who));
     };
     const answers = await concurrently(150, send);
