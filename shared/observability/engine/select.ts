@@ -112,7 +112,15 @@ export async function openLogEnginesAtStart(): Promise<void> {
 /** How the log engine's writing stands, for the deep health check; undefined when it is not open or has no probe. */
 export async function logEngineHealth(): Promise<LogSinkHealth | undefined> {
   const engines = await opened?.catch(() => undefined);
-  return engines?.health?.();
+  const health = engines?.health?.();
+  if (!engines || !health) return health;
+  // A read of the newest rows' times: a database damaged under a running gw fails here, as the read APIs would.
+  try {
+    await engines.engine.query({ sql: 'SELECT max(created_at) AS newest FROM requests', params: [] });
+  } catch (error) {
+    return Object.assign(health, { status: 'failed' as const, error: (error as Error).message });
+  }
+  return health;
 }
 
 /**

@@ -72,8 +72,21 @@ export class JournalWriter {
     this.openSegment();
   }
 
-  /** Appends one line (without its newline); returns the bytes written, or throws a JournalWriteError. */
+  /**
+   * Appends one line (without its newline); returns the bytes written, or throws a JournalWriteError. A segment
+   * that cannot grow (a file-size limit) is closed and the line tried once more in a new one.
+   */
   append(line: string): number {
+    try {
+      return this.appendOnce(line);
+    } catch (error) {
+      if (this.size === 0) throw error;
+      this.rotate();
+      return this.appendOnce(line);
+    }
+  }
+
+  private appendOnce(line: string): number {
     if (this.fd === undefined) {
       if (Date.now() < this.retryOpenAt) throw new JournalWriteError('the journal file could not be opened');
       this.openSegment();
