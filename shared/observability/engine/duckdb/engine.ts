@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { logger } from '../../logger.js';
 import type { LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
-import { openFailure } from './errors.js';
+import { LogEngineUnavailableError, openFailure } from './errors.js';
 import { JournalSink, type JournalSinkBounds, type LogSinkHealth } from './journal-sink.js';
 import { JournalWriter, listSegments } from './journal.js';
 import type { FromWorker, WorkerOptions, WriterStatus } from './protocol.js';
@@ -32,7 +32,9 @@ export interface DuckDbLogEngineOptions extends JournalSinkBounds {
 }
 
 export interface DuckDbLogEngine {
-  sink: LogEventSink & { health(): LogSinkHealth };
+  sink: LogEventSink;
+  /** How writing and reading stand, for the deep health check. */
+  health(): Promise<LogSinkHealth>;
   engine: QueryEngine & {
     /** Deletes rows older than the cutoff; returns how many requests went. */
     deleteOlderThan(cutoffIso: string): Promise<number>;
@@ -83,15 +85,39 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
   if (ready.replayed > 0) logger.warn(`request logs: ${ready.replayed} record(s) the last run had journaled but not written are written now (it did not stop cleanly)`);
   if (ready.lost > 0) logger.error(`request logs: ${ready.lost} record(s) of the last run were cut mid-write in the journal and are lost`);
 
+  let readFailure: string | undefined;
   const engine: DuckDbLogEngine['engine'] = {
     dialect: 'duckdb',
     freshnessMs: FLUSH_DELAY_MS,
     async query(statement: SqlStatement): Promise<QueryResult> {
-      return { rows: await link.call<Array<Record<string, unknown>>>({ type: 'query', sql: statement.sql, params: statement.params }) };
+      try {
+        const rows = await link.call<Array<Record<string, unknown>>>({ type: 'query', sql: statement.sql, params: statement.params });
+        readFailure = undefined;
+        return { rows };
+      } catch (error) {
+        // Deep health reports a read that met a failing engine until a read succeeds again.
+        if (error instanceof LogEngineUnavailableError) readFailure = error.message;
+        throw error;
+      }
     },
     startExport: (statement, format, destination) => link.call({ type: 'export', sql: statement.sql, params: statement.params, format, destination }),
     exportStatus: (jobId) => link.call({ type: 'export-status', jobId }),
     deleteOlderThan: (cutoffIso) => link.call({ type: 'delete-older-than', cutoffIso }),
   };
-  return { engine, sink };
+  /**
+   * The sink's state, a read of the newest record (every column, as the log list reads it: a database damaged
+   * under a running gw fails here), and a read API's failure until a read succeeds again. The probe does not
+   * clear that failure: it may be served from DuckDB's cache while other blocks are gone.
+   */
+  const health = async (): Promise<LogSinkHealth> => {
+    const written = sink.health();
+    if (written.status === 'failed') return written;
+    try {
+      await link.call({ type: 'query', sql: 'SELECT * FROM requests ORDER BY created_at DESC LIMIT 1', params: [] });
+    } catch (error) {
+      return Object.assign(written, { status: 'failed' as const, error: (error as Error).message });
+    }
+    return readFailure ? Object.assign(written, { status: 'failed' as const, error: readFailure }) : written;
+  };
+  return { engine, sink, health };
 }
