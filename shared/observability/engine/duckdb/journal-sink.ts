@@ -77,8 +77,17 @@ export class JournalSink implements LogEventSink {
     await this.flush();
     this.closed = true;
     clearTimeout(this.sendTimer);
-    await this.link.call({ type: 'close' }).catch(() => undefined);
+    const last = await this.link.call<WriterStatus>({ type: 'close' }).catch(() => undefined);
     this.journal.close();
+    // A shutdown is not clean for request logs while records wait: they stay in the journal for the next start.
+    const waiting = last ? last.backlogBytes + last.inMemory : undefined;
+    if (waiting === undefined || waiting > 0 || last?.failing) {
+      logger.error('request logs: not every record is written to DuckDB at shutdown; the journal keeps them and the next start writes them', {
+        pending_bytes: last?.backlogBytes,
+        lost_in_memory: last?.inMemory,
+        error_message: last?.failing?.message ?? this.link.dead?.message,
+      });
+    }
     await this.link.worker.terminate();
   }
 
