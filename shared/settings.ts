@@ -136,6 +136,12 @@ const SETTING_READERS = {
   GW_LOG_DUCKDB_PATH: text(':memory:'),
   // DuckDB's memory limit: big queries and exports spill to disk past it instead of growing the process.
   GW_LOG_DUCKDB_MEMORY_LIMIT: text('256MB'),
+  // The request-log journal (issue #42): records wait there, one line each, until DuckDB has them (unset: beside
+  // the DuckDB file, `<file>.journal`). Past GW_LOG_JOURNAL_MAX_BYTES not yet written, new records are dropped and
+  // counted; records the journal cannot take (a full disk) wait in memory, up to GW_LOG_MEMORY_BUFFER_RECORDS.
+  GW_LOG_JOURNAL_DIR: optionalText(),
+  GW_LOG_JOURNAL_MAX_BYTES: positiveInteger(1024 * 1024 * 1024),
+  GW_LOG_MEMORY_BUFFER_RECORDS: positiveInteger(20_000),
   // Where DuckDB exports are written (unset: `exports/` of the local blob folder, GW_BLOB_DIR).
   GW_LOG_EXPORT_DIR: optionalText(),
   // Request logs on AWS (issue #32, shared/observability/engine/aws/): the gateway sends rows to one Firehose delivery

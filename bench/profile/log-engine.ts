@@ -76,7 +76,9 @@ async function main(): Promise<void> {
       memoryLimit: process.env.GW_LOG_DUCKDB_MEMORY_LIMIT ?? '256MB',
       retentionMs: 3_650 * 86_400_000,
       retentionIntervalMs: 0,
-      onError: (message, error) => console.error(message, error),
+      journalDirectory: join(folder, 'logs.duckdb.journal'),
+      journalMaxBytes: 1 << 30,
+      memoryRecords: 20_000,
     });
 
     const append = await timed(async () => {

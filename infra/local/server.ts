@@ -13,7 +13,7 @@ import { installLambdaShim } from './lambda-shim.js';
 import { createNodeEdge } from './node-edge.js';
 import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
-import { unusableHostError } from './startup-errors.js';
+import { LocalStartupError, unusableHostError } from './startup-errors.js';
 
 export interface LocalServerOptions {
   port?: number;
@@ -53,7 +53,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
   const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
   // The log engine's modules load now, not during a shutdown's drain (see loadLogEngineModules).
-  await (await import('../../shared/observability/engine/select.js')).loadLogEngineModules();
+  const logEngineSelection = await import('../../shared/observability/engine/select.js');
+  await logEngineSelection.loadLogEngineModules();
+  // The log engine opens now (issue #42): a damaged or held database stops start-up with one line saying what to do.
+  await logEngineSelection.openLogEnginesAtStart().catch(async (error: unknown) => {
+    await store.close();
+    const line = (error as { startupLine?: unknown }).startupLine;
+    throw typeof line === 'string' ? new LocalStartupError(line) : error;
+  });
   const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
   // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
   const reliability = await startLocalReliability(store.endpoint);

@@ -79,3 +79,9 @@ export function recordAuthenticationFailureMetric(code: string): void {
   single.addDimension('reason', code);
   single.addMetric('authentication_failures', MetricUnit.Count, 1);
 }
+
+/** Request-log records given up because a bound was reached (the engine or the disk failed too long; issue #42). */
+export function recordDroppedLogRecordsMetric(count: number): void {
+  if (silent()) return;
+  metrics.singleMetric().addMetric('request_log_records_dropped', MetricUnit.Count, count);
+}

@@ -94,7 +94,7 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       expect(externalImports.staticImports, name).not.toContain('@duckdb/node-api');
     }
     const gateway = built.find(({ name }) => name === 'gateway')!;
-    for (const source of ['shared/observability/engine/duckdb/engine.ts', 'shared/observability/engine/duckdb/sink.ts']) expect(gateway.coldOwnSources, source).not.toContain(source);
+    for (const source of ['shared/observability/engine/duckdb/engine.ts', 'shared/observability/engine/duckdb/journal-sink.ts']) expect(gateway.coldOwnSources, source).not.toContain(source);
   });
 
   it('loads the inbound dialects, pass-through endpoints, MCP gateway, prompt completions, schemas, vector index and secrets client on first use, not at a cold start', () => {

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { settings } from '../../settings.js';
 import { onDrain } from '../background.js';
-import { logger } from '../logger.js';
+import type { LogSinkHealth } from './duckdb/engine.js';
 import type { LogEventSink, QueryEngine } from './types.js';
 
 export interface LogEngines {
   sink: LogEventSink;
   engine: QueryEngine;
+  /** How writing stands (the DuckDB sink: journal backlog, drops, failures); engines without one are not probed. */
+  health?: () => Promise<LogSinkHealth>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -72,15 +74,45 @@ async function open(): Promise<LogEngines> {
     process.once('exit', () => rmSync(spill, { recursive: true, force: true }));
   }
   const retentionMs = Math.min(current.LOG_RETENTION_DISPLAY * DAY_MS, current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_MS);
-  return openDuckDbLogEngine({
+  const { sink, engine, health } = await openDuckDbLogEngine({
     path: current.GW_LOG_DUCKDB_PATH,
     // A file database spills beside itself (`<file>.tmp`, DuckDB's default); one in memory to a folder of this process.
     spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? join(tmpdir(), `gw-duckdb-spill-${process.pid}`) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
     memoryLimit: current.GW_LOG_DUCKDB_MEMORY_LIMIT,
     retentionMs,
     retentionIntervalMs: HOUR_MS,
-    onError: (message, error) => logger.error(message, { error: error as Error }),
+    journalDirectory: journalDirectory(current.GW_LOG_JOURNAL_DIR, current.GW_LOG_DUCKDB_PATH),
+    journalMaxBytes: current.GW_LOG_JOURNAL_MAX_BYTES,
+    memoryRecords: current.GW_LOG_MEMORY_BUFFER_RECORDS,
   });
+  return { sink, engine, health };
+}
+
+/**
+ * The request-log journal's folder: GW_LOG_JOURNAL_DIR, else beside the DuckDB file (`<file>.journal`); for a
+ * database in memory, a folder of this process removed at exit (nothing outlives it to replay into).
+ */
+function journalDirectory(configured: string | undefined, databasePath: string): string {
+  if (configured) return configured;
+  if (databasePath !== ':memory:') return `${databasePath}.journal`;
+  const directory = join(tmpdir(), `gw-log-journal-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+/**
+ * The local runtime's start-up check (issue #42): opens the log engine now, so a damaged or held database stops
+ * start-up with one line that says what to do (LogEngineUnavailableError.startupLine) instead of a gw that answers
+ * and then fails every log read.
+ */
+export async function openLogEnginesAtStart(): Promise<void> {
+  await logEngines();
+}
+
+/** How the log engine's writing stands, for the deep health check; undefined when it is not open or has no probe. */
+export async function logEngineHealth(): Promise<LogSinkHealth | undefined> {
+  const engines = await opened?.catch(() => undefined);
+  return engines?.health?.();
 }
 
 /**

@@ -43,7 +43,12 @@ describe('GET /health', () => {
   it('checks the store with ?deep=true and an admin key', async () => {
     const reply = await api<{ status: string; version: string; checks: { store: { status: string; latency_ms: number } } }>(gateway, 'GET', '/health?deep=true');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'ok', version: packageJson.version, checks: { store: { status: 'ok', latency_ms: expect.any(Number) } } });
+    // The local runtime writes request logs itself: its log engine is reported beside the store (issue #42).
+    expect(reply.body).toEqual({
+      status: 'ok',
+      version: packageJson.version,
+      checks: { store: { status: 'ok', latency_ms: expect.any(Number) }, log_engine: { status: 'ok', pending_bytes: expect.any(Number), pending_in_memory: 0, dropped_records: 0, last_run: { replayed: 0, lost: 0 } } },
+    });
     const bearer = await api(gateway, 'GET', '/health?deep=true', { bearer: gateway.apiKey });
     expect(bearer.status).toBe(200);
   });
@@ -55,7 +60,7 @@ describe('GET /health', () => {
   });
 
   it('answers 503 when the store fails a deep check (real key lookup, failing store probe)', async () => {
-    const handler = healthHandler(new ApiKeyAuthenticator(), () => Promise.reject(new Error('connect ECONNREFUSED')));
+    const handler = healthHandler(new ApiKeyAuthenticator(), () => Promise.reject(new Error('connect ECONNREFUSED')), async () => undefined);
     const response = await handler(healthRequest({ deep: 'true' }, { 'x-gw-api-key': gateway.apiKey }), {});
     expect(response.status).toBe(503);
     expect(JSON.parse(String(response.body))).toEqual({ status: 'unavailable', version: packageJson.version, checks: { store: { status: 'failed', latency_ms: expect.any(Number) } } });

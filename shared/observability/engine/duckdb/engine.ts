@@ -1,13 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance, DuckDBType } from '@duckdb/node-api';
-import { sqlTimestamp, TABLE_COLUMNS, type LogicalType } from '../columns.js';
-import type { EngineTable, LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
-import { createTableSql } from './schema.js';
-import { DuckDbSink, FLUSH_DELAY_MS } from './sink.js';
+import { Worker } from 'node:worker_threads';
+import { logger } from '../../logger.js';
+import type { LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
+import { LogEngineUnavailableError, openFailure } from './errors.js';
+import { JournalSink, type JournalSinkBounds, type LogSinkHealth } from './journal-sink.js';
+import { JournalWriter, listSegments } from './journal.js';
+import type { FromWorker, WorkerOptions, WriterStatus } from './protocol.js';
+import { WorkerLink } from './worker-link.js';
 
-export interface DuckDbLogEngineOptions {
+export type { LogSinkHealth } from './journal-sink.js';
+
+/**
+ * Rows reach DuckDB within this long of their request's record (the worker's pass interval): what
+ * `x-gw-data-freshness-ms` says. A pass costs DuckDB ~3–4 ms of CPU whatever its size (issue #34), now in the worker.
+ */
+export const FLUSH_DELAY_MS = 500;
+/** A journal segment is closed and a new one begun past this size; the worker deletes the segments it has written. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+
+export interface DuckDbLogEngineOptions extends JournalSinkBounds {
   /** A file (its folder is created), or `:memory:`. */
   path: string;
   /** Where DuckDB may spill a sort or an export that outgrows `memoryLimit`. */
@@ -17,149 +27,97 @@ export interface DuckDbLogEngineOptions {
   /** Rows older than this (ms) are deleted, at start and then every `retentionIntervalMs`. */
   retentionMs: number;
   retentionIntervalMs: number;
-  onError: (message: string, error: unknown) => void;
+  /** The journal's folder (issue #42): records wait there, one JSON line each, until the worker has written them. */
+  journalDirectory: string;
 }
 
 export interface DuckDbLogEngine {
   sink: LogEventSink;
+  /** How writing and reading stand, for the deep health check. */
+  health(): Promise<LogSinkHealth>;
   engine: QueryEngine & {
     /** Deletes rows older than the cutoff; returns how many requests went. */
     deleteOlderThan(cutoffIso: string): Promise<number>;
   };
 }
 
-type ExportJob = { state: 'running' | 'succeeded' | 'failed'; error?: string; outputs?: string[]; rows?: number };
-
-// Parquet row groups of 16,384 rows: the writer buffers a row group per thread, and the default (122,880) held ~130 MiB.
-const FORMATS = { jsonl: 'FORMAT json', parquet: 'FORMAT parquet, ROW_GROUP_SIZE 16384', csv: 'FORMAT csv, HEADER true' } as const;
-
 /**
- * Request logs in an embedded DuckDB (issue #32): one file under the data directory (or memory), the tables made
- * from the column list, a batched appender as the sink, a connection per query, exports as COPY jobs, retention
- * as a delete by time. `@duckdb/node-api` is a native package: it is imported here, on first use, and never by
- * the gateway's cold path (select.ts loads this module only when the DuckDB engine is chosen).
+ * Request logs in an embedded DuckDB (issues #32, #42, #48), owned by a worker thread (worker.ts): the gateway's
+ * thread only writes journal lines and posts messages, so no append, commit or query pauses a request. Opening
+ * replays the last run's unwritten journal; a database that cannot open (damaged, held by another process) fails
+ * with a LogEngineUnavailableError whose `startupLine` says what to do.
  */
 export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Promise<DuckDbLogEngine> {
-  const duckdb = await import('@duckdb/node-api');
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  mkdirSync(options.spillDirectory, { recursive: true });
-  const instance: DuckDBInstance = await duckdb.DuckDBInstance.create(options.path, {
-    memory_limit: options.memoryLimit,
-    temp_directory: options.spillDirectory,
-    // Exports need no particular row order across threads; this lets COPY stream instead of buffering.
-    preserve_insertion_order: 'false',
+  const firstSegment = (listSegments(options.journalDirectory).at(-1) ?? 0) + 1;
+  const workerOptions: WorkerOptions = {
+    path: options.path,
+    spillDirectory: options.spillDirectory,
+    memoryLimit: options.memoryLimit,
+    retentionMs: options.retentionMs,
+    retentionIntervalMs: options.retentionIntervalMs,
+    journalDirectory: options.journalDirectory,
+    firstSegment,
+    flushDelayMs: FLUSH_DELAY_MS,
+    memoryRecords: options.memoryRecords,
+  };
+  const module = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
+  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...workerOptions } });
+  // The sink exists once the database is open; statuses before that need no answer.
+  const opened: { sink?: JournalSink } = {};
+  const link = new WorkerLink(worker, (status: WriterStatus) => opened.sink?.onStatus(status));
+  const ready = await new Promise<Extract<FromWorker, { type: 'ready' }>>((resolve, reject) => {
+    const onMessage = (message: FromWorker) => {
+      if (message.type === 'ready') resolve(message);
+      else if (message.type === 'open-failed') reject(openFailure(options.path, message.message));
+    };
+    worker.on('message', onMessage);
+    worker.once('error', (error) => reject(openFailure(options.path, error.message)));
+    worker.once('exit', (code) => reject(openFailure(options.path, `its worker exited (${code}) before the database opened`)));
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
   });
-  const setup = await instance.connect();
-  await setup.run(createTableSql('requests'));
-  await setup.run(createTableSql('spans'));
-  setup.closeSync();
+  link.status = ready.status;
+  // Only now, with the database open: a gw that cannot open it leaves no journal file behind.
+  const sink = new JournalSink(new JournalWriter(options.journalDirectory, SEGMENT_BYTES), link, options);
+  opened.sink = sink;
+  sink.lastRun = { replayed: ready.replayed, lost: ready.lost };
+  if (ready.replayed > 0) logger.warn(`request logs: ${ready.replayed} record(s) the last run had journaled but not written are written now (it did not stop cleanly)`);
+  if (ready.lost > 0) logger.error(`request logs: ${ready.lost} record(s) of the last run were cut mid-write in the journal and are lost`);
 
-  const types: Record<LogicalType, DuckDBType> = {
-    string: duckdb.VARCHAR,
-    bigint: duckdb.BIGINT,
-    double: duckdb.DOUBLE,
-    boolean: duckdb.BOOLEAN,
-    timestamp: duckdb.TIMESTAMP,
-    'map<string,string>': duckdb.MAP(duckdb.VARCHAR, duckdb.VARCHAR),
-  };
-  const columnTypes: Record<EngineTable, DuckDBType[]> = {
-    requests: TABLE_COLUMNS.requests.map((column) => types[column.type]),
-    spans: TABLE_COLUMNS.spans.map((column) => types[column.type]),
-  };
-  const sink = new DuckDbSink(
-    await instance.connect(),
-    {
-      mapValue: (entries) => duckdb.mapValue(entries),
-      timestamp: (micros) => new duckdb.DuckDBTimestampValue(micros),
-      chunk: (table, columns) => {
-        const chunk = duckdb.DuckDBDataChunk.create(columnTypes[table], columns[0]?.length ?? 0);
-        chunk.setColumns(columns as never);
-        return chunk;
-      },
-    },
-    options.onError,
-  );
-
-  const withConnection = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => {
-    const connection = await instance.connect();
-    try {
-      return await work(connection);
-    } finally {
-      connection.closeSync();
-    }
-  };
-
-  const jobs = new Map<string, ExportJob>();
-  const running = new Set<Promise<unknown>>();
-
-  const deleteOlderThan = async (cutoffIso: string): Promise<number> =>
-    withConnection(async (connection) => {
-      const cutoff = sqlTimestamp(cutoffIso);
-      const requests = await connection.run('DELETE FROM requests WHERE created_at < CAST(? AS TIMESTAMP)', [cutoff]);
-      await connection.run('DELETE FROM spans WHERE start_time < CAST(? AS TIMESTAMP)', [cutoff]);
-      return requests.rowsChanged;
-    });
-  const applyRetention = () => deleteOlderThan(new Date(Date.now() - options.retentionMs).toISOString()).catch((error: unknown) => options.onError('request-log retention failed', error));
-  await applyRetention();
-  const retentionTimer = options.retentionIntervalMs > 0 ? setInterval(() => void applyRetention(), options.retentionIntervalMs).unref() : undefined;
-
+  let readFailure: string | undefined;
   const engine: DuckDbLogEngine['engine'] = {
     dialect: 'duckdb',
     freshnessMs: FLUSH_DELAY_MS,
     async query(statement: SqlStatement): Promise<QueryResult> {
-      const reader = await withConnection((connection) => connection.runAndReadAll(statement.sql, statement.params));
-      return { rows: reader.getRowObjectsJS().map(plainRow) };
+      try {
+        const rows = await link.call<Array<Record<string, unknown>>>({ type: 'query', sql: statement.sql, params: statement.params });
+        readFailure = undefined;
+        return { rows };
+      } catch (error) {
+        // Deep health reports a read that met a failing engine until a read succeeds again.
+        if (error instanceof LogEngineUnavailableError) readFailure = error.message;
+        throw error;
+      }
     },
-    async startExport(statement, format, destination) {
-      if (!isAbsolute(destination) || /['\\\0]/.test(destination)) throw new Error(`not a safe export path: ${destination}`);
-      mkdirSync(dirname(destination), { recursive: true });
-      const jobId = `duckdb-${randomUUID()}`;
-      const job: ExportJob = { state: 'running' };
-      jobs.set(jobId, job);
-      // The path is made by gw (checked above), never by a caller: COPY takes no parameter for it.
-      const copy = `COPY (${statement.sql}) TO '${destination}' (${FORMATS[format]})`;
-      const work = withConnection((connection) => connection.run(copy, statement.params))
-        .then((result) => Object.assign(job, { state: 'succeeded', outputs: [destination], rows: result.rowsChanged }))
-        .catch((error: unknown) => {
-          options.onError('export failed', error);
-          Object.assign(job, { state: 'failed', error: 'The export could not be written; try again' });
-        })
-        .finally(() => running.delete(work));
-      running.add(work);
-      return { jobId };
-    },
-    async exportStatus(jobId) {
-      // A job of an earlier process (restarted meanwhile) is gone with it.
-      return jobs.get(jobId) ?? { state: 'failed', error: 'The export was interrupted (gw restarted); start it again' };
-    },
-    deleteOlderThan,
+    startExport: (statement, format, destination) => link.call({ type: 'export', sql: statement.sql, params: statement.params, format, destination }),
+    exportStatus: (jobId) => link.call({ type: 'export-status', jobId }),
+    deleteOlderThan: (cutoffIso) => link.call({ type: 'delete-older-than', cutoffIso }),
   };
-
-  return {
-    engine,
-    sink: {
-      append: (table, rows) => sink.append(table, rows),
-      appendRecord: (record) => sink.appendRecord(record),
-      // A drain (local shutdown, tests) also waits for exports in flight, so none is cut half written.
-      flush: async () => {
-        await sink.flush();
-        await Promise.allSettled([...running]);
-      },
-      close: async () => {
-        clearInterval(retentionTimer);
-        await sink.close();
-        await Promise.allSettled([...running]);
-        instance.closeSync();
-      },
-    },
+  /**
+   * The sink's state, a read of the newest record (every column, as the log list reads it: a database damaged
+   * under a running gw fails here), and a read API's failure until a read succeeds again. The probe does not
+   * clear that failure: it may be served from DuckDB's cache while other blocks are gone.
+   */
+  const health = async (): Promise<LogSinkHealth> => {
+    const written = sink.health();
+    if (written.status === 'failed') return written;
+    try {
+      await link.call({ type: 'query', sql: 'SELECT * FROM requests ORDER BY created_at DESC LIMIT 1', params: [] });
+    } catch (error) {
+      return Object.assign(written, { status: 'failed' as const, error: (error as Error).message });
+    }
+    return readFailure ? Object.assign(written, { status: 'failed' as const, error: readFailure }) : written;
   };
-}
-
-/** Plain JSON-like values: bigints (counts, sums of BIGINT) as numbers, timestamps as ISO strings. */
-function plainRow(row: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
-    result[name] = typeof value === 'bigint' ? Number(value) : value instanceof Date ? value.toISOString() : value;
-  }
-  return result;
+  return { engine, sink, health };
 }
