@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
@@ -33,6 +32,7 @@ import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
 import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
+import { requestIdOf } from './request-id.js';
 import { type RetryClock, systemClock } from './routing/retry.js';
 import { routeAttempts } from './attempt-routing.js';
 import { merged } from '../merged.js';
@@ -96,7 +96,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const now = Date.now();
   return {
     request,
-    requestId: randomUUID(),
+    requestId: requestIdOf(request),
     traceId,
     startedAt,
     deadline: now + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
