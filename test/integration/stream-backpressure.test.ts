@@ -1,4 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
+import { localLambdaContext } from '../../infra/local/api-gateway-event.js';
+import { apiGatewayEvent } from '../support/lambda.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { stalled, startPacedUpstream, type PacedUpstream } from '../support/paced-upstream.js';
@@ -82,4 +85,37 @@ describe('backpressure from the client socket to the provider (the provider’s 
       }
     }, 120_000);
   }
+});
+
+/**
+ * The Lambda edge's response stream as the runtime gives it: a writable with a 16 KiB high-water mark, here one that
+ * takes nothing (the client behind API Gateway reads nothing). Its write() says false and the handler must wait.
+ */
+class StalledResponseStream extends Writable {
+  constructor() {
+    super({ highWaterMark: 16 * 1024 });
+  }
+  override _write(_chunk: Buffer, _encoding: BufferEncoding, _callback: () => void): void {
+    // Never calls back: nothing more is taken until the test destroys the stream.
+  }
+}
+
+describe('backpressure on the Lambda edge (the response stream’s write() result)', () => {
+  it('a response stream that takes nothing stops the provider', async () => {
+    type StreamingLambda = (event: unknown, stream: Writable, context: unknown) => Promise<void>;
+    const handler = (await import('../../functions/gateway/handler.js')).handler as unknown as StreamingLambda;
+    const before = upstream.streams.length;
+    const sink = new StalledResponseStream();
+    const event = apiGatewayEvent('/v1/chat/completions', chat, { 'X-GW-API-Key': gw.apiKey, 'X-GW-Provider': 'openai', 'X-GW-Custom-Host': upstream.url, Authorization: 'Bearer sk-x' });
+    const handled = handler(event, sink, localLambdaContext('gw-gateway'));
+    while (upstream.streams.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stream = upstream.streams[before];
+    const written = await stalled(stream);
+    expect(stream.done).toBe(false);
+    // Only the provider → gw leg's kernel buffers are in between here.
+    expect(written).toBeLessThan(AT_MOST_AHEAD);
+    console.log(`Lambda edge: the provider wrote ${(written / 2 ** 20).toFixed(1)} MiB before the stalled response stream stopped it`);
+    sink.destroy();
+    await handled;
+  }, 120_000);
 });
