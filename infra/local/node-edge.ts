@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { writeBody } from '../../functions/lib/write-body.js';
-import type { NeutralRequest, NeutralResponse } from '../../shared/http/types.js';
+import { isStreamBody, type NeutralRequest, type NeutralResponse } from '../../shared/http/types.js';
+import { cutAtShutdownError, cutAtShutdownEvent, ShutdownCut } from '../../shared/http/shutdown-cut.js';
 import { runAsFunction, type RecordedFunction } from '../../shared/store/recording/aws-operation-recorder.js';
 import { merged } from '../../shared/merged.js';
 
@@ -16,7 +17,13 @@ export interface NodeEdgeOptions {
   /** Called after a successful policy or workspace change: the gateway in this process enforces it at once. */
   controlPlaneChanged(): void;
   /** Given each request's handler, which can outlive its response: the graceful close waits for it. */
-  serving?(work: Promise<void>): void;
+  serving?(work: Promise<void>, response: ServerResponse): void;
+  /**
+   * Aborted when the graceful close gives up waiting (the drain timeout): every request still running is cut, once:
+   * its signal aborts with ShutdownCut (the upstream call stops, the log says `cut_at_shutdown`), a stream ends with
+   * an explicit SSE error event, and a request not yet answered gets a 503.
+   */
+  shutdown?: AbortSignal;
 }
 
 /** Control-plane changes that invalidate what the gateway in this process keeps about enforcement. */
@@ -35,7 +42,7 @@ export function createNodeEdge(options: NodeEdgeOptions): (request: IncomingMess
     const fn: RecordedFunction = options.isGatewayPath(queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt)) ? 'gateway' : 'control-plane';
     const core = fn === 'gateway' ? options.gateway : options.controlPlane;
     const work = runAsFunction(fn, () => serve(request, response, core, fn, options)).catch((error: unknown) => failResponse(response, error));
-    options.serving?.(work);
+    options.serving?.(work, response);
   };
 }
 
@@ -45,14 +52,48 @@ async function serve(request: IncomingMessage, response: ServerResponse, core: C
   response.once('close', () => {
     if (!response.writableFinished) controller.abort(new Error('client closed the connection'));
   });
-  const neutral = toNeutralRequest(request, await readBody(request, options.maxBodyBytes + 1), controller.signal);
-  const answer = await core(neutral);
-  if (fn === 'control-plane' && neutral.method !== 'GET' && neutral.method !== 'HEAD' && answer.status < 300 && ENFORCEMENT_CHANGE.test(neutral.path)) {
-    options.controlPlaneChanged();
+  const { shutdown } = options;
+  const cut = () => {
+    controller.abort(new ShutdownCut());
+    // Not answered yet: say so now (the core, its upstream call aborted, answers into a response already sent).
+    if (!response.headersSent && !response.destroyed) answerCut(response);
+  };
+  shutdown?.addEventListener('abort', cut, { once: true });
+  try {
+    const neutral = toNeutralRequest(request, await readBody(request, options.maxBodyBytes + 1), controller.signal);
+    const answer = await core(neutral);
+    if (fn === 'control-plane' && neutral.method !== 'GET' && neutral.method !== 'HEAD' && answer.status < 300 && ENFORCEMENT_CHANGE.test(neutral.path)) {
+      options.controlPlaneChanged();
+    }
+    if (response.destroyed || response.headersSent) {
+      await discard(answer.body);
+      return;
+    }
+    response.writeHead(answer.status, headersFor(answer, neutral.method));
+    const sse = String(answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+    // Cut at shutdown: an SSE stream's last words are an error event; any other body can only be cut short.
+    await writeBody(response, answer.body, shutdown ? { stop: shutdown, last: sse ? cutAtShutdownEvent : undefined } : {});
+    if (shutdown?.aborted && !sse && !response.writableFinished) response.destroy();
+  } finally {
+    shutdown?.removeEventListener('abort', cut);
   }
-  if (response.destroyed) return;
-  response.writeHead(answer.status, headersFor(answer, neutral.method));
-  await writeBody(response, answer.body);
+}
+
+/**
+ * An answer that will never be written. A stream is started and returned: a generator returned before its first
+ * read skips its cleanup, and that cleanup ends the upstream call and writes the request's log record.
+ */
+async function discard(body: NeutralResponse['body']): Promise<void> {
+  if (!isStreamBody(body)) return;
+  const iterator = body[Symbol.asyncIterator]();
+  await iterator.next().catch(() => undefined);
+  await Promise.resolve(iterator.return?.()).catch(() => undefined);
+}
+
+function answerCut(response: ServerResponse): void {
+  const body = JSON.stringify(cutAtShutdownError());
+  response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1', connection: 'close' });
+  response.end(body);
 }
 
 /** The neutral request: header names lower-cased and repeats joined with `, `, as the Lambda edge does. */

@@ -12,6 +12,7 @@ import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded
 import { installLambdaShim } from './lambda-shim.js';
 import { createNodeEdge } from './node-edge.js';
 import { closeGracefully, trackInFlight, type CloseReport } from './graceful-close.js';
+import { readyGate } from './ready-gate.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
 import { LocalStartupError, unusableHostError } from './startup-errors.js';
 
@@ -24,6 +25,10 @@ export interface LocalServerOptions {
   env?: Record<string, string>;
   /** GW_BOOTSTRAP_API_KEY: the admin key to make sure exists. */
   bootstrapApiKey?: string;
+  /** How long a request that arrives during start-up waits for it before its 503 (GW_LOCAL_READY_WAIT_MS). */
+  readyWaitMs?: number;
+  /** Stops the start-up (a signal during it): what was started is closed, and the start rejects with StartupStopped. */
+  signal?: AbortSignal;
 }
 
 export interface LocalServer {
@@ -34,96 +39,140 @@ export interface LocalServer {
   close(): Promise<CloseReport>;
 }
 
+/** The start-up was stopped (Ctrl-C or SIGTERM during it); everything it had started is closed. */
+export class StartupStopped extends Error {
+  constructor() {
+    super('gw: stopped during start-up');
+    this.name = 'StartupStopped';
+  }
+}
+
+export const DEFAULT_READY_WAIT_MS = 30_000;
+
 /**
  * The local runtime: one node:http server whose edge (node-edge.ts) hands each request to the same neutral
  * cores the Lambda handlers adapt, streamed responses included; the scheduled functions run as Lambda handlers.
+ * It listens first (a busy port fails before anything is created) behind a ready gate (ready-gate.ts): a request
+ * that arrives during start-up waits for it. The first start's admin key is created last, once listening succeeded:
+ * were it created before a failed listen, it would be stored, never shown, and the next start would believe it had
+ * been shown.
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   // Not on the request path: it lets code in this process import the streaming Lambda handler (tests, tools).
   installLambdaShim();
-  const store = await startEmbeddedStore(options.dataDir ?? '.data');
-  applyLocalEnvironment(store, options.env ?? {}, options.dataDir ?? '.data');
-
-  // Settings are read on first use, so everything that reads them is loaded only now.
-  const { settings } = await import('../../shared/settings.js');
-  const current = settings();
-  const { TABLES, tableName } = await import('../../shared/store/table-definitions.js');
-  await ensureTables(store.endpoint, current.AWS_REGION, TABLES.map((definition) => ({ definition, name: tableName(current, definition) })));
-  const { createGatewayApp } = await import('../../shared/gateway/app.js');
-  const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
-  const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
-  // The log engine's modules load now, not during a shutdown's drain (see loadLogEngineModules).
-  const logEngineSelection = await import('../../shared/observability/engine/select.js');
-  await logEngineSelection.loadLogEngineModules();
-  // The log engine opens now (issue #42): a damaged or held database stops start-up with one line saying what to do.
-  await logEngineSelection.openLogEnginesAtStart().catch(async (error: unknown) => {
-    await store.close();
-    const line = (error as { startupLine?: unknown }).startupLine;
-    throw typeof line === 'string' ? new LocalStartupError(line) : error;
-  });
-  const schedules = await startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION);
-  // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
-  const reliability = await startLocalReliability(store.endpoint);
-
-  const server = createServer(
-    createNodeEdge({
-      gateway: createGatewayApp(),
-      controlPlane: createControlPlaneApp(),
-      isGatewayPath,
-      maxBodyBytes: current.GW_MAX_BODY_BYTES,
-      controlPlaneChanged: forgetEnforcementSnapshots,
-      serving: (work) => inFlight.track(work),
-    }),
-  );
-  const inFlight = trackInFlight(server);
+  const host = options.host ?? '127.0.0.1';
+  const gate = readyGate(options.readyWaitMs ?? DEFAULT_READY_WAIT_MS);
+  const server = createServer(gate.listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       // A busy port is a setup problem, not a crash: one line that says what to do (main.ts prints it).
-      if (error.code === 'EADDRINUSE') reject(new PortInUseError(options.host ?? '127.0.0.1', options.port ?? 8787));
-      else reject(unusableHostError(error, options.host ?? '127.0.0.1') ?? error);
+      if (error.code === 'EADDRINUSE') reject(new PortInUseError(host, options.port ?? 8787));
+      else reject(unusableHostError(error, host) ?? error);
     });
-    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
-  }).catch(async (error: unknown) => {
-    await reliability.stop();
-    await schedules.stop();
-    await store.close();
-    throw error;
+    server.listen(options.port ?? 8787, host, () => resolve());
   });
-  // The first start's admin key is created only now that gw listens: were it created before a failed listen (a
-  // busy port), it would be stored, never shown, and the next start would believe it had been shown.
-  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
-  const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey).catch(async (error: unknown) => {
-    server.close();
-    await reliability.stop();
-    await schedules.stop();
-    await store.close();
+  // Whatever start-up has started, closed in reverse order if it fails or is stopped.
+  const started: Array<() => Promise<unknown>> = [() => new Promise((resolve) => server.close(resolve))];
+  const phase = <T>(work: Promise<T>) => untilStopped(work, options.signal);
+  try {
+    const store = await phase(startEmbeddedStore(options.dataDir ?? '.data'));
+    started.push(() => store.close());
+    applyLocalEnvironment(store, options.env ?? {}, options.dataDir ?? '.data');
+
+    // Settings are read on first use, so everything that reads them is loaded only now.
+    const { settings } = await import('../../shared/settings.js');
+    const current = settings();
+    const { TABLES, tableName } = await import('../../shared/store/table-definitions.js');
+    await phase(ensureTables(store.endpoint, current.AWS_REGION, TABLES.map((definition) => ({ definition, name: tableName(current, definition) }))));
+    const { createGatewayApp } = await import('../../shared/gateway/app.js');
+    const { createControlPlaneApp } = await import('../../shared/control-plane/app.js');
+    const { forgetEnforcementSnapshots } = await import('../../shared/gateway/enforcement/snapshot-cache.js');
+    // The log engine's modules load now, not during a shutdown's drain (see loadLogEngineModules).
+    const logEngineSelection = await import('../../shared/observability/engine/select.js');
+    await phase(logEngineSelection.loadLogEngineModules());
+    // The log engine opens now (issue #42): a damaged or held database stops start-up with one line saying what to do.
+    await phase(logEngineSelection.openLogEnginesAtStart()).catch((error: unknown) => {
+      const line = (error as { startupLine?: unknown }).startupLine;
+      throw typeof line === 'string' ? new LocalStartupError(line) : error;
+    });
+    started.push(() => logEngineSelection.closeLogEngines());
+    const schedules = await phase(startSchedules(current.GW_LOCAL_SCHEDULE_INTERVAL_MS, current.AWS_REGION));
+    started.push(() => schedules.stop());
+    // Reliability of the local runtime (infra/local/reliability.ts): TTL sweep, charge replay on start.
+    const reliability = await phase(startLocalReliability(store.endpoint));
+    started.push(() => reliability.stop());
+    if (options.signal?.aborted) throw new StartupStopped();
+    // From here on start-up is not stopped half-way: the first start's admin key is created and then shown.
+    const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
+    const bootstrap = await bootstrapOrganisation(options.bootstrapApiKey);
+
+    const inFlight = trackInFlight();
+    const shutdown = new AbortController();
+    gate.open(
+      createNodeEdge({
+        gateway: createGatewayApp(),
+        controlPlane: createControlPlaneApp(),
+        isGatewayPath,
+        maxBodyBytes: current.GW_MAX_BODY_BYTES,
+        controlPlaneChanged: forgetEnforcementSnapshots,
+        serving: (work, response) => inFlight.track(work, response),
+        shutdown: shutdown.signal,
+      }),
+    );
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      port,
+      bootstrap,
+      close: async () => {
+        const { drainAllBackgroundWork } = await import('../../shared/observability/background.js');
+        return closeGracefully(server, inFlight, {
+          drainTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
+          flushTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
+          cutInFlight: () => shutdown.abort(),
+          stopTimers: async () => {
+            await schedules.stop();
+            await reliability.stop();
+          },
+          flushBackground: drainAllBackgroundWork,
+          closeStore: async () => {
+            // Request logs (DuckDB) are flushed and closed after the background work, before the store goes.
+            const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
+            await closeLogEngines();
+            await store.close();
+          },
+        });
+      },
+    };
+  } catch (error) {
+    gate.fail();
+    server.closeAllConnections();
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
     throw error;
+  }
+}
+
+/** `work`, unless the start-up is stopped first (a phase can wait long: an external store that does not answer). */
+function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new StartupStopped());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new StartupStopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
   });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host ?? '127.0.0.1';
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
-    bootstrap,
-    close: async () => {
-      const { drainAllBackgroundWork } = await import('../../shared/observability/background.js');
-      return closeGracefully(server, inFlight, {
-        drainTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
-        flushTimeoutMs: current.GW_SHUTDOWN_DRAIN_TIMEOUT_MS,
-        stopTimers: async () => {
-          await schedules.stop();
-          await reliability.stop();
-        },
-        flushBackground: drainAllBackgroundWork,
-        closeStore: async () => {
-          // Request logs (DuckDB) are flushed and closed after the background work, before the store goes.
-          const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
-          await closeLogEngines();
-          await store.close();
-        },
-      });
-    },
-  };
 }
 
 function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, string>, dataDir: string): void {

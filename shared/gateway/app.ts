@@ -14,6 +14,7 @@ import { registerPassthroughRoutes } from './passthrough/routes.js';
 import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
+import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
 import { adoptGatewayKeyFromClientKeyHeaders } from './gateway-key-slot.js';
 import { randomUUID } from 'node:crypto';
 import { merged } from '../merged.js';
@@ -54,6 +55,14 @@ export function createGatewayApp(
   router.on('POST', '/v1/prompts/{promptId}/completions', handlerOnFirstRequest(async () => (await import('./prompt-completions.js')).promptCompletionsHandler(authenticator, chatCompletions)));
 
   return async (request) => {
+    // Every answer names its log record (request-id.ts), errors included.
+    const requestId = assignRequestId(request);
+    const answer = await serve(request);
+    answer.headers[REQUEST_ID_HEADER] = requestId;
+    return answer;
+  };
+
+  async function serve(request: NeutralRequest): Promise<NeutralResponse> {
     let traceId: string;
     try {
       traceId = readTraceId(request.headers['x-gw-trace-id']);
@@ -73,5 +82,5 @@ export function createGatewayApp(
       if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
       return errorResponse(error, merged(gatewayHeaders({ traceId }), error.headers));
     }
-  };
+  }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context.js';
 import { recordHead, UNANSWERED_FIELDS } from '../observability/log-record.js';
 import type { FinishedRequest } from '../observability/request-record.js';
@@ -6,6 +5,7 @@ import { knownRequestCredentials } from '../observability/request-credentials.js
 import { newSpanId } from '../observability/spans.js';
 import { normaliseUsage } from '../observability/usage.js';
 import { isoTime } from '../iso-time.js';
+import { requestIdOf } from './request-id.js';
 
 /** How a gateway request ended, as the pipeline knows it when the response has gone. */
 export interface RequestOutcome {
@@ -96,6 +96,6 @@ export function rejectedRequestOf(
     spans: known.spans ?? [],
     credentials: knownRequestCredentials(known.request),
     ...UNANSWERED_FIELDS,
-    ...recordHead(randomUUID(), known.traceId, known.rootSpanId ?? newSpanId(), new Date().toISOString(), known.principal),
+    ...recordHead(requestIdOf(known.request), known.traceId, known.rootSpanId ?? newSpanId(), new Date().toISOString(), known.principal),
   };
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError } from '../http/errors.js';
 import { isEventStream } from '../http/media-type.js';
+import { CUT_AT_SHUTDOWN, isShutdownCut } from '../http/shutdown-cut.js';
 import { isStreamBody, type NeutralRequest, type NeutralResponse, type ResponseBody } from '../http/types.js';
 import { backgroundCapacity, runInBackground } from '../observability/background.js';
 import { requestLogger } from '../observability/logger.js';
@@ -32,6 +32,7 @@ import { leafFromHeaders } from './resolve-target.js';
 import { resolveRequestConfig } from './deployment-target.js';
 import { applyWorkspaceProvider } from './provider-target.js';
 import { gatewayHeaders } from './response-headers.js';
+import { requestIdOf } from './request-id.js';
 import { type RetryClock, systemClock } from './routing/retry.js';
 import { routeAttempts } from './attempt-routing.js';
 import { merged } from '../merged.js';
@@ -95,7 +96,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const now = Date.now();
   return {
     request,
-    requestId: randomUUID(),
+    requestId: requestIdOf(request),
     traceId,
     startedAt,
     deadline: now + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
@@ -195,7 +196,9 @@ interface Outcome extends RequestOutcome {
  * one line, and hands the record to shared/observability (log rows, metrics, OTLP). Called once
  * the response has gone; runs in the background, so it never delays or fails the client.
  */
-export function recordOutcome(context: GatewayContext, outcome: Outcome, admission?: Admission): void {
+export function recordOutcome(context: GatewayContext, given: Outcome, admission?: Admission): void {
+  // Cut by the edge at shutdown: the record says so, whatever the abort looked like from inside (a client that left).
+  const outcome = isShutdownCut(context.request.signal) ? merged(given, { errorCode: CUT_AT_SHUTDOWN, status: given.status === 499 ? 503 : given.status }) : given;
   const latencyMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   const answered = context.attempts.at(-1);
   runInBackground('request log', async () => {

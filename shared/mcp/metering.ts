@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { NeutralRequest } from '../http/types.js';
 import { requestLogger } from '../observability/logger.js';
@@ -10,6 +9,7 @@ import { releaseAdmission } from '../gateway/enforcement/settlement.js';
 import { checkEntryRequestType } from '../gateway/request-type-gate.js';
 import { readRequestOptions } from '../gateway/request-options.js';
 import { leafFromHeaders } from '../gateway/resolve-target.js';
+import { requestIdOf } from '../gateway/request-id.js';
 
 /**
  * The MCP gateway obeys the rules of every entry point (docs/security.md): the guardrail
@@ -25,7 +25,7 @@ export async function admitMcpRequest(request: NeutralRequest, principal: Princi
   const options = readRequestOptions(metadata === undefined ? {} : { 'x-gw-metadata': metadata });
   const context: GatewayContext = {
     request,
-    requestId: randomUUID(),
+    requestId: requestIdOf(request),
     traceId,
     startedAt: performance.now(),
     deadline: Date.now() + settings().GW_UPSTREAM_MAX_DURATION_MS,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hasScope, type Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import type { NeutralRequest } from '../../http/types.js';
@@ -21,6 +20,7 @@ import { leafFromHeaders } from '../resolve-target.js';
 import type { PassthroughRoute } from './endpoints.js';
 import { readPassthroughPayload, type PassthroughPayload } from './payload.js';
 import { prefetchWorkspaceState } from '../workspace-prefetch.js';
+import { requestIdOf } from '../request-id.js';
 
 export interface PassthroughRequest {
   context: GatewayContext;
@@ -59,7 +59,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     checkAllowedModels(routeTree, payload.fields);
     const context: GatewayContext = {
       request,
-      requestId: randomUUID(),
+      requestId: requestIdOf(request),
       traceId,
       startedAt,
       deadline: Date.now() + (options.requestTimeoutMs ?? settings().GW_UPSTREAM_MAX_DURATION_MS),
