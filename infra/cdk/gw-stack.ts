@@ -13,6 +13,7 @@ import { grantFunctionAccess } from './constructs/access-grants.js';
 import { BlobBucket } from './constructs/blob-bucket.js';
 import { DataTables } from './constructs/data-tables.js';
 import { GwFunction } from './constructs/gw-function.js';
+import { MANAGED_MIN_MEMORY_MB, ManagedCompute } from './constructs/managed-compute.js';
 import { Operations } from './constructs/operations.js';
 import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
@@ -55,6 +56,8 @@ export class GwStack extends Stack {
   readonly blobs: BlobBucket;
   readonly requestLogs: RequestLogs;
   readonly webAcl?: GwWebAcl;
+  /** The gateway's capacity provider and VPC, when `gatewayCompute` is `managed-instances`. */
+  readonly managedCompute?: ManagedCompute;
 
   constructor(scope: Construct, id: string, props: GwStackProps) {
     super(scope, id, props);
@@ -85,22 +88,39 @@ export class GwStack extends Stack {
     }
 
     const environment = this.functionEnvironment(config);
+    const managed = config.gatewayCompute === 'managed-instances';
+    if (managed) {
+      this.managedCompute = new ManagedCompute(this, 'GatewayCompute', {
+        instanceTypes: config.managedInstanceTypes,
+        concurrencyPerEnvironment: config.managedConcurrencyPerEnvironment,
+        minEnvironments: config.managedMinEnvironments,
+        maxEnvironments: config.managedMaxEnvironments,
+        maxVCpus: config.managedMaxVCpus,
+        natGateways: config.natGateways,
+      });
+    }
     const functions = new Map<FunctionName, GwFunction>();
     for (const { spec, entry } of specs) {
       // A scheduled function whose handler has not been written yet is left out until it lands.
       if (!existsSync(entry)) continue;
+      const onInstances = managed && spec.name === 'gateway';
       const fn = new GwFunction(this, constructId(spec.name), {
         spec,
         entry,
         prebuiltBundleDir: prebuiltBundleDir(props.projectRoot, config.prebuiltBundles, spec.name),
         projectRoot: props.projectRoot,
-        environment,
-        memoryMb: config.memoryMb[spec.name],
-        reservedConcurrency: config.reservedConcurrency[spec.name],
+        // On a capacity provider the gateway serves many invocations at once: its edge then flushes the after-path in
+        // the background instead of at the end of each invocation (functions/lib/streaming-handler.ts).
+        environment: onInstances ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON' } : environment,
+        // An execution environment on managed instances has at least 2 GiB (one vCPU at 2 GiB per vCPU).
+        memoryMb: onInstances ? Math.max(MANAGED_MIN_MEMORY_MB, config.memoryMb[spec.name] ?? 0) : config.memoryMb[spec.name],
+        // Reserved concurrency is a classic-Lambda limit; on instances the capacity provider's scaling bounds it.
+        reservedConcurrency: onInstances ? undefined : config.reservedConcurrency[spec.name],
         logRetention,
         production,
         sourceMaps: config.sourceMaps ?? !production,
       });
+      if (onInstances) this.managedCompute!.attach(fn.function);
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket, requestLogs: this.requestLogs });
       if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') {
         this.grantBedrock(fn, config.bedrockModelArns);

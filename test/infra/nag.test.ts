@@ -53,6 +53,11 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(violationsOf(app, stack)).toEqual([]);
   });
 
+  it('pass with the gateway on Lambda Managed Instances (VPC, NAT, capacity provider)', () => {
+    const { app, stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { gatewayCompute: 'managed-instances', managedInstanceTypes: '["m7g.large"]' } });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
   it('pass with API execution logging switched off', () => {
     const { app, stack } = synthGwStack({ context: { apiExecutionLogging: 'OFF' } });
     expect(violationsOf(app, stack)).toEqual([]);
