@@ -13,6 +13,7 @@ import { TABLES } from '../../shared/store/table-definitions.js';
 import { startAwsStandIns, type AwsStandIns } from '../aws-shaped/support/aws-stand-ins.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Template } from '../support/iam-policy.js';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.js';
+import { readRecordedCounts, recordedCountsFrom, writeRecordedCounts, type RecordedCounts } from '../../scripts/cost/recorded-counts.js';
 import { synthGwStack } from './support/synth.js';
 
 /**
@@ -35,11 +36,15 @@ let standIns: AwsStandIns;
 let upstream: MockUpstream;
 let worker: Worker;
 let denied: string[];
+let checked: string[];
 let requestsStream: string;
 let workspaceId: string;
 let firehoseGate: Server;
-let openFirehoseGate!: () => void;
-const firehoseGateOpen = new Promise<void>((resolve) => (openFirehoseGate = resolve));
+let firehoseGateOpen: Promise<void> = Promise.resolve();
+let openFirehoseGate: () => void = () => undefined;
+function closeFirehoseGate(): void {
+  firehoseGateOpen = new Promise<void>((resolve) => (openFirehoseGate = resolve));
+}
 
 /**
  * Firehose behind a gate that holds every call until the test opens it: the invocations must all end while their
@@ -50,7 +55,8 @@ async function gatedFirehose(target: string): Promise<string> {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
-      void firehoseGateOpen.then(() => {
+      const gate = firehoseGateOpen;
+      void gate.then(() => {
         const upstream = httpRequest(target, { method: request.method, headers: request.headers }, (answer) => {
           response.writeHead(answer.statusCode ?? 500, answer.headers);
           answer.pipe(response);
@@ -65,13 +71,21 @@ async function gatedFirehose(target: string): Promise<string> {
 }
 
 /** The mock provider: answers each call with its own prompt echoed and token counts derived from it. */
-function echoProvider(expected: number) {
+let holdUntilArrived: ((count: number) => Promise<void>) | undefined;
+/** From now on, holds every provider call until `count` calls have arrived. */
+function armBarrier(count: number): void {
   let arrived = 0;
   let release!: () => void;
   const allArrived = new Promise<void>((resolve) => (release = resolve));
+  holdUntilArrived = () => {
+    if (++arrived === count) release();
+    return allArrived;
+  };
+}
+
+function echoProvider() {
   return async (request: RecordedRequest) => {
-    if (++arrived === expected) release();
-    await allArrived;
+    await holdUntilArrived?.(0);
     const body = request.json as { messages: Array<{ content: string }>; stream?: boolean };
     const prompt = body.messages[0].content;
     const index = Number(prompt.split('#')[1]);
@@ -125,7 +139,7 @@ function chatEvent(index: number, stream: boolean) {
 
 beforeAll(async () => {
   bundles = mkdtempSync(join(tmpdir(), 'gw-concurrency-'));
-  [, upstream] = await Promise.all([buildFunctions(bundles, ['gateway']), startMockUpstream(echoProvider(CONCURRENCY))]);
+  [, upstream] = await Promise.all([buildFunctions(bundles, ['gateway']), startMockUpstream(echoProvider())]);
 
   // The gateway's environment and IAM statements as the managed-instances template gives them.
   const { stack, template } = synthGwStack({ context: { gatewayCompute: 'managed-instances' } });
@@ -141,6 +155,7 @@ beforeAll(async () => {
   const environment = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, String(resolveValue(json, value, place))]));
   const authorize = templateAuthorizer(functionStatements(json, place), (key) => (key === ACCESS_KEY ? 'gateway' : undefined));
   denied = authorize.denied;
+  checked = authorize.checked;
   requestsStream = environment.GW_LOG_STREAM_REQUESTS;
   const logs = { streams: { requests: environment.GW_LOG_STREAM_REQUESTS, spans: environment.GW_LOG_STREAM_SPANS }, workgroup: 'unused', outputLocation: 's3://unused/results/', database: 'unused', dataBucket: 'unused-data', resultsBucket: 'unused-results' };
   standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], logs, authorize });
@@ -150,19 +165,6 @@ beforeAll(async () => {
   await ensureTables(standIns.dynaliteUrl, REGION, TABLES.map((definition) => ({ definition, name: defaults[definition.nameSetting] })));
   const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
   ({ workspaceId } = await bootstrapOrganisation(ADMIN_KEY));
-  // A budget far above what the test spends: each request then reserves an estimate and settles its real cost.
-  const { dynamoDocumentClient } = await import('../../shared/store/dynamo-client.js');
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { keys } = await import('../../shared/store/keys.js');
-  await dynamoDocumentClient().send(
-    new UpdateCommand({
-      TableName: defaults.GW_TABLE_MAIN,
-      Key: keys.workspace(workspaceId),
-      UpdateExpression: 'SET budget_credit_limit = :limit, budget_periodic_reset = :none, budget_status = :active',
-      ExpressionAttributeValues: { ':limit': 1000, ':none': 'none', ':active': 'active' },
-    }),
-  );
-
   worker = new Worker(join(import.meta.dirname, 'support', 'concurrent-lambda-worker.mjs'), {
     workerData: { bundleDir: join(bundles, 'gateway'), functionName: 'gw-gateway' },
     env: {
@@ -212,9 +214,65 @@ afterAll(async () => {
   if (bundles) rmSync(bundles, { recursive: true, force: true });
 });
 
+/**
+ * What one warm gateway request costs in billed AWS operations, measured on the built bundle against the stand-ins
+ * (every call the IAM check saw, every record Firehose received): `npm run cost` reads these counts from
+ * scripts/cost/recorded-counts.json, and this test fails when they drift from it. `GW_WRITE_RECORDED_COUNTS=1`
+ * rewrites the file from the measurement.
+ */
+describe('billed operations per warm request (recorded for npm run cost)', () => {
+  const WARM = 20;
+  let measured: RecordedCounts;
+  beforeAll(async () => {
+    const send = async (index: number) => {
+      const answer = await invoke(chatEvent(1000 + index, false));
+      expect(answer.status, answer.body).toBe(200);
+    };
+    await send(0);
+    await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBe(1), { timeout: 30_000, interval: 50 });
+    const streams = [...standIns.delivered.keys()];
+    const before = { checked: checked.length, rows: streams.map((stream) => standIns.delivered.get(stream)!.length) };
+    for (let index = 1; index <= WARM; index++) await send(index);
+    await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBe(1 + WARM), { timeout: 30_000, interval: 50 });
+    const calls = checked.slice(before.checked);
+    const records = streams.map((stream, index) => standIns.delivered.get(stream)!.slice(before.rows[index]).map(({ row }) => Buffer.byteLength(`${JSON.stringify(row)}\n`)));
+    measured = recordedCountsFrom(WARM, calls, records.flat());
+    // Whether the item a usage charge rewrites carries an index key: DynamoDB then also writes the index entry.
+    const { dynamoDocumentClient } = await import('../../shared/store/dynamo-client.js');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { keys } = await import('../../shared/store/keys.js');
+    const item = (await dynamoDocumentClient().send(new GetCommand({ TableName: parseSettings({}).GW_TABLE_MAIN, Key: keys.workspace(workspaceId) }))).Item ?? {};
+    measured.dynamodb.indexEntriesPerWrite = Object.keys(item).some((name) => /^gsi\d+pk$/.test(name)) ? 1 : 0;
+    if (process.env.GW_WRITE_RECORDED_COUNTS === '1') writeRecordedCounts(measured);
+  }, 60_000);
+
+  it('matches scripts/cost/recorded-counts.json (npm run cost computes from it)', () => {
+    expect(measured).toEqual(readRecordedCounts());
+  });
+});
+
 describe('the built gateway bundle under concurrent invocations in one worker (Lambda Managed Instances)', () => {
   let answers: Answer[];
+  let usageBefore = 0;
+  let rowsBefore = 0;
   beforeAll(async () => {
+    // A budget far above what the test spends, so charges go through the budget's path too.
+    const { dynamoDocumentClient } = await import('../../shared/store/dynamo-client.js');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { keys } = await import('../../shared/store/keys.js');
+    const { WorkspaceBudgetRepository } = await import('../../shared/store/workspace-budget-repository.js');
+    usageBefore = (await new WorkspaceBudgetRepository().read(workspaceId))!.currentUsage;
+    rowsBefore = standIns.delivered.get(requestsStream)!.length;
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: parseSettings({}).GW_TABLE_MAIN,
+        Key: keys.workspace(workspaceId),
+        UpdateExpression: 'SET budget_credit_limit = :limit, budget_periodic_reset = :none, budget_status = :active',
+        ExpressionAttributeValues: { ':limit': 1000, ':none': 'none', ':active': 'active' },
+      }),
+    );
+    closeFirehoseGate();
+    armBarrier(CONCURRENCY);
     answers = await Promise.all(Array.from({ length: CONCURRENCY }, (_, index) => invoke(chatEvent(index, index % 2 === 1))));
   }, 120_000);
 
@@ -242,14 +300,14 @@ describe('the built gateway bundle under concurrent invocations in one worker (L
   it('ends every invocation without draining the after-path (a per-invocation drain makes each request wait for all the others\' logs)', () => {
     // Every answer is in while Firehose still holds every request-log call.
     expect(answers).toHaveLength(CONCURRENCY);
-    expect(standIns.delivered.get(requestsStream)).toEqual([]);
+    expect(standIns.delivered.get(requestsStream)).toHaveLength(rowsBefore);
   });
 
   it('writes exactly one request-log record per request, each with its own trace id, tokens and a cost', async () => {
     // Nothing drains per invocation on managed instances: the write-behind buffers flush on their own.
     openFirehoseGate();
-    await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBeGreaterThanOrEqual(CONCURRENCY), { timeout: 30_000, interval: 50 });
-    const rows = standIns.delivered.get(requestsStream)!.map(({ row }) => row);
+    await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBeGreaterThanOrEqual(rowsBefore + CONCURRENCY), { timeout: 30_000, interval: 50 });
+    const rows = standIns.delivered.get(requestsStream)!.slice(rowsBefore).map(({ row }) => row);
     expect(rows).toHaveLength(CONCURRENCY);
     const byTrace = new Map(rows.map((row) => [row.trace_id, row]));
     expect(byTrace.size).toBe(CONCURRENCY);
@@ -262,9 +320,9 @@ describe('the built gateway bundle under concurrent invocations in one worker (L
     expect(denied, 'AWS calls outside the gateway role').toEqual([]);
   });
 
-  it("charges the workspace exactly the sum of the logged costs (reservations settled, none lost or doubled)", async () => {
-    const rows = standIns.delivered.get(requestsStream)!.map(({ row }) => row);
-    const logged = rows.reduce((sum, row) => sum + Number(row.cost), 0);
+  it('charges the workspace exactly the sum of the logged costs (no charge lost or doubled under concurrency)', async () => {
+    const rows = standIns.delivered.get(requestsStream)!.slice(rowsBefore).map(({ row }) => row);
+    const logged = usageBefore + rows.reduce((sum, row) => sum + Number(row.cost), 0);
     const { WorkspaceBudgetRepository } = await import('../../shared/store/workspace-budget-repository.js');
     const budgets = new WorkspaceBudgetRepository();
     await vi.waitFor(async () => expect((await budgets.read(workspaceId))!.currentUsage).toBeCloseTo(logged, 9), { timeout: 30_000, interval: 50 });
