@@ -17,6 +17,7 @@ import { MANAGED_MIN_MEMORY_MB, ManagedCompute } from './constructs/managed-comp
 import { Operations } from './constructs/operations.js';
 import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
+import { FailedRuns } from './constructs/failed-runs.js';
 import { GwWebAcl } from './constructs/web-acl.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import type { EngineColumnsByTable } from '../../shared/observability/engine/aws/table-columns.js';
@@ -58,6 +59,8 @@ export class GwStack extends Stack {
   readonly webAcl?: GwWebAcl;
   /** The gateway's capacity provider and VPC, when `gatewayCompute` is `managed-instances`. */
   readonly managedCompute?: ManagedCompute;
+  /** The scheduled functions' failed runs (dead letters), when there is a scheduled function. */
+  readonly failedRuns?: FailedRuns;
 
   constructor(scope: Construct, id: string, props: GwStackProps) {
     super(scope, id, props);
@@ -100,6 +103,7 @@ export class GwStack extends Stack {
       });
     }
     const functions = new Map<FunctionName, GwFunction>();
+    let failedRuns: FailedRuns | undefined;
     for (const { spec, entry } of specs) {
       // A scheduled function whose handler has not been written yet is left out until it lands.
       if (!existsSync(entry)) continue;
@@ -129,8 +133,11 @@ export class GwStack extends Stack {
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes || spec.scheduleDaily) {
         const daily = spec.scheduleDaily;
+        failedRuns ??= new FailedRuns(this, 'FailedRuns');
+        failedRuns.catchFailuresOf(fn.function);
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
           fn: fn.function,
+          deadLetterQueue: failedRuns.queue,
           everyMinutes: spec.scheduleMinutes,
           daily,
           description: daily
@@ -141,6 +148,7 @@ export class GwStack extends Stack {
       functions.set(spec.name, fn);
     }
     this.functions = functions;
+    this.failedRuns = failedRuns;
     if (config.waf) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
 
     this.restApi = new GwRestApi(this, 'Api', {
@@ -166,6 +174,7 @@ export class GwStack extends Stack {
       api: this.restApi.api,
       functions: [...functions.values()].map((fn) => ({ spec: fn.spec, fn: fn.function })),
       tables: this.tables,
+      failedRuns: failedRuns?.queue,
       alarmTopicArn: config.alarmTopicArn,
       alarmEmail: config.alarmEmail,
       production,

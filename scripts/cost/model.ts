@@ -67,8 +67,8 @@ export const ASSUMPTIONS = {
   /** Firehose writes one object per stream per 45 s buffer, whatever the traffic. */
   firehoseStreams: 2,
   firehoseBufferSeconds: 45,
-  /** Fixed monthly items of the stack: 19 alarms and one dashboard. */
-  alarms: 19,
+  /** Fixed monthly items of the stack: 20 alarms and one dashboard. */
+  alarms: 20,
   dashboards: 1,
 } as const;
 

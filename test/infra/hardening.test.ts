@@ -103,7 +103,7 @@ describe('alarms', () => {
       KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]) },
     });
     const actions = actionsOf(template);
-    expect(actions).toHaveLength(19); // three more with the fifth function (the request-log compaction)
+    expect(actions).toHaveLength(20); // three more with the fifth function (the request-log compaction), one on the failed scheduled runs
     for (const { alarm, ok } of actions) {
       expect(alarm).toEqual([{ Ref: topics[0] }]);
       expect(ok).toEqual([{ Ref: topics[0] }]);
