@@ -11,7 +11,7 @@ import { readRecordedCounts } from './cost/recorded-counts.js';
  */
 const USAGE = `usage: npm run cost -- [--requests-per-second N] [--model-latency-s S] [--compute lambda|managed-instances]
   [--memory-mb MB] [--instance-type TYPE] [--concurrency-per-environment N] [--min-environments N] [--nat-gateways N]
-  [--answer-kb KB] [--request-kb KB] [--prices FILE] [--json] [--docs]`;
+  [--answer-kb KB] [--request-kb KB] [--waf on|off] [--prices FILE] [--json] [--docs]`;
 
 export function costInputsFrom(values: Record<string, string | boolean | undefined>): CostInputs {
   const number = (name: string, fallback: number, min = 0) => {
@@ -20,6 +20,12 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
     const parsed = Number(raw);
     if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${name} must be a number ≥ ${min}, not ${String(raw)}`);
     return parsed;
+  };
+  const onOff = (name: string, fallback: boolean) => {
+    const raw = values[name];
+    if (raw === undefined) return fallback;
+    if (raw !== 'on' && raw !== 'off') throw new Error(`--${name} must be on or off, not ${String(raw)}`);
+    return raw === 'on';
   };
   const compute = (values.compute ?? DEFAULT_INPUTS.compute) as string;
   if (compute !== 'lambda' && compute !== 'managed-instances') throw new Error(`--compute must be lambda or managed-instances, not ${compute}`);
@@ -34,6 +40,7 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
     natGateways: number('nat-gateways', DEFAULT_INPUTS.natGateways, 1),
     answerKb: number('answer-kb', DEFAULT_INPUTS.answerKb),
     requestKb: number('request-kb', DEFAULT_INPUTS.requestKb),
+    waf: onOff('waf', DEFAULT_INPUTS.waf),
   };
 }
 
@@ -48,6 +55,7 @@ const OPTIONS = {
   'nat-gateways': { type: 'string' },
   'answer-kb': { type: 'string' },
   'request-kb': { type: 'string' },
+  waf: { type: 'string' },
   prices: { type: 'string' },
   json: { type: 'boolean' },
   docs: { type: 'boolean' },

@@ -95,8 +95,11 @@ const contextSchema = z
     alarmTopicArn: z.preprocess(emptyToUndefined, arn('sns').optional()),
     /** Subscribed by e-mail to the alarm topic (the stack's own, or alarmTopicArn). */
     alarmEmail: z.preprocess(emptyToUndefined, z.email().optional()),
-    /** Create a WAF web ACL with a rate-based rule per client IP in front of the API. */
-    waf: flag(false),
+    /**
+     * Create a WAF web ACL with a rate-based rule per client IP in front of the API. Default (issue #44): on in
+     * production unless `webAclArn` names your own ACL, off in development; `-c waf=false` opts out.
+     */
+    waf: z.preprocess((value) => (typeof value === 'string' ? (value.trim() === '' ? undefined : value.trim().toLowerCase() === 'true') : value ?? undefined), z.boolean().optional()),
     /** The WAF rule's limit: requests per client IP per 5-minute window. */
     wafRateLimit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(2_000_000_000).default(2000)),
     logRetentionDays: z.preprocess(
@@ -178,7 +181,7 @@ const contextSchema = z
     if (config.hostedZoneId && !config.domainName) {
       ctx.addIssue({ code: 'custom', path: ['domainName'], message: 'is required when a hosted zone is given' });
     }
-    if (config.waf && config.webAclArn) {
+    if (config.waf === true && config.webAclArn) {
       ctx.addIssue({ code: 'custom', path: ['waf'], message: 'waf creates a web ACL; it cannot be combined with webAclArn (an existing one)' });
     }
     if (config.productionChecks && !config.alarmEmail && !config.alarmTopicArn) {

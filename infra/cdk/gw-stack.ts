@@ -149,7 +149,9 @@ export class GwStack extends Stack {
     }
     this.functions = functions;
     this.failedRuns = failedRuns;
-    if (config.waf) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
+    // On by default in production (unless an ACL of your own is named): a flood from one address is refused before
+    // it reaches a function or costs a store write; `waf=false` opts out.
+    if (config.waf ?? (production && !config.webAclArn)) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
 
     this.restApi = new GwRestApi(this, 'Api', {
       gateway: this.requireFunction('gateway').function,

@@ -28,6 +28,8 @@ export interface CostInputs {
   answerKb: number;
   /** Size of the request body, KB. */
   requestKb: number;
+  /** The stack's WAF web ACL (on by default in production: the `waf` context key). */
+  waf: boolean;
 }
 
 export const DEFAULT_INPUTS: CostInputs = {
@@ -41,6 +43,7 @@ export const DEFAULT_INPUTS: CostInputs = {
   natGateways: 1,
   answerKb: 4,
   requestKb: 2,
+  waf: true,
 };
 
 /** What is not measurable here (no AWS account), each with its origin. */
@@ -142,6 +145,10 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, counts: Recor
 
   const streamedBilled = Math.max(1, Math.ceil((inputs.answerKb * 1024) / prices.apiGateway.streamedBytesPerBilledRequest));
   add('apiGateway', 'API Gateway REST requests (streaming: one request per started 10 MB)', `${streamedBilled} billed request(s) per request`, apiGatewayMonthly(prices, millions * streamedBilled), prices.apiGateway.source);
+
+  if (inputs.waf) {
+    add('waf', 'WAF web ACL (one rate-based rule; every request inspected)', '1 inspected request per request, plus the ACL and its rule a month', prices.waf.webAclPerMonth + prices.waf.rulePerMonth + perRequest(prices.waf.perMillionRequests / 1e6), prices.waf.source);
+  }
 
   let fleet: CostResult['fleet'];
   if (inputs.compute === 'lambda') {

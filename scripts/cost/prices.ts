@@ -5,6 +5,7 @@ export interface PriceFile {
   region: string;
   asOf: string;
   apiGateway: { source: string; restPerMillionTiers: Array<{ upToMillionsPerMonth: number | null; perMillion: number }>; streamedBytesPerBilledRequest: number };
+  waf: { source: string; webAclPerMonth: number; rulePerMonth: number; perMillionRequests: number };
   lambda: { source: string; requestsPerMillion: number; arm64PerGbSecond: number; managedInstancesRequestsPerMillion: number; managedInstancesFeeShareOfEc2: number };
   ec2: { source: string; instances: Record<string, { vcpus: number; memoryGiB: number; perHour: number }>; dataTransferOutPerGb: number };
   vpc: { source: string; natGatewayPerHour: number; natGatewayPerGbProcessed: number };

@@ -128,9 +128,19 @@ describe('alarms', () => {
 });
 
 describe('the optional WAF web ACL', () => {
-  it('is absent by default', () => {
-    const { template } = synthGwStack();
-    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  it('is on by default in production (a flood is refused before it costs a function or a store write)', () => {
+    synthGwStack().template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+  });
+
+  it('is off with waf=false and in development', () => {
+    synthGwStack({ context: { waf: 'false' } }).template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    synthGwStack({ context: { environment: 'development' } }).template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('is not created when webAclArn names an ACL of your own', () => {
+    const own = synthGwStack({ context: { webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1234' } }).template;
+    own.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    own.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 
   it('with waf=true: a regional ACL whose rate-based rule per client IP answers 429, associated with the stage', () => {

@@ -64,7 +64,7 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('give every acknowledgement a written reason', () => {
-    const { stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create' } });
+    const { stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create', waf: 'false' } });
     const acknowledgements = acknowledgementsOf(stack);
     expect(acknowledgements.map((entry) => entry.id.replace(/^Annotation::/, '').replace(/\[.*$/, ''))).toEqual(
       expect.arrayContaining(['AwsSolutions-APIG2', 'AwsSolutions-APIG4', 'AwsSolutions-COG4', 'AwsSolutions-APIG3', 'AwsSolutions-IAM5', 'AwsSolutions-IAM4', 'AwsSolutions-S1']),
