@@ -72,6 +72,8 @@ export const ASSUMPTIONS = {
   firehoseBufferSeconds: 45,
   /** Fixed monthly items of the stack: 20 alarms and one dashboard. */
   alarms: 20,
+  /** Rules of the stack's web ACL (infra/cdk/constructs/web-acl.ts): per-address rate, two payload limits. */
+  wafRules: 3,
   dashboards: 1,
 } as const;
 
@@ -147,7 +149,7 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, counts: Recor
   add('apiGateway', 'API Gateway REST requests (streaming: one request per started 10 MB)', `${streamedBilled} billed request(s) per request`, apiGatewayMonthly(prices, millions * streamedBilled), prices.apiGateway.source);
 
   if (inputs.waf) {
-    add('waf', 'WAF web ACL (one rate-based rule; every request inspected)', '1 inspected request per request, plus the ACL and its rule a month', prices.waf.webAclPerMonth + prices.waf.rulePerMonth + perRequest(prices.waf.perMillionRequests / 1e6), prices.waf.source);
+    add('waf', 'WAF web ACL (rate and payload-limit rules; every request inspected)', '1 inspected request per request, plus the ACL and its rules a month', prices.waf.webAclPerMonth + ASSUMPTIONS.wafRules * prices.waf.rulePerMonth + perRequest(prices.waf.perMillionRequests / 1e6), prices.waf.source);
   }
 
   let fleet: CostResult['fleet'];

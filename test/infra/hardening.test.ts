@@ -153,6 +153,9 @@ describe('the optional WAF web ACL', () => {
           Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP', EvaluationWindowSec: 300 } },
           Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } },
         }),
+        // The Lambda payload limits (test/infra/payload-limit.test.ts).
+        Match.objectLike({ Name: 'lambda-payload-limit' }),
+        Match.objectLike({ Name: 'lambda-payload-limit-multipart' }),
       ],
     });
     const acl = Object.keys(resources(template, 'AWS::WAFv2::WebACL'))[0];
