@@ -24,9 +24,23 @@ export interface StreamingHandlerOptions {
   loggerContext?: boolean;
   /**
    * Waits for the background work (request logs, charges) after the response has ended. Needed in a Lambda
-   * sandbox, which freezes when the invocation ends; default: when running in Lambda.
+   * sandbox, which freezes when the invocation ends; default: when running in classic Lambda (not `concurrent`).
    */
   drainAfterResponse?: boolean;
+  /**
+   * Many invocations run at once in this worker (Lambda Managed Instances; the stack sets
+   * GW_CONCURRENT_INVOCATIONS=ON on a gateway it puts on a capacity provider). Then nothing per invocation may live in
+   * module scope, so the shared Powertools logger gets no per-invocation context (it would carry another request's
+   * id), and the after-path is not drained at each invocation's end: the environment never freezes between
+   * invocations, the write-behind buffers flush on their own, and a drain would make each invocation wait for every
+   * other one's logs and charges (under steady load, for ever).
+   */
+  concurrent?: boolean;
+}
+
+/** What the stack sets on a function that serves concurrent invocations (infra/cdk/gw-stack.ts). */
+export function servesConcurrentInvocations(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.GW_CONCURRENT_INVOCATIONS?.toUpperCase() === 'ON';
 }
 
 /**
@@ -37,8 +51,9 @@ export interface StreamingHandlerOptions {
  */
 export function createStreamingHandler(core: Core, options: StreamingHandlerOptions = {}): StreamingLambdaHandler {
   const runtime = (globalThis as unknown as { awslambda: AwsLambdaRuntime }).awslambda;
-  const loggerContext = options.loggerContext ?? true;
-  const drainAfterResponse = options.drainAfterResponse ?? process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  const concurrent = options.concurrent ?? servesConcurrentInvocations();
+  const loggerContext = options.loggerContext ?? !concurrent;
+  const drainAfterResponse = options.drainAfterResponse ?? (!concurrent && process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined);
 
   return runtime.streamifyResponse(async (event, responseStream, context) => {
     if (loggerContext) {

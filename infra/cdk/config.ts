@@ -95,8 +95,11 @@ const contextSchema = z
     alarmTopicArn: z.preprocess(emptyToUndefined, arn('sns').optional()),
     /** Subscribed by e-mail to the alarm topic (the stack's own, or alarmTopicArn). */
     alarmEmail: z.preprocess(emptyToUndefined, z.email().optional()),
-    /** Create a WAF web ACL with a rate-based rule per client IP in front of the API. */
-    waf: flag(false),
+    /**
+     * Create a WAF web ACL with a rate-based rule per client IP in front of the API. Default (issue #44): on in
+     * production unless `webAclArn` names your own ACL, off in development; `-c waf=false` opts out.
+     */
+    waf: z.preprocess((value) => (typeof value === 'string' ? (value.trim() === '' ? undefined : value.trim().toLowerCase() === 'true') : value ?? undefined), z.boolean().optional()),
     /** The WAF rule's limit: requests per client IP per 5-minute window. */
     wafRateLimit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(2_000_000_000).default(2000)),
     logRetentionDays: z.preprocess(
@@ -137,6 +140,26 @@ const contextSchema = z
      */
     productionChecks: flag(false),
     /**
+     * What the gateway function runs on (issue #44): `lambda` (the default) scales to zero and bills each invocation's
+     * duration; `managed-instances` puts it on a Lambda capacity provider (EC2 instances Lambda manages, many
+     * concurrent invocations per execution environment, billed per instance-hour plus a management fee, no duration
+     * charge), in a VPC of the stack's own with NAT egress to the providers. The other functions stay classic.
+     * docs/deploy.md ("Choosing the gateway's compute") has the break-even volume.
+     */
+    gatewayCompute: z.preprocess(emptyToUndefined, z.enum(['lambda', 'managed-instances']).default('lambda')),
+    /** managed-instances: the EC2 instance types the capacity provider may launch (arm64), e.g. `["m7g.large"]`; default: Lambda chooses. */
+    managedInstanceTypes: z.preprocess(jsonFromString, z.array(z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as m7g.large')).min(1).optional()),
+    /** managed-instances: concurrent invocations one execution environment takes (PerExecutionEnvironmentMaxConcurrency). */
+    managedConcurrencyPerEnvironment: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    /** managed-instances: execution environments kept running at all times (AWS's default is 3, one per Availability Zone). */
+    managedMinEnvironments: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(15_000).default(3)),
+    /** managed-instances: the most execution environments the gateway may scale to (default: no limit but the vCPU cap). */
+    managedMaxEnvironments: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(15_000).optional()),
+    /** managed-instances: the capacity provider's vCPU ceiling (12–15000; AWS's default is 400). */
+    managedMaxVCpus: z.preprocess(emptyToUndefined, z.coerce.number().int().min(12).max(15_000).optional()),
+    /** managed-instances: NAT gateways of the VPC (the instances' way out to the providers); one per AZ for zone-failure tolerance. */
+    natGateways: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(3).default(1)),
+    /**
      * Bedrock models the gateway's role may invoke (bedrock:InvokeModel, InvokeModelWithResponseStream) when a call
      * carries no credentials of its own (GW_BEDROCK_FUNCTION_ROLE). Default: every foundation model in the stack's
      * region. Add inference-profile ARNs for cross-region profiles; `[]` grants nothing.
@@ -158,11 +181,14 @@ const contextSchema = z
     if (config.hostedZoneId && !config.domainName) {
       ctx.addIssue({ code: 'custom', path: ['domainName'], message: 'is required when a hosted zone is given' });
     }
-    if (config.waf && config.webAclArn) {
+    if (config.waf === true && config.webAclArn) {
       ctx.addIssue({ code: 'custom', path: ['waf'], message: 'waf creates a web ACL; it cannot be combined with webAclArn (an existing one)' });
     }
     if (config.productionChecks && !config.alarmEmail && !config.alarmTopicArn) {
       ctx.addIssue({ code: 'custom', path: ['alarmEmail'], message: 'productionChecks requires alarmEmail or alarmTopicArn: without either, the alarms notify a topic no one subscribes to' });
+    }
+    if (config.managedMaxEnvironments !== undefined && config.managedMaxEnvironments < config.managedMinEnvironments) {
+      ctx.addIssue({ code: 'custom', path: ['managedMaxEnvironments'], message: 'must be at least managedMinEnvironments' });
     }
     if (config.throttleBurstLimit < config.throttleRateLimit) {
       ctx.addIssue({ code: 'custom', path: ['throttleBurstLimit'], message: 'must be at least throttleRateLimit' });

@@ -13,9 +13,11 @@ import { grantFunctionAccess } from './constructs/access-grants.js';
 import { BlobBucket } from './constructs/blob-bucket.js';
 import { DataTables } from './constructs/data-tables.js';
 import { GwFunction } from './constructs/gw-function.js';
+import { MANAGED_MIN_MEMORY_MB, ManagedCompute } from './constructs/managed-compute.js';
 import { Operations } from './constructs/operations.js';
 import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
+import { FailedRuns } from './constructs/failed-runs.js';
 import { GwWebAcl } from './constructs/web-acl.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import type { EngineColumnsByTable } from '../../shared/observability/engine/aws/table-columns.js';
@@ -55,6 +57,10 @@ export class GwStack extends Stack {
   readonly blobs: BlobBucket;
   readonly requestLogs: RequestLogs;
   readonly webAcl?: GwWebAcl;
+  /** The gateway's capacity provider and VPC, when `gatewayCompute` is `managed-instances`. */
+  readonly managedCompute?: ManagedCompute;
+  /** The scheduled functions' failed runs (dead letters), when there is a scheduled function. */
+  readonly failedRuns?: FailedRuns;
 
   constructor(scope: Construct, id: string, props: GwStackProps) {
     super(scope, id, props);
@@ -85,22 +91,40 @@ export class GwStack extends Stack {
     }
 
     const environment = this.functionEnvironment(config);
+    const managed = config.gatewayCompute === 'managed-instances';
+    if (managed) {
+      this.managedCompute = new ManagedCompute(this, 'GatewayCompute', {
+        instanceTypes: config.managedInstanceTypes,
+        concurrencyPerEnvironment: config.managedConcurrencyPerEnvironment,
+        minEnvironments: config.managedMinEnvironments,
+        maxEnvironments: config.managedMaxEnvironments,
+        maxVCpus: config.managedMaxVCpus,
+        natGateways: config.natGateways,
+      });
+    }
     const functions = new Map<FunctionName, GwFunction>();
+    let failedRuns: FailedRuns | undefined;
     for (const { spec, entry } of specs) {
       // A scheduled function whose handler has not been written yet is left out until it lands.
       if (!existsSync(entry)) continue;
+      const onInstances = managed && spec.name === 'gateway';
       const fn = new GwFunction(this, constructId(spec.name), {
         spec,
         entry,
         prebuiltBundleDir: prebuiltBundleDir(props.projectRoot, config.prebuiltBundles, spec.name),
         projectRoot: props.projectRoot,
-        environment,
-        memoryMb: config.memoryMb[spec.name],
-        reservedConcurrency: config.reservedConcurrency[spec.name],
+        // On a capacity provider the gateway serves many invocations at once: its edge then flushes the after-path in
+        // the background instead of at the end of each invocation (functions/lib/streaming-handler.ts).
+        environment: onInstances ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON' } : environment,
+        // An execution environment on managed instances has at least 2 GiB (one vCPU at 2 GiB per vCPU).
+        memoryMb: onInstances ? Math.max(MANAGED_MIN_MEMORY_MB, config.memoryMb[spec.name] ?? 0) : config.memoryMb[spec.name],
+        // Reserved concurrency is a classic-Lambda limit; on instances the capacity provider's scaling bounds it.
+        reservedConcurrency: onInstances ? undefined : config.reservedConcurrency[spec.name],
         logRetention,
         production,
         sourceMaps: config.sourceMaps ?? !production,
       });
+      if (onInstances) this.managedCompute!.attach(fn.function);
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket, requestLogs: this.requestLogs });
       if (spec.name === 'gateway' && environment.GW_BEDROCK_FUNCTION_ROLE !== 'OFF') {
         this.grantBedrock(fn, config.bedrockModelArns);
@@ -109,8 +133,11 @@ export class GwStack extends Stack {
       this.acknowledgeFunctionNagRules(fn, spec);
       if (spec.scheduleMinutes || spec.scheduleDaily) {
         const daily = spec.scheduleDaily;
+        failedRuns ??= new FailedRuns(this, 'FailedRuns');
+        failedRuns.catchFailuresOf(fn.function);
         new FunctionSchedule(this, `${constructId(spec.name)}Schedule`, {
           fn: fn.function,
+          deadLetterQueue: failedRuns.queue,
           everyMinutes: spec.scheduleMinutes,
           daily,
           description: daily
@@ -121,7 +148,10 @@ export class GwStack extends Stack {
       functions.set(spec.name, fn);
     }
     this.functions = functions;
-    if (config.waf) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
+    this.failedRuns = failedRuns;
+    // On by default in production (unless an ACL of your own is named): a flood from one address is refused before
+    // it reaches a function or costs a store write; `waf=false` opts out.
+    if (config.waf ?? (production && !config.webAclArn)) this.webAcl = new GwWebAcl(this, 'Firewall', { ratePerFiveMinutes: config.wafRateLimit });
 
     this.restApi = new GwRestApi(this, 'Api', {
       gateway: this.requireFunction('gateway').function,
@@ -146,6 +176,7 @@ export class GwStack extends Stack {
       api: this.restApi.api,
       functions: [...functions.values()].map((fn) => ({ spec: fn.spec, fn: fn.function })),
       tables: this.tables,
+      failedRuns: failedRuns?.queue,
       alarmTopicArn: config.alarmTopicArn,
       alarmEmail: config.alarmEmail,
       production,

@@ -134,9 +134,9 @@ describe('the REST API', () => {
     }
   });
 
-  it('has no custom domain or WAF unless configured', () => {
+  it('has no custom domain unless configured, and the production WAF in front of the stage', () => {
     template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
-    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 });
 

@@ -18,6 +18,7 @@ function aliasesOf(stack: GwStack): Record<string, string> {
   aliases[logicalId(stack.blobs.bucket.node.defaultChild)] = 'blob-bucket';
   aliases[logicalId(stack.requestLogs.dataBucket.node.defaultChild)] = 'log-data';
   aliases[logicalId(stack.requestLogs.resultsBucket.node.defaultChild)] = 'log-results';
+  if (stack.failedRuns) aliases[logicalId(stack.failedRuns.queue.node.defaultChild)] = 'failed-runs';
   return aliases;
 }
 
@@ -51,6 +52,7 @@ const REQUEST_LOG_GRANTS = {
     ...['PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/results/*`),
   ],
 } as const;
+const FAILED_RUN_GRANTS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} failed-runs`);
 const KMS_VIA_SECRETS_MANAGER = ' if {"StringEquals":{"kms:ViaService":{"Fn::Join":["",["secretsmanager.",{"Ref":"AWS::Region"},".",{"Ref":"AWS::URLSuffix"}]]}}}';
 
 describe('the functions, with the scheduled ones present (fixture handlers)', () => {
@@ -136,6 +138,8 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
       // Roles a virtual key may name for Bedrock (bedrockAssumableRoleArns, default: the account's gw-bedrock-* roles).
       if (spec.name === 'gateway') expected.push('sts:AssumeRole arn:${Partition}:iam::${AccountId}:role/gw-bedrock-*');
       if (spec.requestLogs) expected.push(...REQUEST_LOG_GRANTS[spec.requestLogs]);
+      // A scheduled function's failed runs go to the failed-runs queue (its on-failure destination, issue #44).
+      if (spec.scheduleMinutes || spec.scheduleDaily) expected.push(...FAILED_RUN_GRANTS);
       const grants = grantsOf(template, spec.name, aliases);
       expect(grants, spec.name).toEqual(expected.sort());
       expect(grants.filter((grant) => grant.split(' ')[1] === '*').every((grant) => grant.startsWith('xray:')), spec.name).toBe(true);
@@ -152,7 +156,7 @@ describe('the functions, with the scheduled ones present (fixture handlers)', ()
   it('gives the scheduled functions no secrets, no blobs and no logs table', () => {
     for (const name of ['expire-api-keys', 'restore-budgets']) {
       const grants = grantsOf(template, name, aliases).filter((grant) => !ALWAYS.includes(grant));
-      expect(grants.every((grant) => /^dynamodb:\w+ main(\/index\/gsi2)?$/.test(grant)), grants.join('\n')).toBe(true);
+      expect(grants.every((grant) => /^dynamodb:\w+ main(\/index\/gsi2)?$/.test(grant) || FAILED_RUN_GRANTS.includes(grant)), grants.join('\n')).toBe(true);
     }
   });
 

@@ -103,7 +103,7 @@ describe('alarms', () => {
       KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]) },
     });
     const actions = actionsOf(template);
-    expect(actions).toHaveLength(19); // three more with the fifth function (the request-log compaction)
+    expect(actions).toHaveLength(20); // three more with the fifth function (the request-log compaction), one on the failed scheduled runs
     for (const { alarm, ok } of actions) {
       expect(alarm).toEqual([{ Ref: topics[0] }]);
       expect(ok).toEqual([{ Ref: topics[0] }]);
@@ -128,9 +128,19 @@ describe('alarms', () => {
 });
 
 describe('the optional WAF web ACL', () => {
-  it('is absent by default', () => {
-    const { template } = synthGwStack();
-    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  it('is on by default in production (a flood is refused before it costs a function or a store write)', () => {
+    synthGwStack().template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+  });
+
+  it('is off with waf=false and in development', () => {
+    synthGwStack({ context: { waf: 'false' } }).template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    synthGwStack({ context: { environment: 'development' } }).template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('is not created when webAclArn names an ACL of your own', () => {
+    const own = synthGwStack({ context: { webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1234' } }).template;
+    own.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    own.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 
   it('with waf=true: a regional ACL whose rate-based rule per client IP answers 429, associated with the stage', () => {
@@ -143,6 +153,9 @@ describe('the optional WAF web ACL', () => {
           Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP', EvaluationWindowSec: 300 } },
           Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } },
         }),
+        // The Lambda payload limits (test/infra/payload-limit.test.ts).
+        Match.objectLike({ Name: 'lambda-payload-limit' }),
+        Match.objectLike({ Name: 'lambda-payload-limit-multipart' }),
       ],
     });
     const acl = Object.keys(resources(template, 'AWS::WAFv2::WebACL'))[0];

@@ -53,13 +53,18 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(violationsOf(app, stack)).toEqual([]);
   });
 
+  it('pass with the gateway on Lambda Managed Instances (VPC, NAT, capacity provider)', () => {
+    const { app, stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { gatewayCompute: 'managed-instances', managedInstanceTypes: '["m7g.large"]' } });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
   it('pass with API execution logging switched off', () => {
     const { app, stack } = synthGwStack({ context: { apiExecutionLogging: 'OFF' } });
     expect(violationsOf(app, stack)).toEqual([]);
   });
 
   it('give every acknowledgement a written reason', () => {
-    const { stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create' } });
+    const { stack } = synthGwStack({ functions: tableWithScheduledFixtures(), context: { secretsKmsKey: 'create', waf: 'false' } });
     const acknowledgements = acknowledgementsOf(stack);
     expect(acknowledgements.map((entry) => entry.id.replace(/^Annotation::/, '').replace(/\[.*$/, ''))).toEqual(
       expect.arrayContaining(['AwsSolutions-APIG2', 'AwsSolutions-APIG4', 'AwsSolutions-COG4', 'AwsSolutions-APIG3', 'AwsSolutions-IAM5', 'AwsSolutions-IAM4', 'AwsSolutions-S1']),

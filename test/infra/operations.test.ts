@@ -71,7 +71,7 @@ describe('alarms, dashboard and outputs', () => {
 
   it('sends every alarm, and its recovery, to the SNS topic from context, and treats no traffic as OK', () => {
     const all = Object.values(resources(template, 'AWS::CloudWatch::Alarm'));
-    expect(all).toHaveLength(1 + 5 * 3 + 3);
+    expect(all).toHaveLength(1 + 5 * 3 + 3 + 1); // API 5XX, three per function, one per table, failed scheduled runs
     for (const alarm of all) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [topicArn], OKActions: [topicArn], TreatMissingData: 'notBreaching' });
     }

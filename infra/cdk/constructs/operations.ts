@@ -17,6 +17,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { FunctionSpec } from '../function-table.js';
 import type { DataTables } from './data-tables.js';
 
@@ -26,6 +27,8 @@ export interface OperationsProps {
   api: RestApi;
   functions: ReadonlyArray<{ spec: FunctionSpec; fn: IFunction }>;
   tables: DataTables;
+  /** The scheduled functions' dead letters (FailedRuns): one alarm as soon as a failed run lands there. */
+  failedRuns?: IQueue;
   /** An existing topic for alarms (and their recovery); without it the stack creates an encrypted one. */
   alarmTopicArn?: string;
   /** Subscribed to the alarm topic by e-mail (the address must confirm the subscription once). */
@@ -91,6 +94,16 @@ export class Operations extends Construct {
         period: PERIOD,
       });
       this.alarm(`${pascal(id)}TableThrottles`, throttles, 1, 1, `DynamoDB throttled requests on the ${id} table.`);
+    }
+
+    if (props.failedRuns) {
+      this.alarm(
+        'ScheduledRunsFailed',
+        props.failedRuns.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
+        1,
+        1,
+        'A scheduled function (key expiry, budget restore, compaction) failed after its retries, or its event could not be delivered: the event and the error are in the failed-runs queue.',
+      );
     }
 
     this.alarmTopic = props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : this.createAlarmTopic(props.production);

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface FunctionScheduleProps {
@@ -10,6 +11,8 @@ export interface FunctionScheduleProps {
   everyMinutes?: number;
   daily?: { hour: number; minute: number };
   description: string;
+  /** Where an event EventBridge could not deliver goes (FailedRuns). */
+  deadLetterQueue?: IQueue;
 }
 
 /**
@@ -29,7 +32,7 @@ export class FunctionSchedule extends Construct {
     this.rule = new Rule(this, 'Rule', {
       description: props.description,
       schedule: daily ? Schedule.cron({ hour: String(daily.hour), minute: String(daily.minute) }) : Schedule.rate(Duration.minutes(period)),
-      targets: [new LambdaFunction(props.fn, { retryAttempts: 2, maxEventAge: Duration.minutes(period) })],
+      targets: [new LambdaFunction(props.fn, { retryAttempts: 2, maxEventAge: Duration.minutes(period), deadLetterQueue: props.deadLetterQueue })],
     });
   }
 }

@@ -1,6 +1,18 @@
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 
+/**
+ * Lambda's synchronous invocation payload limit (6 MB, the whole event) is below the 10 MB body API Gateway accepts and
+ * gw documents, and API Gateway base64-encodes multipart uploads (the stack's binary media type), a third larger. A
+ * body past these never reaches the gateway: the invocation fails and the client gets a bare 5XX. The firewall refuses
+ * it first, with 413 naming the limit. Bounds leave room for the rest of the event (headers, request context).
+ */
+export const LAMBDA_BODY_LIMIT_BYTES = 6_000_000;
+export const LAMBDA_MULTIPART_LIMIT_BYTES = 4_500_000;
+/** `content-length` values at or above each limit (WAF regular expressions; checked against numbers in the tests). */
+export const CONTENT_LENGTH_AT_LEAST_6_000_000 = '^0*([6-9][0-9]{6}|[1-9][0-9]{7,})$';
+export const CONTENT_LENGTH_AT_LEAST_4_500_000 = '^0*(4[5-9][0-9]{5}|[5-9][0-9]{6}|[1-9][0-9]{7,})$';
+
 export interface GwWebAclProps {
   /** Requests one client address may send per 5-minute window before it is answered 429. */
   ratePerFiveMinutes: number;
@@ -23,6 +35,18 @@ export class GwWebAcl extends Construct {
       defaultAction: { allow: {} },
       visibilityConfig: visibility('gw-web-acl'),
       customResponseBodies: {
+        payloadTooLarge: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({
+            error: {
+              message: `Request body too large for AWS Lambda: gw on AWS accepts at most ${LAMBDA_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (${LAMBDA_MULTIPART_LIMIT_BYTES.toLocaleString('en-US')} for multipart uploads, which API Gateway base64-encodes) under Lambda's 6 MB invocation payload limit`,
+              type: 'invalid_request_error',
+              code: 'payload_too_large',
+              param: null,
+            },
+            status: 'failure',
+          }),
+        },
         rateLimited: {
           contentType: 'APPLICATION_JSON',
           content: JSON.stringify({
@@ -39,7 +63,37 @@ export class GwWebAcl extends Construct {
           action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rateLimited' } } },
           visibilityConfig: visibility('gw-rate-per-client-ip'),
         },
+        payloadRule('lambda-payload-limit', 1, { regexMatchStatement: contentLengthAtLeast(CONTENT_LENGTH_AT_LEAST_6_000_000) }),
+        payloadRule('lambda-payload-limit-multipart', 2, {
+          andStatement: {
+            statements: [
+              { regexMatchStatement: contentLengthAtLeast(CONTENT_LENGTH_AT_LEAST_4_500_000) },
+              {
+                byteMatchStatement: {
+                  fieldToMatch: { singleHeader: { Name: 'content-type' } },
+                  positionalConstraint: 'STARTS_WITH',
+                  searchString: 'multipart/form-data',
+                  textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+                },
+              },
+            ],
+          },
+        }),
       ],
     });
   }
+}
+
+function contentLengthAtLeast(regexString: string) {
+  return { regexString, fieldToMatch: { singleHeader: { Name: 'content-length' } }, textTransformations: [{ priority: 0, type: 'NONE' }] };
+}
+
+function payloadRule(name: string, priority: number, statement: CfnWebACL.StatementProperty): CfnWebACL.RuleProperty {
+  return {
+    name,
+    priority,
+    statement,
+    action: { block: { customResponse: { responseCode: 413, customResponseBodyKey: 'payloadTooLarge' } } },
+    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: `gw-${name}`, sampledRequestsEnabled: true },
+  };
 }

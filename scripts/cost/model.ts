@@ -1,0 +1,213 @@
+import type { RecordedCounts } from './recorded-counts.js';
+import type { PriceFile } from './prices.js';
+
+/**
+ * gw's own AWS cost (issue #44), line by line, for one traffic shape and one compute choice for the gateway: what
+ * `npm run cost` prints and docs/deploy.md's tables are generated from. Operation counts per request come from the
+ * recorded counts (measured on the built bundle), prices from a dated price file; the few figures that cannot be
+ * measured without an AWS account are the named ASSUMPTIONS below, each with where it comes from.
+ */
+export type Compute = 'lambda' | 'managed-instances';
+
+export interface CostInputs {
+  requestsPerSecond: number;
+  /** Seconds the gateway waits for the model per request (the provider's latency, streamed or not). */
+  modelLatencyS: number;
+  compute: Compute;
+  /** Classic Lambda: the gateway's memory. */
+  memoryMb: number;
+  /** Managed instances: the EC2 instance type (a key of the price file's `ec2.instances`). */
+  instanceType: string;
+  /** Managed instances: concurrent invocations per execution environment (the stack's managedConcurrencyPerEnvironment). */
+  concurrencyPerEnvironment: number;
+  /** Managed instances: execution environments kept running (managedMinEnvironments). */
+  minEnvironments: number;
+  /** Managed instances: NAT gateways (natGateways). */
+  natGateways: number;
+  /** Size of the answer the client receives, KB. */
+  answerKb: number;
+  /** Size of the request body, KB. */
+  requestKb: number;
+  /** The stack's WAF web ACL (on by default in production: the `waf` context key). */
+  waf: boolean;
+}
+
+export const DEFAULT_INPUTS: CostInputs = {
+  requestsPerSecond: 100,
+  modelLatencyS: 2,
+  compute: 'lambda',
+  memoryMb: 512,
+  instanceType: 'c7g.large',
+  concurrencyPerEnvironment: 64,
+  minEnvironments: 3,
+  natGateways: 1,
+  answerKb: 4,
+  requestKb: 2,
+  waf: true,
+};
+
+/** What is not measurable here (no AWS account), each with its origin. */
+export const ASSUMPTIONS = {
+  /** gw's own time in a 512 MB classic sandbox per warm request (docs/deploy.md "Sizing", bench/memory-choice.ts, measured). */
+  gwDurationMs: 35.1,
+  /** Classic Lambda: the request-log flush inside the invocation (PutRecordBatch round trips in the region; assumed). */
+  logFlushMs: 20,
+  /** gw's CPU time per warm request (docs/deploy.md "Sizing", measured at 512 MB). */
+  cpuMsPerRequest: 7.1,
+  /** Lambda Managed Instances: memory per vCPU (GiB) and the stack's environment memory (2048 MB: 1 vCPU). */
+  environmentVcpus: 1,
+  /** Managed instances: plan environments for this share of their concurrency and CPU (headroom for bursts). */
+  concurrencyHeadroom: 0.8,
+  cpuTargetUtilisation: 0.5,
+  /** CloudWatch Logs per request: API Gateway access log ~0.6 KB + the gateway's log line ~0.9 KB (docs/deploy.md). */
+  accessLogKb: 0.6,
+  functionLogKb: 0.9,
+  /** Raw size of a Firehose record before the 5 KB rounding (records measured 0.5–0.9 KB with encodeRow). */
+  firehoseRecordKb: 1,
+  /** Parquet in S3 per million requests (requests ~150 B a record plus spans, docs/deploy.md), kept 90 days. */
+  storedGbPerMillion: 0.25,
+  storedMonths: 90 / 30.4,
+  /** Firehose writes one object per stream per 45 s buffer, whatever the traffic. */
+  firehoseStreams: 2,
+  firehoseBufferSeconds: 45,
+  /** Fixed monthly items of the stack: 20 alarms and one dashboard. */
+  alarms: 20,
+  /** Rules of the stack's web ACL (infra/cdk/constructs/web-acl.ts): per-address rate, two payload limits. */
+  wafRules: 3,
+  dashboards: 1,
+} as const;
+
+const HOURS_PER_MONTH = 730;
+const KB_PER_GB = 1024 * 1024;
+
+export interface CostLine {
+  id: string;
+  item: string;
+  /** The quantity priced, in words (per request, or per month for fixed items). */
+  basis: string;
+  perMonth: number;
+  perMillion: number;
+  source: string;
+}
+
+export interface CostResult {
+  inputs: CostInputs;
+  requestsPerMonth: number;
+  lines: CostLine[];
+  perMonth: number;
+  perMillion: number;
+  /** Managed instances: the fleet sized for this traffic. */
+  fleet?: { environments: number; instances: number; inFlight: number };
+}
+
+export function requestsPerMonth(requestsPerSecond: number): number {
+  return requestsPerSecond * 3600 * HOURS_PER_MONTH;
+}
+
+/** API Gateway's tiered REST price for a month's billed requests. */
+function apiGatewayMonthly(prices: PriceFile, billedMillions: number): number {
+  let remaining = billedMillions;
+  let floor = 0;
+  let total = 0;
+  for (const tier of prices.apiGateway.restPerMillionTiers) {
+    const ceiling = tier.upToMillionsPerMonth ?? Number.POSITIVE_INFINITY;
+    const inTier = Math.max(0, Math.min(remaining, ceiling - floor));
+    total += inTier * tier.perMillion;
+    remaining -= inTier;
+    floor = ceiling;
+    if (remaining <= 0) break;
+  }
+  return total;
+}
+
+/** X-Ray's default sampling: the reservoir's one request a second, then the fixed rate of the rest. */
+export function tracedShare(prices: PriceFile, requestsPerSecond: number): number {
+  const reservoir = Math.min(requestsPerSecond, prices.xray.defaultReservoirPerSecond);
+  return (reservoir + prices.xray.defaultFixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
+}
+
+export function managedFleet(inputs: CostInputs, prices: PriceFile): { environments: number; instances: number; inFlight: number } {
+  const instance = prices.ec2.instances[inputs.instanceType];
+  if (!instance) throw new Error(`unknown instance type ${inputs.instanceType}: the price file knows ${Object.keys(prices.ec2.instances).join(', ')}`);
+  const inFlight = inputs.requestsPerSecond * (inputs.modelLatencyS + ASSUMPTIONS.gwDurationMs / 1000);
+  const byConcurrency = Math.ceil(inFlight / (inputs.concurrencyPerEnvironment * ASSUMPTIONS.concurrencyHeadroom));
+  const byCpu = Math.ceil((inputs.requestsPerSecond * ASSUMPTIONS.cpuMsPerRequest) / 1000 / (ASSUMPTIONS.environmentVcpus * ASSUMPTIONS.cpuTargetUtilisation));
+  const environments = Math.max(inputs.minEnvironments, byConcurrency, byCpu, 1);
+  const instances = Math.ceil((environments * ASSUMPTIONS.environmentVcpus) / instance.vcpus);
+  return { environments, instances, inFlight };
+}
+
+export function computeCost(inputs: CostInputs, prices: PriceFile, counts: RecordedCounts): CostResult {
+  const monthly = requestsPerMonth(inputs.requestsPerSecond);
+  const millions = monthly / 1e6;
+  const lines: CostLine[] = [];
+  const add = (id: string, item: string, basis: string, perMonth: number, source: string) =>
+    lines.push({ id, item, basis, perMonth, perMillion: millions > 0 ? perMonth / millions : 0, source });
+  const perRequest = (value: number) => value * monthly;
+
+  const streamedBilled = Math.max(1, Math.ceil((inputs.answerKb * 1024) / prices.apiGateway.streamedBytesPerBilledRequest));
+  add('apiGateway', 'API Gateway REST requests (streaming: one request per started 10 MB)', `${streamedBilled} billed request(s) per request`, apiGatewayMonthly(prices, millions * streamedBilled), prices.apiGateway.source);
+
+  if (inputs.waf) {
+    add('waf', 'WAF web ACL (rate and payload-limit rules; every request inspected)', '1 inspected request per request, plus the ACL and its rules a month', prices.waf.webAclPerMonth + ASSUMPTIONS.wafRules * prices.waf.rulePerMonth + perRequest(prices.waf.perMillionRequests / 1e6), prices.waf.source);
+  }
+
+  let fleet: CostResult['fleet'];
+  if (inputs.compute === 'lambda') {
+    const seconds = inputs.modelLatencyS + (ASSUMPTIONS.gwDurationMs + ASSUMPTIONS.logFlushMs) / 1000;
+    const gbSeconds = (inputs.memoryMb / 1024) * seconds;
+    add('lambdaRequests', 'Lambda requests', '1 invocation per request', perRequest(prices.lambda.requestsPerMillion / 1e6), prices.lambda.source);
+    add('lambdaDuration', 'Lambda duration, arm64 (billed while it waits for the model)', `${(inputs.memoryMb / 1024).toFixed(2)} GB × ${seconds.toFixed(3)} s = ${gbSeconds.toFixed(3)} GB-s`, perRequest(gbSeconds * prices.lambda.arm64PerGbSecond), prices.lambda.source);
+  } else {
+    fleet = managedFleet(inputs, prices);
+    const instance = prices.ec2.instances[inputs.instanceType];
+    const ec2 = fleet.instances * instance.perHour * HOURS_PER_MONTH;
+    add('lambdaRequests', 'Lambda Managed Instances requests', '1 invocation per request', perRequest(prices.lambda.managedInstancesRequestsPerMillion / 1e6), prices.lambda.source);
+    add('instances', `EC2 instances (${inputs.instanceType}, on demand)`, `${fleet.instances} instance(s): ${fleet.environments} environment(s) of 1 vCPU for ${fleet.inFlight.toFixed(0)} requests in flight at ${inputs.concurrencyPerEnvironment} per environment`, ec2, prices.ec2.source);
+    add('managementFee', 'Lambda Managed Instances management fee', `${(prices.lambda.managedInstancesFeeShareOfEc2 * 100).toFixed(0)} % of the instances' price`, ec2 * prices.lambda.managedInstancesFeeShareOfEc2, prices.lambda.source);
+    const natKb = inputs.requestKb + inputs.answerKb + counts.firehose.recordsPerRequest * ASSUMPTIONS.firehoseRecordKb;
+    add('natHours', 'NAT gateway hours', `${inputs.natGateways} NAT gateway(s) × ${HOURS_PER_MONTH} h`, inputs.natGateways * prices.vpc.natGatewayPerHour * HOURS_PER_MONTH, prices.vpc.source);
+    add('natData', 'NAT gateway data processed (provider calls, Firehose; DynamoDB and S3 use free endpoints)', `${natKb.toFixed(1)} KB per request`, perRequest((natKb / KB_PER_GB) * prices.vpc.natGatewayPerGbProcessed), prices.vpc.source);
+  }
+  add('dataTransferOut', 'Data transfer out to clients', `${inputs.answerKb} KB per request`, perRequest((inputs.answerKb / KB_PER_GB) * prices.ec2.dataTransferOutPerGb), prices.ec2.source);
+
+  const wru = counts.dynamodb.writesPerRequest * (1 + counts.dynamodb.indexEntriesPerWrite);
+  add('dynamodbWrites', 'DynamoDB writes, on demand', `${counts.dynamodb.writesPerRequest} write(s) × ${1 + counts.dynamodb.indexEntriesPerWrite} (item + index entries) = ${wru} WRU`, perRequest((wru * prices.dynamodb.perMillionWriteRequestUnits) / 1e6), prices.dynamodb.source);
+  add('dynamodbReads', 'DynamoDB reads, on demand', `${counts.dynamodb.readsPerRequest} read(s) (warm caches)`, perRequest((counts.dynamodb.readsPerRequest * prices.dynamodb.perMillionReadRequestUnits) / 1e6), prices.dynamodb.source);
+  add('secretsManager', 'Secrets Manager calls', `${counts.secretsManagerCallsPerRequest} call(s) (credentials cached)`, perRequest((counts.secretsManagerCallsPerRequest * prices.secretsManager.perTenThousandCalls) / 1e4), prices.secretsManager.source);
+
+  const billedGb = counts.firehose.billedKbPerRequest / KB_PER_GB;
+  add('firehoseIngestion', 'Firehose ingestion (each record rounded up to 5 KB)', `${counts.firehose.recordsPerRequest} record(s) billed ${counts.firehose.billedKbPerRequest} KB`, perRequest(billedGb * prices.firehose.ingestionPerGb), prices.firehose.source);
+  add('firehoseConversion', 'Firehose conversion to Parquet (same rounding)', `${counts.firehose.billedKbPerRequest} KB`, perRequest(billedGb * prices.firehose.formatConversionPerGb), prices.firehose.source);
+  const s3Puts = (ASSUMPTIONS.firehoseStreams * 86_400 * (HOURS_PER_MONTH / 24)) / ASSUMPTIONS.firehoseBufferSeconds;
+  add('s3Puts', 'S3 PUTs by Firehose (one object per stream per buffer)', `${Math.round(s3Puts).toLocaleString('en-US')} objects a month, whatever the traffic`, (s3Puts / 1000) * prices.s3.putPerThousand + counts.s3CallsPerRequest * monthly * (prices.s3.putPerThousand / 1000), prices.s3.source);
+  add('s3Storage', 'S3 storage of request logs (Parquet, 90 days)', `${ASSUMPTIONS.storedGbPerMillion} GB per million requests`, millions * ASSUMPTIONS.storedGbPerMillion * ASSUMPTIONS.storedMonths * prices.s3.storagePerGbMonth, prices.s3.source);
+  const logKb = ASSUMPTIONS.accessLogKb + ASSUMPTIONS.functionLogKb;
+  add('cloudwatchLogs', 'CloudWatch Logs ingestion (access log + function log)', `${logKb} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
+  const share = tracedShare(prices, inputs.requestsPerSecond);
+  add('xray', 'X-Ray traces (default sampling: 1 a second + 5 %)', `${(share * 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} traces per million requests at ${inputs.requestsPerSecond} req/s`, perRequest((share * prices.xray.perMillionTracesRecorded) / 1e6), prices.xray.source);
+  add('fixed', 'Alarms and dashboard', `${ASSUMPTIONS.alarms} alarms, ${ASSUMPTIONS.dashboards} dashboard`, ASSUMPTIONS.alarms * prices.cloudwatch.alarmPerMonth + ASSUMPTIONS.dashboards * prices.cloudwatch.dashboardPerMonth, prices.cloudwatch.source);
+
+  const perMonth = lines.reduce((sum, line) => sum + line.perMonth, 0);
+  return { inputs, requestsPerMonth: monthly, lines, perMonth, perMillion: millions > 0 ? perMonth / millions : 0, fleet };
+}
+
+/**
+ * The request rate at which both computes cost the same a month, for the inputs' latency and sizes (bisection over
+ * 0.01–10,000 req/s; null when one is cheaper over the whole range). Below it classic Lambda is cheaper (it scales to
+ * zero), above it managed instances are.
+ */
+export function breakEvenRequestsPerSecond(inputs: CostInputs, prices: PriceFile, counts: RecordedCounts): number | null {
+  const difference = (rps: number) =>
+    computeCost({ ...inputs, requestsPerSecond: rps, compute: 'lambda' }, prices, counts).perMonth -
+    computeCost({ ...inputs, requestsPerSecond: rps, compute: 'managed-instances' }, prices, counts).perMonth;
+  let low = 0.01;
+  let high = 10_000;
+  if (difference(low) >= 0 || difference(high) <= 0) return null;
+  for (let step = 0; step < 60; step++) {
+    const middle = Math.sqrt(low * high);
+    if (difference(middle) < 0) low = middle;
+    else high = middle;
+  }
+  return high;
+}

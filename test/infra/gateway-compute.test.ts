@@ -1,0 +1,73 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { InvalidContextError } from '../../infra/cdk/config.js';
+import type { GwStack } from '../../infra/cdk/gw-stack.js';
+import { synthGwStack } from './support/synth.js';
+import { functionLogicalId, functionProperties } from './support/template-queries.js';
+
+/** Issue #44: the `gatewayCompute` context key puts the gateway on Lambda Managed Instances, or leaves it classic. */
+describe('gatewayCompute=managed-instances', () => {
+  let stack: GwStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = synthGwStack({
+      context: { gatewayCompute: 'managed-instances', managedInstanceTypes: '["m7g.large"]', managedConcurrencyPerEnvironment: '96', managedMinEnvironments: '2', managedMaxEnvironments: '20' },
+    }));
+  });
+
+  it('synthesises a capacity provider in private subnets with the gateway function on it', () => {
+    template.resourceCountIs('AWS::Lambda::CapacityProvider', 1);
+    template.hasResourceProperties('AWS::Lambda::CapacityProvider', {
+      InstanceRequirements: { Architectures: ['arm64'], AllowedInstanceTypes: ['m7g.large'] },
+      VpcConfig: { SubnetIds: Match.anyValue(), SecurityGroupIds: Match.anyValue() },
+    });
+    const gateway = functionProperties(template, 'gateway') as Record<string, unknown>;
+    const providerId = stack.getLogicalId(stack.managedCompute!.capacityProvider.node.defaultChild as never);
+    expect(gateway.CapacityProviderConfig).toEqual({
+      LambdaManagedInstancesCapacityProviderConfig: {
+        CapacityProviderArn: { 'Fn::GetAtt': [providerId, 'Arn'] },
+        PerExecutionEnvironmentMaxConcurrency: 96,
+        ExecutionEnvironmentMemoryGiBPerVCpu: 2,
+      },
+    });
+    expect(gateway.FunctionScalingConfig).toEqual({ MinExecutionEnvironments: 2, MaxExecutionEnvironments: 20 });
+    expect(gateway.PublishToLatestPublished).toBe(true);
+    expect(gateway.MemorySize).toBeGreaterThanOrEqual(2048);
+    expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_CONCURRENT_INVOCATIONS).toBe('ON');
+  });
+
+  it('keeps the control plane and the scheduled functions classic', () => {
+    const controlPlane = functionProperties(template, 'control-plane') as Record<string, unknown>;
+    expect(controlPlane.CapacityProviderConfig).toBeUndefined();
+    expect((controlPlane.Environment as { Variables: Record<string, unknown> }).Variables.GW_CONCURRENT_INVOCATIONS).toBeUndefined();
+  });
+
+  it('gives the instances a way out (NAT) and the store a free one (gateway endpoints), and no inbound rule', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    const endpoints = Object.values(template.findResources('AWS::EC2::VPCEndpoint')).map((endpoint) => JSON.stringify(endpoint.Properties.ServiceName));
+    expect(endpoints.some((name) => name.includes('dynamodb'))).toBe(true);
+    expect(endpoints.some((name) => name.includes('.s3'))).toBe(true);
+    const groups = Object.values(template.findResources('AWS::EC2::SecurityGroup'));
+    expect(groups).toHaveLength(1);
+    expect(groups[0].Properties.SecurityGroupIngress).toBeUndefined();
+  });
+
+  it('the API still invokes the gateway function (unqualified: its $LATEST.PUBLISHED version)', () => {
+    const gatewayId = functionLogicalId(template, 'gateway');
+    expect(JSON.stringify(template.findResources('AWS::ApiGateway::Method'))).toContain(gatewayId);
+  });
+});
+
+describe('gatewayCompute by default', () => {
+  it('is classic Lambda: no capacity provider, no VPC, no NAT', () => {
+    const { template } = synthGwStack();
+    template.resourceCountIs('AWS::Lambda::CapacityProvider', 0);
+    template.resourceCountIs('AWS::EC2::VPC', 0);
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+  });
+
+  it('refuses an unknown compute and a maximum below the minimum, naming the key', () => {
+    expect(() => synthGwStack({ context: { gatewayCompute: 'fargate' } })).toThrow(InvalidContextError);
+    expect(() => synthGwStack({ context: { gatewayCompute: 'managed-instances', managedMinEnvironments: '5', managedMaxEnvironments: '2' } })).toThrow(/managedMaxEnvironments/);
+  });
+});

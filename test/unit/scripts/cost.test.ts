@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { runCost } from '../../../scripts/cost.js';
+import { DOCS_BEGIN, DOCS_END, renderDocsTables } from '../../../scripts/cost/docs-table.js';
+import { breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, tracedShare } from '../../../scripts/cost/model.js';
+import { readPriceFile } from '../../../scripts/cost/prices.js';
+import { readRecordedCounts, recordedCountsFrom, type RecordedCounts } from '../../../scripts/cost/recorded-counts.js';
+
+/** `npm run cost` (issue #44): gw's own AWS bill from measured operation counts and a dated price file. */
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const prices = readPriceFile();
+const counts = readRecordedCounts();
+const line = (result: ReturnType<typeof computeCost>, id: string) => result.lines.find((entry) => entry.id === id)!;
+
+describe('npm run cost', () => {
+  it('runs as an npm script and prints the same figures as JSON with perMillion for the chosen mode', async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'cost', '--', '--json', '--compute', 'managed-instances', '--model-latency-s', '10', '--requests-per-second', '100'], { cwd: ROOT });
+    const printed = JSON.parse(stdout) as { perMillion: number; lines: Array<{ id: string }>; breakEven: { requestsPerSecond: number } | null; prices: { asOf: string } };
+    const computed = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', modelLatencyS: 10, requestsPerSecond: 100 }, prices, counts);
+    expect(printed.perMillion).toBeCloseTo(computed.perMillion, 9);
+    expect(printed.lines.map((entry) => entry.id)).toContain('instances');
+    expect(printed.prices.asOf).toBe(prices.asOf);
+    expect(printed.breakEven?.requestsPerSecond).toBeGreaterThan(0);
+  });
+
+  it('prints a line per service, per month and per million, and the break-even', () => {
+    const text = runCost(['--requests-per-second', '50', '--model-latency-s', '2']);
+    for (const item of ['API Gateway', 'Lambda requests', 'Lambda duration', 'DynamoDB writes', 'Secrets Manager', 'Firehose ingestion', 'Firehose conversion', 'S3', 'CloudWatch Logs', 'X-Ray', 'Data transfer out']) expect(text).toContain(item);
+    expect(text).toMatch(/break-even between lambda and managed-instances at this latency: [\d.]+ requests\/s/);
+  });
+
+  it('refuses a bad option value with the option named', () => {
+    expect(() => runCost(['--compute', 'fargate'])).toThrow(/--compute/);
+    expect(() => runCost(['--requests-per-second', 'lots'])).toThrow(/--requests-per-second/);
+    expect(() => runCost(['--compute', 'managed-instances', '--instance-type', 't9.huge'])).toThrow(/t9\.huge/);
+  });
+
+  it('is dated and every priced line names its source', () => {
+    expect(prices.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const compute of ['lambda', 'managed-instances'] as const) {
+      for (const entry of computeCost({ ...DEFAULT_INPUTS, compute }, prices, counts).lines) expect(entry.source, entry.id).toMatch(/^https:\/\/aws\.amazon\.com\//);
+    }
+  });
+});
+
+describe('the cost model', () => {
+  it('bills every Firehose record rounded up to 5 KB, from the recorded record count (the table follows the recorder)', () => {
+    const fiveRecords = recordedCountsFrom(2, [], [900, 500, 500, 500, 500, 900, 500, 500, 500, 500]);
+    expect(fiveRecords.firehose).toEqual({ recordsPerRequest: 5, billedKbPerRequest: 25 });
+    const oneRecord: RecordedCounts = { ...counts, firehose: { recordsPerRequest: 1, billedKbPerRequest: 5 } };
+    const many = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, firehose: fiveRecords.firehose }), 'firehoseIngestion').perMillion;
+    const one = line(computeCost(DEFAULT_INPUTS, prices, oneRecord), 'firehoseIngestion').perMillion;
+    expect(many / one).toBeCloseTo(5, 9);
+    expect(one).toBeCloseTo((5 / 1024 / 1024) * prices.firehose.ingestionPerGb * 1e6, 9);
+  });
+
+  it('prices a write to an indexed item at two WRU (the index entry too)', () => {
+    const indexed = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerWrite: 1 } }), 'dynamodbWrites').perMillion;
+    const plain = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerWrite: 0 } }), 'dynamodbWrites').perMillion;
+    expect(indexed).toBeCloseTo(1.25, 9);
+    expect(plain).toBeCloseTo(0.625, 9);
+  });
+
+  it("counts X-Ray's default sampling: ~132k traces per million requests at 1 M requests a day", () => {
+    expect(tracedShare(prices, 1e6 / 86_400) * 1e6).toBeCloseTo(132_000, -3);
+  });
+
+  it('bills a streamed answer one API Gateway request per started 10 MB (within the first price tier)', () => {
+    const small = line(computeCost({ ...DEFAULT_INPUTS, requestsPerSecond: 10, answerKb: 4 }, prices, counts), 'apiGateway').perMillion;
+    const large = line(computeCost({ ...DEFAULT_INPUTS, requestsPerSecond: 10, answerKb: 15 * 1024 }, prices, counts), 'apiGateway').perMillion;
+    expect(large).toBeCloseTo(2 * small, 9);
+  });
+
+  it('charges classic Lambda for the wait and managed instances for the fleet, so the wait moves only the first', () => {
+    const classic = (modelLatencyS: number) => computeCost({ ...DEFAULT_INPUTS, modelLatencyS }, prices, counts).perMillion;
+    expect(classic(10) - classic(2)).toBeCloseTo((8 * 0.5 * prices.lambda.arm64PerGbSecond) * 1e6, 6);
+    const managed = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', modelLatencyS: 10 }, prices, counts);
+    expect(managed.lines.some((entry) => entry.id === 'lambdaDuration')).toBe(false);
+    expect(line(managed, 'managementFee').perMonth).toBeCloseTo(line(managed, 'instances').perMonth * 0.15, 9);
+    expect(managed.fleet!.environments).toBeGreaterThanOrEqual(DEFAULT_INPUTS.minEnvironments);
+  });
+
+  it('finds the break-even where both computes cost the same a month', () => {
+    const rps = breakEvenRequestsPerSecond({ ...DEFAULT_INPUTS, modelLatencyS: 2 }, prices, counts)!;
+    const at = (compute: 'lambda' | 'managed-instances', requestsPerSecond: number) => computeCost({ ...DEFAULT_INPUTS, compute, requestsPerSecond, modelLatencyS: 2 }, prices, counts).perMonth;
+    expect(at('lambda', rps * 0.9)).toBeLessThan(at('managed-instances', rps * 0.9));
+    expect(at('lambda', rps * 1.1)).toBeGreaterThan(at('managed-instances', rps * 1.1));
+  });
+});
+
+describe("docs/deploy.md's cost tables", () => {
+  it('are exactly what npm run cost -- --docs generates from the recorded counts and the price file', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    const start = page.indexOf(DOCS_BEGIN);
+    const end = page.indexOf(DOCS_END);
+    expect(start, 'the generated block is on the page').toBeGreaterThanOrEqual(0);
+    expect(page.slice(start, end + DOCS_END.length)).toBe(renderDocsTables(prices, counts));
+  });
+});
