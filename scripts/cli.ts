@@ -1,3 +1,5 @@
+// First: before anything loads the AWS SDK (its Node-version notice is noise on a supported Node 20).
+import '../infra/local/quiet-sdk-notice.js';
 import { parseArgs } from 'node:util';
 import { OUTPUT_KEYS } from '../infra/cdk/outputs.js';
 import { describeStackOutputs, readOutputsFile, StackOutputsError, storeEnvironmentFrom, type StackOutputs } from '../infra/cdk/ops/stack-outputs.js';

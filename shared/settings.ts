@@ -129,6 +129,10 @@ const SETTING_READERS = {
   MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: optionalText(),
 
   GW_REQUEST_LOGS: onUnlessOff,
+  // The per-request console line: `json` (the logger's JSON, plus CloudWatch EMF metric lines) or `pretty` (one short
+  // human line per request, no metric lines). Unset: `json`; `npm start` on a terminal chooses `pretty`. A Lambda
+  // always writes JSON, whatever this says (CloudWatch reads it).
+  GW_LOG_FORMAT: optionalOneOf(['json', 'pretty']),
   // Where request logs live (docs/observability.md): `duckdb` embedded, or `aws` (Firehose → S3 Parquet → Athena).
   // Unset: `aws` inside a Lambda (AWS_LAMBDA_FUNCTION_NAME set), `duckdb` everywhere else.
   GW_LOG_ENGINE: optionalOneOf(['duckdb', 'aws']),

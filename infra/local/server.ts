@@ -185,6 +185,8 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
     POWERTOOLS_SERVICE_NAME: 'gw-local',
     // Node 20 is supported here; Lambda runs Node 22. The SDK's reminder would only be noise.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // A person at a terminal gets one short line per request; a pipe (logs collected, the bench) keeps JSON.
+    GW_LOG_FORMAT: process.stdout.isTTY ? 'pretty' : 'json',
   };
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
   Object.assign(process.env, extra);

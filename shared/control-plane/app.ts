@@ -4,6 +4,9 @@ import { authenticateControlPlaneCaller } from '../auth/caller.js';
 import { JwtAuthenticator } from '../auth/jwt.js';
 import { isJwtPrincipal, type Principal } from '../auth/principal.js';
 import { DependencyUnavailableError, errorResponse, GatewayError, toGatewayError } from '../http/errors.js';
+import { dialectErrorResponse, errorDialectOf } from '../http/error-dialect.js';
+import { unknownPathError } from '../http/unknown-path.js';
+import { isGatewayPath } from '../gateway/edge-routes.js';
 import { decodePathSegments } from '../http/request-path.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
@@ -21,8 +24,10 @@ export type ControlPlaneApp = (request: NeutralRequest) => Promise<NeutralRespon
 const JWT_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * The control-plane core. Authentication (API key, or a Bearer JWT when there is no key) comes before
- * routing, so an unauthenticated caller learns nothing about which paths exist; every refusal is audited.
+ * The control-plane core. Authentication (API key, or a Bearer JWT when there is no key) comes before the
+ * route's method is judged; every refusal is audited. A path no route has is a 404 before authentication, naming
+ * the path gw serves (a wrong base URL is the usual cause; the paths are public in docs/openapi.yaml). On AWS every
+ * path API Gateway does not send to the gateway function lands here, so this covers both edges.
  */
 export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(), jwtAuthenticator = new JwtAuthenticator()): ControlPlaneApp {
   const router = new Router();
@@ -41,6 +46,7 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
       decodePathSegments(request.path);
       // The web console's static files are public: its pages call this API with the user's own key.
       if (isConsolePath(request.path)) return serveConsole(request.method, request.path);
+      if (!isScimPath(request.path) && !router.serves(request.path)) throw unknownPathError(request.method, request.path, (path) => isGatewayPath(path) || router.serves(path));
       let principal: Principal;
       try {
         principal = await authenticateControlPlaneCaller(request, authenticator, jwtAuthenticator);
@@ -60,6 +66,8 @@ export function createControlPlaneApp(authenticator = new ApiKeyAuthenticator(),
       if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
       // SCIM clients read only SCIM's error message (RFC 7644 §3.12), authentication failures included.
       if (isScimPath(request.path)) return scimErrorResponse(error, { 'x-gw-trace-id': traceId });
+      // A wrong path is answered in the sender's dialect: Anthropic SDKs and Claude Code read only their own shape.
+      if (error.code === 'route_not_found') return dialectErrorResponse(error, errorDialectOf(request.headers, request.path), { 'x-gw-trace-id': traceId });
       return errorResponse(error, { 'x-gw-trace-id': traceId });
     }
   };

@@ -7,7 +7,7 @@ import { isRecord } from '../providers/common/json-guards.js';
 import type { OpenAIBody } from '../providers/types.js';
 import { expandPreviousResponse, storeResponse } from './responses/conversation-state.js';
 import { ResponsesStreamEncoder } from './responses/stream.js';
-import type { DialectCodec } from './types.js';
+import type { DialectCodec, RelayedNativeStream } from './types.js';
 
 const encoder = new TextEncoder();
 
@@ -71,21 +71,25 @@ async function* translateStream(codec: DialectCodec, body: OpenAIBody, canonical
 /** A native stream (relayed as data-only events) with its event names restored from each event's `type`. */
 async function* relayNative(codec: DialectCodec, body: OpenAIBody, native: AsyncIterable<Uint8Array>, keep?: (response: Record<string, unknown>) => Promise<void>): AsyncGenerator<Uint8Array> {
   const decoder = new SseDecoder();
+  // What the client has seen, so a failure's closing events continue the stream (sequence numbers, Response id).
+  const relayed: RelayedNativeStream = {};
   const relay = async function* (events: Array<{ event?: string; data: string }>): AsyncGenerator<Uint8Array> {
     for (const event of events) {
       if (event.event === 'error') {
-        yield codec.nativeStreamError(parseObject(event.data));
+        yield* codec.nativeStreamError(parseObject(event.data), relayed);
         continue;
       }
       if (event.data === '[DONE]' || event.data.trim() === '') continue;
       const payload = parseObject(event.data);
       const type = typeof payload.type === 'string' ? payload.type : 'message';
+      if (typeof payload.sequence_number === 'number') relayed.lastSequence = payload.sequence_number;
       let data = event.data;
       // Events that carry the whole Response (created, in_progress, completed, …) get the same patch as a JSON answer.
       if (codec.patchNativeAnswer && isRecord(payload.response)) {
         payload.response = codec.patchNativeAnswer(payload.response, body);
         data = JSON.stringify(payload);
       }
+      if (type === 'response.created' && isRecord(payload.response)) relayed.response = payload.response;
       if (keep && (type === 'response.completed' || type === 'response.incomplete') && isRecord(payload.response)) await keep(payload.response);
       yield encoder.encode(`event: ${type}\ndata: ${data}\n\n`);
     }

@@ -19,6 +19,12 @@ export interface NativeCallInput {
   requestHeaders: Record<string, string>;
 }
 
+/** What a relayed native stream had sent when it failed. */
+export interface RelayedNativeStream {
+  lastSequence?: number;
+  response?: Record<string, unknown>;
+}
+
 /** A native stream seen through gw: events relayed unchanged, usage read on the way (canonical shape). */
 export interface NativeStreamTranslator extends StreamTranslator {
   canonicalUsage(): Record<string, unknown> | undefined;
@@ -70,8 +76,11 @@ export interface DialectCodec {
   nativeUsage(response: Record<string, unknown>): Record<string, unknown> | undefined;
   /** Restores what gw changed on the way to a native target (e.g. `store`, `previous_response_id`) in its answer. */
   patchNativeAnswer?(answer: Record<string, unknown>, body: OpenAIBody): Record<string, unknown>;
-  /** A committed native stream failed: gw's error body (`{error:{…}}`) → the dialect's error event. */
-  nativeStreamError(error: Record<string, unknown>): Uint8Array;
+  /**
+   * A committed native stream failed: gw's error body (`{error:{…}}`) → the dialect's closing events. `relayed` is
+   * what the client saw so far: the last `sequence_number` and the Response the stream started (Responses API).
+   */
+  nativeStreamError(error: Record<string, unknown>, relayed: RelayedNativeStream): Uint8Array[];
   /** A failure in this dialect's error shape (the response body), e.g. Anthropic's `{type:"error",…}`. */
   errorBody?(error: GatewayError): Record<string, unknown>;
 }

@@ -222,6 +222,12 @@ export function recordOutcome(context: GatewayContext, given: Outcome, admission
       error_code: outcome.errorCode,
       latency_ms: latencyMs,
       attempts: context.attempts.length,
+      // For the human line of the local terminal (GW_LOG_FORMAT=pretty): what was asked, what it used and cost.
+      method: context.request.method,
+      path: context.request.path,
+      prompt_tokens: usage?.prompt_tokens,
+      completion_tokens: usage?.completion_tokens,
+      cost_usd: cost,
     });
     await recordFinishedRequest(finishedRequestOf(context, merged(outcome, { usage }), latencyMs, cost));
   });

@@ -25,6 +25,12 @@ export class Router {
     return this;
   }
 
+  /** Whether some route (of any method) has this path: the rest are unknown paths (unknown-path.ts). */
+  serves(path: string): boolean {
+    const segments = splitPath(path);
+    return this.routes.some((route) => matchSegments(route.segments, segments, segments) !== undefined);
+  }
+
   /** `path` as it came (percent-encoded): a malformed or over-long segment is a 400 (request-path.ts). */
   match(method: string, path: string): RouteMatch {
     // Literal segments match the path as sent (as API Gateway routes it); parameters are decoded.

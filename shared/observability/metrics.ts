@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { onDrain } from './background.js';
 import type { RequestLogRecord } from './log-record.js';
+import { prettyLogFormat } from './request-line.js';
 
 /**
  * Powertools Metrics (CloudWatch EMF lines on stdout; locally the same lines). Dimensions stay low-cardinality:
@@ -8,8 +9,9 @@ import type { RequestLogRecord } from './log-record.js';
  * drain (end of a Lambda invocation) or every 10 s in a long-lived process, never per request on the hot path.
  */
 const metrics = new Metrics({ namespace: 'gw', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gw' });
-// A SILENT log level (the test harness) silences metrics lines too, unless metrics are asked for explicitly.
-const silent = () => process.env.POWERTOOLS_LOG_LEVEL === 'SILENT' && process.env.POWERTOOLS_METRICS_DISABLED === undefined;
+// A SILENT log level (the test harness) silences metrics lines too, unless metrics are asked for explicitly. A
+// terminal (GW_LOG_FORMAT=pretty, never on Lambda) gets no EMF blobs: they are for CloudWatch, not for people.
+const silent = () => (process.env.POWERTOOLS_LOG_LEVEL === 'SILENT' && process.env.POWERTOOLS_METRICS_DISABLED === undefined) || prettyLogFormat();
 let timer: NodeJS.Timeout | undefined;
 let stored = false;
 

@@ -1,6 +1,8 @@
 import { onDrain } from './background.js';
 import { logger } from './logger.js';
 import { isoTime } from '../iso-time.js';
+import { settings } from '../settings.js';
+import { formatPrettyRequestLine } from './pretty-request-line.js';
 
 /** Powertools' threshold of INFO (LogLevelThreshold.INFO): a lower or equal level prints info lines. */
 const INFO_THRESHOLD = 12;
@@ -11,23 +13,34 @@ const MAX_WAITING = 256;
 
 let waiting: string[] = [];
 let timer: NodeJS.Timeout | undefined;
+let pretty: boolean | undefined;
 
 // A Lambda's drain (after its response) and the local runtime's shutdown write what waits.
 onDrain(async () => writeWaitingLines());
 process.once('exit', () => writeWaitingLines());
 
 /**
+ * Whether request lines (and metric lines, see metrics.ts) are for a person at a terminal: GW_LOG_FORMAT=pretty
+ * outside Lambda. A Lambda always writes JSON: CloudWatch Logs Insights and metric filters read it. Read once.
+ */
+export function prettyLogFormat(): boolean {
+  pretty ??= settings().GW_LOG_FORMAT === 'pretty' && process.env.AWS_LAMBDA_FUNCTION_NAME === undefined;
+  return pretty;
+}
+
+/**
  * The one `request completed` line per request, in the logger's JSON shape but written directly: through the
  * Powertools formatter it cost ~42 µs of CPU per request, this ~4 µs (issue #23). Lines are written in batches
  * (one write to stdout per 50 ms or 256 lines, not one per request: issue #34), each line whole and unchanged.
  * It stays at INFO because operators and the benchmark's lost-log count read it; the full record is the request
- * log (shared/observability/request-record.ts).
+ * log (shared/observability/request-record.ts). Under GW_LOG_FORMAT=pretty it is one short human line instead.
  */
 export function logRequestCompleted(fields: Record<string, unknown>): void {
   // The level is read once per batch: Powertools' getter looks it up through its invocation store and the
   // environment on every call (~1 % of gw's main thread). A change of level shows from the next batch (≤ 50 ms).
   if (waiting.length === 0 && logger.level > INFO_THRESHOLD) return;
-  waiting.push(`${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: isoTime(Date.now()), service: SERVICE, ...fields })}\n`);
+  const now = Date.now();
+  waiting.push(prettyLogFormat() ? formatPrettyRequestLine(now, fields) : `${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: isoTime(now), service: SERVICE, ...fields })}\n`);
   if (waiting.length >= MAX_WAITING) writeWaitingLines();
   else timer ??= setTimeout(writeWaitingLines, WRITE_DELAY_MS).unref();
 }

@@ -69,6 +69,11 @@ describe('the REST API', () => {
       '/health',
       '/console/index.html',
       '/v2/anything',
+      // Wrong base URLs reach the control plane, which answers them with the path gw serves (shared/http/unknown-path.ts).
+      '/chat/completions',
+      '/messages',
+      '/v1/v1/messages',
+      '/v1/v1/chat/completions',
     ];
     for (const path of samples) {
       const resource = match(path);

@@ -175,6 +175,26 @@ describe('npm run cli -- bootstrap', () => {
     expect(await adminKeyRecord('env', chosen)).toMatchObject({ kind: 'admin' });
   });
 
+  it('start-up noise: keys create-admin prints the key first, with no AWS SDK Node-version warning (none set in the environment)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gw-cli-quiet-'));
+    try {
+      const run = await new Promise<CliRun>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', join(PROJECT_ROOT, 'scripts', 'cli.ts'), 'keys', 'create-admin', '--data-dir', dataDir],
+          { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, POWERTOOLS_LOG_LEVEL: 'SILENT' } },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).not.toContain('NodeVersionSupportWarning');
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toMatch(/^New admin API key for workspace /);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('answers bad usage with the usage text and exit code 2', async () => {
     for (const args of [[], ['deploy'], ['bootstrap'], ['bootstrap', '--stack', 'gw', '--colour', 'blue'], ['bootstrap', '--stack', 'gw', '--name', 'Not A Slug']]) {
       const run = await runCli(args);

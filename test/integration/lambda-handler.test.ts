@@ -81,11 +81,21 @@ describe('the exported gateway Lambda handler', () => {
 });
 
 describe('the exported control-plane Lambda handler', () => {
-  it('authenticates before routing and answers buffered JSON', async () => {
+  it('authenticates a path it serves before its method is judged, and answers buffered JSON', async () => {
     const controlPlane = (await import('../../functions/control-plane/handler.js')).handler as unknown as BufferedLambda;
-    const event = { ...apiGatewayEvent('/v1/anything', {}, {}), httpMethod: 'GET', body: null };
+    const event = { ...apiGatewayEvent('/v1/configs', {}, {}), httpMethod: 'GET', body: null };
     const result = await controlPlane(event, localLambdaContext('gw-control-plane'));
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body).error.code).toBe('api_key_missing');
+  });
+
+  it('unknown paths on AWS (API Gateway sends them here): a 404 naming the path gw serves, before authentication', async () => {
+    const controlPlane = (await import('../../functions/control-plane/handler.js')).handler as unknown as BufferedLambda;
+    const unknown = await controlPlane({ ...apiGatewayEvent('/v1/anything', {}, {}), httpMethod: 'GET', body: null }, localLambdaContext('gw-control-plane'));
+    expect(unknown.statusCode).toBe(404);
+    expect(JSON.parse(unknown.body).error.code).toBe('route_not_found');
+    const missingV1 = await controlPlane({ ...apiGatewayEvent('/chat/completions', {}, {}), body: '{}' }, localLambdaContext('gw-control-plane'));
+    expect(missingV1.statusCode).toBe(404);
+    expect(JSON.parse(missingV1.body).error.message).toContain('POST /v1/chat/completions');
   });
 });

@@ -28,6 +28,6 @@ export const anthropicMessagesCodec: DialectCodec = {
   nativeUsage: nativeMessageUsage,
   createNativeAnswerCollector: collectMessage,
   replayNativeAnswer: replayMessage,
-  nativeStreamError: (error) => namedEvent('error', anthropicStreamError(error)),
+  nativeStreamError: (error) => [namedEvent('error', anthropicStreamError(error))],
   errorBody: anthropicErrorBody,
 };

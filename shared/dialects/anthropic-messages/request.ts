@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { isRecord } from '../../providers/common/json-guards.js';
-import { refuseOrRecordDrop } from '../../providers/common/unsupported-params.js';
+import { recordDropped, refuseOrRecordDrop } from '../../providers/common/unsupported-params.js';
 import type { OpenAIBody } from '../../providers/types.js';
 import { checkBody, messagesRequestSchema } from '../schemas.js';
 import type { UnsupportedParamRule } from '../types.js';
@@ -22,17 +22,27 @@ const TRANSLATED_FIELDS = new Set([
 ]);
 
 /**
+ * Fields that only tune how Anthropic manages its own context window and ask nothing of the answer: Claude Code
+ * sends `context_management` (clear old thinking or tool results when the window fills) on every request. Another
+ * target keeps the whole conversation, which is what the client sent, so gw drops the field without a header
+ * and names it in `x-gw-dropped-params`, and Claude Code's default set-up works on any target.
+ */
+const ANTHROPIC_CONTEXT_HINTS = new Set(['context_management']);
+
+/**
  * A Messages body → the canonical chat body. Client tools become functions; tool results become `tool`
  * messages placed right after the assistant turn that called them; images and PDFs become OpenAI content
  * parts; a `system` turn inside `messages` stays a system message at its place (each provider adapter maps it to
  * its own system or developer role); thinking and `output_config.effort` map to `reasoning_effort`,
  * `output_config.format` to `response_format`. Anthropic server tools (web search, code execution, …) run only
- * on Anthropic: any other target is a 400 naming the tool. Fields with no equivalent (`context_management`,
- * `top_k`, …) follow the unsupported-parameter rule.
+ * on Anthropic: any other target is a 400 naming the tool. `context_management` is always dropped (and reported);
+ * other fields with no equivalent (`top_k`, …) follow the unsupported-parameter rule.
  */
 export function messagesToCanonical(body: OpenAIBody, provider: string, rule: UnsupportedParamRule = {}): OpenAIBody {
   const providerName = `provider '${provider}' (translated from the Messages API)`;
-  refuseOrRecordDrop(rule, providerName, Object.keys(body).filter((name) => !TRANSLATED_FIELDS.has(name) && body[name] !== undefined && body[name] !== null));
+  const present = Object.keys(body).filter((name) => body[name] !== undefined && body[name] !== null);
+  recordDropped(rule, present.filter((name) => ANTHROPIC_CONTEXT_HINTS.has(name)));
+  refuseOrRecordDrop(rule, providerName, present.filter((name) => !TRANSLATED_FIELDS.has(name) && !ANTHROPIC_CONTEXT_HINTS.has(name)));
   const messages: Json[] = [];
   const system = systemText(body.system);
   if (system !== undefined) messages.push({ role: 'system', content: system });

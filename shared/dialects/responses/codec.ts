@@ -1,8 +1,6 @@
 import { errorBody } from '../../http/errors.js';
-import { isRecord } from '../../providers/common/json-guards.js';
-import { namedEvent } from '../sse.js';
 import type { DialectCodec } from '../types.js';
-import { buildNativeResponsesCall, createNativeResponsesStream, nativeResponseUsage } from './native.js';
+import { buildNativeResponsesCall, createNativeResponsesStream, nativeResponseUsage, nativeResponsesStreamError } from './native.js';
 import { cacheableResponse, collectResponse, replayResponse } from './native-cache.js';
 import { responsesToCanonical, validateResponsesBody } from './request.js';
 import { canonicalToResponse } from './response.js';
@@ -27,9 +25,6 @@ export const responsesCodec: DialectCodec = {
   cacheableNativeAnswer: cacheableResponse,
   // gw keeps the conversation itself, so the provider saw neither `store` nor `previous_response_id`.
   patchNativeAnswer: (response, body) => ({ ...response, store: body.store !== false, previous_response_id: body.previous_response_id ?? null }),
-  nativeStreamError: (body) => {
-    const error = isRecord(body.error) ? body.error : {};
-    return namedEvent('error', { type: 'error', code: error.code ?? 'server_error', message: error.message ?? 'The stream failed', param: null });
-  },
+  nativeStreamError: nativeResponsesStreamError,
   errorBody: (error) => ({ ...errorBody(error) }),
 };

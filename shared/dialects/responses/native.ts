@@ -3,7 +3,8 @@ import { isRecord } from '../../providers/common/json-guards.js';
 import { summariseOpenAIStyleError } from '../../providers/openai-compatible/error-summary.js';
 import type { UpstreamCall } from '../../providers/types.js';
 import { PassThroughStreamTranslator } from '../native-stream.js';
-import type { NativeCallInput, NativeStreamTranslator } from '../types.js';
+import { namedEvent } from '../sse.js';
+import type { NativeCallInput, NativeStreamTranslator, RelayedNativeStream } from '../types.js';
 import { canonicalUsageFromResponses } from './response.js';
 import { azureResourceHost } from '../../providers/azure-openai/resource-host.js';
 
@@ -61,4 +62,21 @@ export function createNativeResponsesStream(): NativeStreamTranslator {
 
 export function nativeResponseUsage(response: Record<string, unknown>): Record<string, unknown> | undefined {
   return canonicalUsageFromResponses(response.usage);
+}
+
+/**
+ * A native Responses stream that failed after it was committed ends as docs/clients.md promises and OpenAI's own
+ * streams end: an `error` event, then `response.failed` carrying the Response the stream started, both numbered
+ * on from the last `sequence_number` the client saw (SDKs that check the order would otherwise drop them).
+ */
+export function nativeResponsesStreamError(body: Record<string, unknown>, relayed: RelayedNativeStream): Uint8Array[] {
+  const error = isRecord(body.error) ? body.error : {};
+  const code = typeof error.code === 'string' ? error.code : 'server_error';
+  const message = typeof error.message === 'string' ? error.message : 'The stream failed';
+  let sequence = (relayed.lastSequence ?? -1) + 1;
+  const response = { ...(relayed.response ?? { object: 'response' }), status: 'failed', error: { code, message } };
+  return [
+    namedEvent('error', { type: 'error', sequence_number: sequence++, code, message, param: null }),
+    namedEvent('response.failed', { type: 'response.failed', sequence_number: sequence, response }),
+  ];
 }

@@ -4,11 +4,12 @@ import { refuseOrRecordDrop } from '../../providers/common/unsupported-params.js
 import type { OpenAIBody } from '../../providers/types.js';
 import type { UnsupportedParamRule } from '../types.js';
 import { checkBody, responsesRequestSchema } from '../schemas.js';
+import { chatName, chatToolsFrom } from './tools.js';
 
 type Json = Record<string, unknown>;
 
 /** Input item types gw can translate for a non-OpenAI target. */
-const TRANSLATABLE_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+const TRANSLATABLE_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'web_search_call']);
 
 /** Top-level Responses fields the translation carries over (`previous_response_id` was expanded into `input`). */
 const TRANSLATED_FIELDS = new Set([
@@ -18,8 +19,10 @@ const TRANSLATED_FIELDS = new Set([
 
 /**
  * Fields that concern gw or OpenAI's side only and ask nothing of another provider, with the values that do so:
- * `store` and `metadata` are gw's (it stores the response itself), `include` asks for extra output data,
- * `prompt_cache_key` is a cache hint, `stream_options` tunes OpenAI's stream framing. Any other field, or these
+ * `store` and `metadata` are gw's (it stores the response itself), `include` asks for extra output data (Codex asks
+ * for `reasoning.encrypted_content`, which a translated answer simply has none of), `prompt_cache_key` is a cache
+ * hint, `stream_options` tunes OpenAI's stream framing, `client_metadata` describes the client (Codex sends its
+ * installation and session ids). Any other field, or these
  * with a value that asks for more (`truncation: "auto"`, a `service_tier` other than the default), follows the
  * unsupported-parameter rule.
  */
@@ -29,6 +32,7 @@ const NO_EFFECT_ELSEWHERE: Readonly<Record<string, (value: unknown) => boolean>>
   include: () => true,
   prompt_cache_key: () => true,
   stream_options: () => true,
+  client_metadata: () => true,
   truncation: (value) => value === 'disabled',
   service_tier: (value) => value === 'auto' || value === 'default',
 };
@@ -49,8 +53,9 @@ export function inputItems(input: unknown): Json[] {
 /**
  * A Responses body → the canonical chat body. `instructions` become the system message; message items,
  * `function_call` and `function_call_output` items become chat messages (consecutive assistant output joins
- * one assistant turn); function tools become chat tools; `text.format` becomes `response_format`. Built-in
- * tools (web search, file search, …) run only on OpenAI: any other target is a 400 naming the tool. A field
+ * one assistant turn); function, custom and namespaced tools become chat tools (./tools.ts); `text.format` becomes
+ * `response_format`. Built-in tools (web search, file search, …) run only on OpenAI: for any other target they
+ * follow the unsupported-parameter rule like a field. A field
  * with no chat equivalent follows the unsupported-parameter rule (a 400 naming it, or dropped and reported).
  */
 export function responsesToCanonical(body: OpenAIBody, provider: string, rule: UnsupportedParamRule = {}): OpenAIBody {
@@ -67,7 +72,8 @@ export function responsesToCanonical(body: OpenAIBody, provider: string, rule: U
   }
   if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
   if (isRecord(body.reasoning) && typeof body.reasoning.effort === 'string') chat.reasoning_effort = body.reasoning.effort;
-  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = body.tools.map((tool, index) => convertTool(tool, index, provider));
+  const tools = Array.isArray(body.tools) ? chatToolsFrom(body.tools, provider, rule) : [];
+  if (tools.length > 0) chat.tools = tools;
   if (body.tool_choice !== undefined) chat.tool_choice = toolChoice(body.tool_choice);
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
   if (format) chat.response_format = responseFormat(format);
@@ -86,14 +92,17 @@ function appendItem(messages: Json[], item: Json, index: number): void {
     const content = messageContent(item.content, index);
     if (role === 'assistant' && last?.role === 'assistant' && last.content === null) last.content = typeof content === 'string' ? content : textOf(content);
     else messages.push({ role, content: role === 'assistant' && typeof content !== 'string' ? textOf(content) : content });
-  } else if (type === 'function_call') {
-    const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' } };
+  } else if (type === 'function_call' || type === 'custom_tool_call') {
+    // A custom tool's string travels as the `input` argument of the function it became (./tools.ts).
+    const args = type === 'custom_tool_call' ? JSON.stringify({ input: typeof item.input === 'string' ? item.input : '' }) : typeof item.arguments === 'string' ? item.arguments : '{}';
+    const call = { id: item.call_id, type: 'function', function: { name: chatName(String(item.name), item.namespace), arguments: args } };
     if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as Json[] | undefined) ?? []), call];
     else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-  } else if (type === 'function_call_output') {
+  } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
     messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : textOf(messageContent(item.output, index)) });
   }
-  // Reasoning items belong to the model that wrote them: another model cannot read them, so they are left out.
+  // Reasoning items (encrypted or summarised) belong to the model that wrote them: another model cannot read them,
+  // so they are left out. A `web_search_call` only records a search OpenAI ran; its results are in the messages.
 }
 
 function messageContent(content: unknown, index: number): string | Json[] {
@@ -125,20 +134,11 @@ function textOf(content: string | Json[]): string {
   return typeof content === 'string' ? content : content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-function convertTool(tool: unknown, index: number, provider: string): Json {
-  if (!isRecord(tool)) throw badRequest('invalid_tool', `tools[${index}] must be an object`, `tools.${index}`);
-  if (tool.type !== 'function') {
-    throw badRequest('unsupported_tool', `The built-in tool '${String(tool.type)}' (tools[${index}]) runs only on OpenAI targets; provider '${provider}' cannot run it`, `tools.${index}.type`);
-  }
-  const fn: Json = { name: tool.name, parameters: isRecord(tool.parameters) ? tool.parameters : { type: 'object', properties: {} } };
-  if (typeof tool.description === 'string') fn.description = tool.description;
-  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
-  return { type: 'function', function: fn };
-}
-
 function toolChoice(choice: unknown): unknown {
   if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
-  if (isRecord(choice) && choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
+  if (isRecord(choice) && (choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') {
+    return { type: 'function', function: { name: chatName(choice.name, choice.namespace) } };
+  }
   throw badRequest('unsupported_tool_choice', '`tool_choice` must be auto, none, required or a function; built-in tool choices need an OpenAI target', 'tool_choice');
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isRecord, numberField, recordField } from '../../providers/common/json-guards.js';
 import type { OpenAIBody } from '../../providers/types.js';
+import { callItem, toolOrigins } from './tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -83,9 +84,10 @@ export function canonicalToResponse(completion: Json, body: OpenAIBody): Json {
   if (typeof reply.reasoning_content === 'string' && reply.reasoning_content !== '') output.push(reasoningItem(reply.reasoning_content));
   if (typeof reply.content === 'string' && reply.content !== '') output.push(messageItem(newId('msg'), reply.content));
   if (Array.isArray(reply.tool_calls)) {
+    const origins = toolOrigins(body);
     for (const call of reply.tool_calls) {
       if (!isRecord(call) || !isRecord(call.function)) continue;
-      output.push(functionCallItem(newId('fc'), String(call.id), String(call.function.name), String(call.function.arguments ?? '')));
+      output.push(callItem(origins, newId('fc'), String(call.id), String(call.function.name), String(call.function.arguments ?? '')));
     }
   }
   const incomplete = choice.finish_reason === 'length';

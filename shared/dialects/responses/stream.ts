@@ -2,7 +2,8 @@ import { isRecord, recordField } from '../../providers/common/json-guards.js';
 import type { OpenAIBody } from '../../providers/types.js';
 import { namedEvent } from '../sse.js';
 import type { DialectStreamEncoder } from '../types.js';
-import { functionCallItem, messageItem, newId, responseShell, responsesUsageFrom } from './response.js';
+import { messageItem, newId, responseShell, responsesUsageFrom } from './response.js';
+import { callItem, toolOrigins, type ToolOrigin } from './tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,8 +29,11 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   private model: unknown;
   private readonly id = newId('resp');
   private final?: Json;
+  private readonly origins: Map<string, ToolOrigin>;
 
-  constructor(private readonly body: OpenAIBody) {}
+  constructor(private readonly body: OpenAIBody) {
+    this.origins = toolOrigins(body);
+  }
 
   /** The completed Response, once the stream ended cleanly. */
   finalResponse(): Json | undefined {
@@ -113,13 +117,21 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const fn = recordField(call, 'function') ?? {};
     if (this.open?.kind !== 'tool' || this.open.toolIndex !== toolIndex) {
       const item = { kind: 'tool' as const, id: newId('fc'), toolIndex, callId: String(call.id ?? newId('call')), name: String(fn.name ?? ''), args: '' };
-      this.openItem(out, item, functionCallItem(item.id, item.callId, item.name, '', 'in_progress'));
+      this.openItem(out, item, this.callItem(item, '', 'in_progress'));
     }
     const open = this.open as Extract<OpenItem, { kind: 'tool' }>;
     if (typeof fn.arguments === 'string' && fn.arguments !== '') {
       open.args += fn.arguments;
-      out.push(this.event('response.function_call_arguments.delta', { item_id: open.id, output_index: this.output.length, delta: fn.arguments }));
+      // A free-form tool's input is only known whole (it is the `input` argument inside the JSON): its item says it.
+      if (!this.origins.get(open.name)?.custom) out.push(this.event('response.function_call_arguments.delta', { item_id: open.id, output_index: this.output.length, delta: fn.arguments }));
     }
+  }
+
+  /** The client's view of a tool call: its own name, namespace and kind (./tools.ts). */
+  private callItem(open: Extract<OpenItem, { kind: 'tool' }>, args: string, status: string): Json {
+    const item = callItem(this.origins, open.id, open.callId, open.name, args, status);
+    if (status === 'in_progress' && item.type === 'custom_tool_call') item.input = '';
+    return item;
   }
 
   private openItem(out: Uint8Array[], item: OpenItem, added: Json): void {
@@ -143,8 +155,8 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
       out.push(this.event('response.reasoning_summary_part.done', { item_id: open.id, output_index: outputIndex, summary_index: 0, part }));
       item = { type: 'reasoning', id: open.id, summary: [part] };
     } else {
-      out.push(this.event('response.function_call_arguments.done', { item_id: open.id, output_index: outputIndex, name: open.name, arguments: open.args }));
-      item = functionCallItem(open.id, open.callId, open.name, open.args);
+      item = this.callItem(open, open.args, 'completed');
+      if (item.type === 'function_call') out.push(this.event('response.function_call_arguments.done', { item_id: open.id, output_index: outputIndex, name: item.name, arguments: open.args }));
     }
     out.push(this.event('response.output_item.done', { output_index: outputIndex, item }));
     this.output.push(item);

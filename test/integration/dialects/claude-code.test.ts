@@ -59,12 +59,22 @@ describe('Claude Code 2.1.x through gw', () => {
     expect((sent.tools as Json[]).map((tool) => (tool.function as Json).name)).toEqual(['Bash', 'Read']);
   });
 
-  it('translated without x-gw-drop-unsupported-params: a 400 in Anthropic’s shape naming the field with no equivalent', async () => {
+  it('context-window hints: Claude Code’s default request reaches an OpenAI target without the drop header, context_management dropped and named', async () => {
+    const before = rig.openai.requests.length;
     const response = await sendAsClaudeCode({ 'x-gw-api-key': rig.gateway.apiKey, authorization: 'Bearer sk-openai-key', ...targetHeaders('openai', rig.openai) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gw-dropped-params')).toBe('context_management');
+    expect((await events(response)).map((event) => event.type).at(-1)).toBe('message_stop');
+    expect(rig.openai.requests.slice(before)[0].json).not.toHaveProperty('context_management');
+  });
+
+  it('translated without x-gw-drop-unsupported-params: a field that changes the answer is still a 400 in Anthropic’s shape naming it', async () => {
+    const response = await sendAsClaudeCode({ 'x-gw-api-key': rig.gateway.apiKey, authorization: 'Bearer sk-openai-key', ...targetHeaders('openai', rig.openai) }, { ...captured.body, top_k: 5 });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe('error');
-    expect(body.error.message).toContain('`context_management`');
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.message).toContain('`top_k`');
     expect(response.headers.get('x-gw-error-code')).toBe('unsupported_parameter');
   });
 

@@ -4,7 +4,8 @@ import { zodTextFormat } from 'openai/helpers/zod';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ANTHROPIC_MOCK_TEXT, STRUCTURED_ANSWER } from '../../support/mock-anthropic.js';
-import { OPENAI_MOCK_TEXT } from '../../support/mock-openai-dialects.js';
+import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../../support/mock-openai-dialects.js';
+import { SseDecoder } from '../../../shared/http/sse.js';
 import { createKey, createOrganisation } from '../control-plane/policies-support.js';
 import { fallbackConfig, targetHeaders, useDialectRig, type DialectRig } from './dialect-setup.js';
 
@@ -238,6 +239,35 @@ describe('stored responses: delete, workspaces, errors', () => {
     } finally {
       const { anthropicMockHandler } = await import('../../support/mock-anthropic.js');
       rig.anthropic.setHandler(anthropicMockHandler());
+    }
+  });
+
+  it('a native (OpenAI) stream that breaks mid-way: error, then response.failed with the started Response, sequence numbers continuing', async () => {
+    const started = { id: 'resp_native_1', object: 'response', status: 'in_progress', model: MODEL, output: [] };
+    const sse = (event: Record<string, unknown>) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
+    rig.openai.setHandler(() => ({
+      headers: { 'content-type': 'text/event-stream' },
+      chunks: [
+        sse({ type: 'response.created', sequence_number: 0, response: started }),
+        sse({ type: 'response.in_progress', sequence_number: 1, response: started }),
+        sse({ type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [] } }),
+        sse({ type: 'response.output_text.delta', sequence_number: 3, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hel' }),
+      ],
+      resetAfterChunks: true,
+    }));
+    try {
+      const response = await fetch(`${rig.gateway.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gw-api-key': rig.gateway.apiKey, authorization: 'Bearer sk-openai', ...targetHeaders('openai', rig.openai) },
+        body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+      });
+      const decoder = new SseDecoder();
+      const events = [...decoder.push(new Uint8Array(await response.arrayBuffer())), ...decoder.end()].map((event) => ({ name: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
+      expect(events.map((event) => event.name).slice(-2)).toEqual(['error', 'response.failed']);
+      expect(events.map((event) => event.data.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(events.at(-1)!.data.response).toMatchObject({ id: 'resp_native_1', status: 'failed', error: { code: expect.any(String), message: expect.any(String) } });
+    } finally {
+      rig.openai.setHandler(openAIDialectsMockHandler());
     }
   });
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const created = await gateway.post('/v1/virtual-keys', { name: 'readme', provider: 'openai', credential: 'sk-readme-provider', custom_host: upstream.url });
   expect(created.status).toBe(201);
   const virtualKey = ((await created.json()) as { id: string }).id;
-  env = { ...process.env, GW_API_KEY: gateway.apiKey, GW_VIRTUAL_KEY: virtualKey, GW_BASE_URL: `${gateway.url}/v1` } as Record<string, string>;
+  env = { ...process.env, GW_API_KEY: gateway.apiKey, GW_VIRTUAL_KEY: virtualKey, GW_BASE_URL: gateway.url } as Record<string, string>;
 });
 
 describe('README "Use from your code" examples, run verbatim', () => {

@@ -82,7 +82,11 @@ describe('Messages → canonical chat', () => {
 
   it('fields with no chat equivalent follow the unsupported-parameter rule: a 400 naming them, or dropped and recorded', () => {
     const body = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'a' }], context_management: { edits: [] }, top_k: 5 };
-    expect(refusal(() => messagesToCanonical(body, 'openai'))).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'context_management' });
+    // context_management only tunes Anthropic's own context window: dropped and named even without the header.
+    expect(refusal(() => messagesToCanonical(body, 'openai'))).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'top_k' });
+    const hintsOnly: string[] = [];
+    expect(messagesToCanonical({ ...body, top_k: undefined }, 'openai', { droppedParams: hintsOnly })).not.toHaveProperty('context_management');
+    expect(hintsOnly).toEqual(['context_management']);
     const droppedParams: string[] = [];
     const chat = messagesToCanonical(body, 'openai', { dropUnsupportedParams: true, droppedParams });
     expect(droppedParams).toEqual(['context_management', 'top_k']);
@@ -169,8 +173,8 @@ describe('Responses → canonical chat', () => {
   });
 
   it('refuses built-in tools, OpenAI-only items and bad bodies with 400s', () => {
-    expect(refusal(() => responsesToCanonical({ model: 'm', input: 'x', tools: [{ type: 'file_search' }] }, 'anthropic')).message).toContain("'file_search'");
-    expect(refusal(() => responsesToCanonical({ model: 'm', input: [{ type: 'web_search_call', id: 'w' }] }, 'anthropic'))).toMatchObject({ code: 'unsupported_input_item' });
+    expect(refusal(() => responsesToCanonical({ model: 'm', input: 'x', tools: [{ type: 'file_search' }] }, 'anthropic'))).toMatchObject({ code: 'unsupported_tool', param: 'tools.0.type' });
+    expect(refusal(() => responsesToCanonical({ model: 'm', input: [{ type: 'computer_call', id: 'c' }] }, 'anthropic'))).toMatchObject({ code: 'unsupported_input_item' });
     expect(refusal(() => validateResponsesBody({ model: 'm' }))).toMatchObject({ code: 'missing_input', param: 'input' });
     expect(refusal(() => validateResponsesBody({ model: 'm', input: 'x', background: true }))).toMatchObject({ status: 400, param: 'background' });
     expect(() => validateResponsesBody({ model: 'm', previous_response_id: 'resp_1' })).not.toThrow();
