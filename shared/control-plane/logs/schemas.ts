@@ -19,9 +19,9 @@ export const logFilterSchema = z
     model: z.string().min(1).max(256).optional(),
     status: z
       .string()
-      .regex(/^([1-5]\d\d|error)$/, 'must be an HTTP status code or `error`')
+      .regex(/^([1-5]\d\d|[1-5]xx|error)$/, 'must be an HTTP status code, a class such as `4xx`, or `error`')
       .optional()
-      .meta({ description: 'An HTTP status (e.g. 429), or `error` for every failed request.' }),
+      .meta({ description: 'An HTTP status (e.g. 429), a class of them (`2xx`, `4xx`, `5xx`), or `error` for every failed request.' }),
     cache_status: z.enum(['HIT', 'SEMANTIC HIT', 'MISS', 'SEMANTIC MISS', 'REFRESH', 'DISABLED']).optional(),
     api_key_id: z.string().min(1).max(128).optional(),
     virtual_key_id: z.string().min(1).max(128).optional(),

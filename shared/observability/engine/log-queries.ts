@@ -25,8 +25,8 @@ export interface LogFilter {
   metadata?: Record<string, string>;
   provider?: string;
   model?: string;
-  /** An HTTP status, or `error` for every failed request. */
-  status?: number | 'error';
+  /** An HTTP status, a class of them (`4xx`), or `error` for every failed request. */
+  status?: number | 'error' | StatusClass;
   cache_status?: string;
   api_key_id?: string;
   virtual_key_id?: string;
@@ -35,6 +35,8 @@ export interface LogFilter {
   from?: string;
   to?: string;
 }
+
+export type StatusClass = `${1 | 2 | 3 | 4 | 5}xx`;
 
 export interface LogQuery {
   scope: LogScope;
@@ -101,7 +103,10 @@ export function filterConditions(dialect: SqlDialect, filter: LogFilter = {}): F
   equal('api_key_id', filter.api_key_id);
   equal('virtual_key_id', filter.virtual_key_id);
   if (filter.status === 'error') conditions.push(sql`${col('requests', 'outcome')} = ${'error'}`);
-  else equal('status', filter.status);
+  else if (typeof filter.status === 'string') {
+    const hundred = Number(filter.status.charAt(0)) * 100;
+    conditions.push(sql`${col('requests', 'status')} BETWEEN ${hundred} AND ${hundred + 99}`);
+  } else equal('status', filter.status);
   for (const [name, value] of Object.entries(filter.columns ?? {})) equal(name, value);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) conditions.push(sql`${metadataValue(dialect, key)} = ${value}`);
   return conditions;

@@ -66,6 +66,11 @@ describe('GET /v1/logs sort and order', () => {
     expect(ascending.items).toHaveLength(COUNT);
   });
 
+  it('filters by status class: every seeded request is a 2xx, none a 5xx', async () => {
+    expect((await allPages<RequestLog>(gateway, `/v1/logs?metadata.run=${run}&status=2xx`, {}, 100)).items).toHaveLength(COUNT);
+    expect((await api<Page<RequestLog>>(gateway, 'GET', `/v1/logs?metadata.run=${run}&status=5xx`)).body.data).toEqual([]);
+  });
+
   it('pages newest first to the 210th newest request', async () => {
     const { items } = await allPages<RequestLog>(gateway, `/v1/logs?metadata.run=${run}`, {}, 50);
     expect(items[209].id).toBe(`sort-${run}-${String(COUNT - 210).padStart(3, '0')}`);
@@ -74,6 +79,7 @@ describe('GET /v1/logs sort and order', () => {
 
   it('refuses an unknown sort or order, and a cursor made for another sort, with the error shape', async () => {
     expectError(await api(gateway, 'GET', '/v1/logs?sort=colour'), 400, 'invalid_request', { param: 'sort' });
+    expectError(await api(gateway, 'GET', '/v1/logs?status=9xx'), 400, 'invalid_request', { param: 'status' });
     expectError(await api(gateway, 'GET', '/v1/logs?sort=cost&order=up'), 400, 'invalid_request', { param: 'order' });
     const byCost = await api<Page<RequestLog>>(gateway, 'GET', `/v1/logs?metadata.run=${run}&sort=cost&limit=1`);
     expectError(await api(gateway, 'GET', `/v1/logs?metadata.run=${run}&limit=1&cursor=${byCost.body.next_cursor}`), 400, 'invalid_cursor');

@@ -103,6 +103,12 @@ describe('sorted keyset paging of request logs', () => {
     expect((await pageThrough({ field: 'cost', order: 'desc' }, 100)).slice(-2)).toEqual(['g', 'f']);
   });
 
+  it('filters by a status class (5xx) as a range of codes', async () => {
+    const rows = (await engines.engine.query(listRequests('duckdb', { ...query, filter: { status: '5xx' } }, 50))).rows;
+    expect(rows.map((row) => row.id)).toEqual(['g', 'f']);
+    expect((await engines.engine.query(listRequests('duckdb', { ...query, filter: { status: '2xx' } }, 50))).rows).toHaveLength(7);
+  });
+
   it('refuses a numeric sort cursor without its value (a programming error, not a silent restart)', () => {
     expect(() => listRequests('duckdb', query, 3, { created_at: at(1), id: 'a' }, { field: 'cost', order: 'desc' })).toThrow('needs its value');
   });
