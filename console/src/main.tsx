@@ -4,7 +4,6 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { Api, ApiError } from './api';
 import { ErrorBanner, TextInput } from './components';
-import { AnalyticsPage } from './pages/analytics';
 import { ConfigsPage } from './pages/configs';
 import { GuardrailsPage } from './pages/guardrails';
 import { LogsPage } from './pages/logs';
@@ -75,6 +74,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (credential: Credential) => void }
 }
 
 // The pages that manage control-plane areas load on first use: the entry holds only what the first page needs.
+const AnalyticsPage = lazyPage(() => import('./pages/analytics').then((module) => module.AnalyticsPage));
 const PlaygroundPage = lazyPage(() => import('./pages/playground').then((module) => module.PlaygroundPage));
 const KeysPage = lazyPage(() => import('./pages/keys').then((module) => module.KeysPage));
 const WorkspacePage = lazyPage(() => import('./pages/workspace').then((module) => module.WorkspacePage));
