@@ -30,7 +30,7 @@ export function filterQuery(filters: Filters): Record<string, string | undefined
 async function valuesOf(api: Api, groupBy: string, from: string | undefined): Promise<string[]> {
   const reply = await api.get<{ rows: Json[] }>('/v1/analytics', { group_by: groupBy, from: from ?? new Date(Date.now() - 30 * 86_400_000).toISOString(), interval: 'day' });
   return reply.rows
-    .map((row) => row.group_key)
+    .map((row) => row.key)
     .filter((key): key is string => typeof key === 'string' && key !== '' && key !== 'other');
 }
 

@@ -145,6 +145,32 @@ describe('the logs explorer, in Debian chromium', { timeout: 120_000 }, () => {
     await shot('log-detail');
   });
 
+  it('shows a trace to its last byte: the whole request is a bar as long as its latency', async () => {
+    const record = (await (await fetch(`${gateway.url}/v1/logs?trace_id=ui-stream-${run}`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { data: Array<{ latency_ms: number }> };
+    await page.goto(`${gateway.url}/console#/traces/ui-stream-${run}`);
+    const whole = page.getByRole('list', { name: 'Spans' }).locator('li').filter({ hasText: 'to the last byte' });
+    await poll(() => whole.count()).toBe(1);
+    expect(await whole.locator('.span-time').textContent()).toBe(`${record.data[0].latency_ms.toFixed(1)} ms`);
+    const widths = await page.locator('.span-bar').evaluateAll((bars) => bars.map((bar) => bar.getBoundingClientRect().right));
+    // Nothing of the trace reaches past the request's own bar.
+    expect(Math.max(...widths)).toBeLessThanOrEqual((await whole.locator('.span-bar').boundingBox())!.x + (await whole.locator('.span-bar').boundingBox())!.width + 1);
+    await shot('trace');
+  });
+
+  it('lists the top requests, users, keys and models of the range in Analytics, each linking to its logs', async () => {
+    await page.goto(`${gateway.url}/console#/analytics`);
+    const expensive = page.getByRole('region', { name: 'Most expensive requests' });
+    await poll(() => expensive.getByRole('link').count()).toBeGreaterThan(0);
+    await expensive.getByRole('link').first().click();
+    await poll(() => page.getByTestId('log-cost').textContent()).toBe('$9.500000');
+    await page.goBack();
+    const models = page.getByRole('region', { name: 'Models by cost' });
+    await models.getByRole('link', { name: 'gpt-4.1-nano' }).click();
+    await poll(() => page.url()).toContain('model=gpt-4.1-nano');
+    await poll(() => table().locator('tbody tr').first().textContent()).toContain('9.500000');
+    expect(await table().locator('tbody tr').filter({ hasText: 'gpt-4o-mini' }).count()).toBe(0);
+  });
+
   it('with gw unreachable: a clear error with Retry, the rows kept, no empty state; recovers when gw answers', async () => {
     await page.goto(`${gateway.url}/console#/logs`);
     await poll(() => table().locator('tbody tr').count()).toBeGreaterThan(10);
