@@ -193,3 +193,24 @@ describe('the logs explorer, in Debian chromium', { timeout: 120_000 }, () => {
     expect(await page.getByRole('alert').count()).toBe(0);
   });
 });
+
+describe('forms check input with the API\'s schemas before sending', { timeout: 120_000 }, () => {
+  it('refuses "abc" as the default key expiry and sends nothing, where it once saved null and said "Saved"', async () => {
+    const before = (await (await fetch(`${gateway.url}/v1/workspaces/${gateway.bootstrap.workspaceId}`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { api_key_settings: Record<string, unknown>; updated_at: string | null };
+    await page.goto(`${gateway.url}/console#/workspace`);
+    const form = page.getByRole('form', { name: 'Workspace settings' });
+    await form.getByLabel('default expiry (days)').fill('abc');
+    const patches: string[] = [];
+    page.on('request', (request) => void (request.method() === 'PATCH' && patches.push(request.url())));
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => page.getByRole('alert').textContent()).toContain('api_key_settings.default_expiry_days');
+    expect(await page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(0);
+    expect(patches).toEqual([]);
+    const after = (await (await fetch(`${gateway.url}/v1/workspaces/${gateway.bootstrap.workspaceId}`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as typeof before;
+    expect(after.api_key_settings).toEqual(before.api_key_settings);
+    await form.getByLabel('default expiry (days)').fill('30');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    expect(patches).toHaveLength(1);
+  });
+});
