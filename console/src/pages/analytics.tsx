@@ -27,7 +27,7 @@ function Chart({ data, label, lines }: { data: number[][]; label: string; lines:
     const colours = dark ? DARK_PALETTE : PALETTE;
     const plot = new uPlot(
       {
-        width: Math.max(300, holder.current.clientWidth),
+        width: Math.max(240, holder.current.clientWidth),
         height: 220,
         title: label,
         series: [{}, ...lines.map((line, index) => ({ label: line, stroke: colours[index % colours.length], width: 2, points: { show: true, size: 4 } }))],
