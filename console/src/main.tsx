@@ -7,7 +7,6 @@ import { ErrorBanner, TextInput } from './components';
 import { ConfigsPage } from './pages/configs';
 import { GuardrailsPage } from './pages/guardrails';
 import { LogsPage } from './pages/logs';
-import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { TracePage } from './pages/trace';
 import { lazyPage } from './lazy';
@@ -57,6 +56,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (credential: Credential) => void }
 
 // The pages that manage control-plane areas load on first use: the entry holds only what the first page needs.
 const AnalyticsPage = lazyPage(() => import('./pages/analytics').then((module) => module.AnalyticsPage));
+const PoliciesPage = lazyPage(() => import('./pages/policies').then((module) => module.PoliciesPage));
 const PlaygroundPage = lazyPage(() => import('./pages/playground').then((module) => module.PlaygroundPage));
 const KeysPage = lazyPage(() => import('./pages/keys').then((module) => module.KeysPage));
 const WorkspacePage = lazyPage(() => import('./pages/workspace').then((module) => module.WorkspacePage));

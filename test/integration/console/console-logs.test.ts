@@ -214,3 +214,34 @@ describe('forms check input with the API\'s schemas before sending', { timeout: 
     expect(patches).toHaveLength(1);
   });
 });
+
+describe('policies and budgets are created and edited in the console', { timeout: 120_000 }, () => {
+  it('creates a usage limit with a budget, edits it, and gw refuses a request it covers', async () => {
+    const chat = () =>
+      gateway.post('/v1/chat/completions', { model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-provider': 'openai', authorization: 'Bearer sk-console', 'x-gw-custom-host': upstream.url, 'x-gw-metadata': JSON.stringify({ _user: `budget-${run}` }) });
+    await page.goto(`${gateway.url}/console#/policies`);
+    const editor = page.getByRole('form', { name: 'Create a policy' });
+    await editor.getByLabel('kind').selectOption('usage-limits');
+    const policy = { name: `budget-${run}`, conditions: [{ key: 'metadata._user', value: `budget-${run}` }], group_by: [{ key: 'metadata._user' }], type: 'requests', unit: 'rpd', value: 1000, credit_limit: { type: 'cost', value: 5 } };
+    await editor.getByLabel('policy (JSON)').fill(JSON.stringify({ ...policy, value: -1 }));
+    await poll(() => page.getByTestId('policy-check').textContent()).toContain('value: must be a number greater than 0');
+    expect(await editor.getByRole('button', { name: 'Create policy' }).isDisabled()).toBe(true);
+    await editor.getByLabel('policy (JSON)').fill(JSON.stringify(policy));
+    await editor.getByRole('button', { name: 'Create policy' }).click();
+    const row = page.getByRole('table', { name: 'Usage-limit policies' }).locator('tbody tr').filter({ hasText: `budget-${run}` });
+    await poll(() => row.count()).toBe(1);
+    expect((await chat()).status).toBe(200);
+    // Edit: the budget drops below what one request costs, so the next one is refused.
+    await row.click();
+    const edit = page.getByRole('form', { name: `Edit policy budget-${run}` });
+    const text = JSON.parse(await edit.getByLabel('policy (JSON)').inputValue()) as Record<string, unknown>;
+    expect(text.credit_limit).toEqual({ type: 'cost', value: 5 });
+    await edit.getByLabel('policy (JSON)').fill(JSON.stringify({ ...text, credit_limit: { type: 'cost', value: 0.0000001 } }));
+    await edit.getByRole('button', { name: 'Save policy' }).click();
+    await edit.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await poll(async () => (await chat()).status).toBeGreaterThanOrEqual(400);
+    const refused = await chat();
+    expect([412, 429]).toContain(refused.status);
+    await page.screenshot({ path: join(SHOTS, 'policies.png'), fullPage: true });
+  });
+});
