@@ -4,12 +4,14 @@ import { curlFor } from '../curl';
 import { gatewayRoot } from '../mount';
 import { navigate } from '../router';
 import { Conversation } from './conversation';
+import { named, useNames, type Names } from '../names';
 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** One request: what it asked and got, the tries it took, what it cost, what guardrails said, and how to send it again. */
 export function LogDetail({ api, logId }: { api: Api; logId: string }) {
   const record = useLoad(() => api.get(`/v1/logs/${segment(logId)}`), [logId]);
+  const names = useNames(api);
   return (
     <Section
       title={`Request ${logId}`}
@@ -20,13 +22,13 @@ export function LogDetail({ api, logId }: { api: Api; logId: string }) {
       }
     >
       <LoadState load={record} what="the request">
-        {(data) => <RecordView data={data} />}
+        {(data) => <RecordView data={data} names={names} />}
       </LoadState>
     </Section>
   );
 }
 
-function RecordView({ data }: { data: Json }) {
+function RecordView({ data, names }: { data: Json; names: Names }) {
   const curl = curlFor(data, gatewayRoot());
   const usage = (data.usage ?? null) as Json | null;
   const spans = (data.spans as Json[] | undefined) ?? [];
@@ -59,11 +61,11 @@ function RecordView({ data }: { data: Json }) {
         <dt>Cache</dt>
         <dd>{text(data.cache_status)}</dd>
         <dt>API key</dt>
-        <dd>{text(data.api_key_id)}</dd>
+        <dd title={String(data.api_key_id)}>{named(names, data.api_key_id)}</dd>
         {data.virtual_key_id ? (
           <>
             <dt>Virtual key</dt>
-            <dd>{text(data.virtual_key_id)}</dd>
+            <dd title={String(data.virtual_key_id)}>{named(names, data.virtual_key_id)}</dd>
           </>
         ) : null}
         {data.error ? (

@@ -4,7 +4,8 @@ import { Field, LoadState, Section, Table, useLoad } from '../components';
 import { navigate, useHashQuery } from '../router';
 import { rangeBounds, TimeRangePicker } from '../time-range';
 import { LogDetail } from './log-detail';
-import { ColumnChooser, DEFAULT_COLUMNS, LOG_COLUMNS, type LogColumn } from './log-columns';
+import { useNames } from '../names';
+import { ColumnChooser, DEFAULT_COLUMNS, logColumns, type LogColumn } from './log-columns';
 import { FILTER_NAMES, filterQuery, LogFilterBar, type Filters } from './log-filters';
 
 const PAGE_SIZES = ['20', '50', '100'];
@@ -44,7 +45,8 @@ function LogList({ api }: { api: Api }) {
 
   const update = (next: Record<string, string | undefined>) => setQuery({ ...query, ...next });
   const sortBy = (field: string) => update(field === sort ? { sort: field === 'created_at' ? undefined : field, order: order === 'desc' ? 'asc' : undefined } : { sort: field === 'created_at' ? undefined : field, order: undefined });
-  const columns = LOG_COLUMNS.filter((column) => shown.includes(column.id)).map((column) => withSortHeader(column, sort, order, sortBy));
+  const names = useNames(api);
+  const columns = logColumns(names).filter((column) => shown.includes(column.id)).map((column) => withSortHeader(column, sort, order, sortBy));
   const first = cursors.length * Number(limit) + 1;
   const rows = logs.data?.data ?? [];
   return (

@@ -142,6 +142,11 @@ describe('the logs explorer, in Debian chromium', { timeout: 120_000 }, () => {
     expect(await conversation.locator('li').filter({ hasText: 'Hi there' }).count()).toBe(1);
     expect(await conversation.locator('li').first().textContent()).toContain('system');
     expect(await page.getByRole('table', { name: 'Attempts' }).locator('tbody tr').count()).toBe(1);
+    // The key is named, not shown as its UUID, when it has a name.
+    const keys = (await (await fetch(`${gateway.url}/v1/api-keys?limit=100`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { data: Array<{ id: string; name?: string }> };
+    const record = (await (await fetch(`${gateway.url}/v1/logs?trace_id=${traceId}`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { data: Array<{ api_key_id: string }> };
+    const name = keys.data.find((key) => key.id === record.data[0].api_key_id)?.name;
+    if (name) await poll(() => page.locator('dd', { hasText: name }).count()).toBeGreaterThan(0);
     await shot('log-detail');
   });
 
