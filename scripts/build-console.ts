@@ -2,8 +2,12 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSy
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
-/** The console's bundle budget (minified JavaScript + CSS), checked by the build and by a test in CI. */
-export const CONSOLE_BUDGET_KIB = 240;
+/**
+ * The console's bundle budget (minified JavaScript + CSS), checked by the build and by a test in CI. Round 2 (issue
+ * #46: the logs explorer, a readable request, editing forms) raised it from 240 KiB; what a first load fetches keeps
+ * its own, unchanged budget below, and the pages that need more load it on first use.
+ */
+export const CONSOLE_BUDGET_KIB = 280;
 /** What the first page load needs (the entry script and CSS); the config schema loads with the Configs page. */
 export const CONSOLE_ENTRY_BUDGET_KIB = 120;
 

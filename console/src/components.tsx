@@ -2,50 +2,107 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
-/** Loads data for a view; `reload` runs the loader again (after a change, or on a timer). */
-export function useLoad<T>(loader: () => Promise<T>, deps: unknown[]): { data?: T; error?: Error; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+export interface Load<T> {
+  data?: T;
+  error?: Error;
+  loading: boolean;
+  reload: () => void;
+}
+
+/**
+ * Loads data for a view; `reload` runs the loader again (after a change, on a timer, from Retry). A reload that
+ * fails keeps what was shown (with the error beside it): a live refresh while gw is away must not wipe the rows.
+ * New inputs (other filters) drop the old data at once, so rows never stand for a query they did not answer.
+ */
+export function useLoad<T>(loader: () => Promise<T>, deps: unknown[]): Load<T> {
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean; key: string }>({ loading: true, key });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let current = true;
-    setState((previous) => ({ ...previous, loading: true }));
+    setState((previous) => (previous.key === key ? { ...previous, loading: true } : { loading: true, key }));
     loader().then(
-      (data) => current && setState({ data, loading: false }),
-      (error: Error) => current && setState({ error, loading: false }),
+      (data) => current && setState({ data, loading: false, key }),
+      (error: Error) => current && setState((previous) => ({ data: previous.key === key ? previous.data : undefined, error, loading: false, key })),
     );
     return () => {
       current = false;
     };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((value) => value + 1), []);
-  return { ...state, reload };
+  const fresh: { data?: T; error?: Error; loading: boolean } = state.key === key ? state : { loading: true };
+  return { data: fresh.data, error: fresh.error, loading: fresh.loading, reload };
 }
 
-export function ErrorBanner({ error }: { error?: Error }) {
+/** What a failed call means to a person: gw unreachable is said as such, not as the browser's "Failed to fetch". */
+export function describeError(error: Error): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof TypeError) return `gw cannot be reached (${error.message}). Check that it is running, then retry.`;
+  return error.message;
+}
+
+export function ErrorBanner({ error, onRetry }: { error?: Error; onRetry?: () => void }) {
   if (!error) return null;
   const denied = error instanceof ApiError && error.status === 403;
   return (
-    <p class={`banner ${denied ? 'denied' : 'error'}`} role="alert">
+    <div class={`banner ${denied ? 'denied' : 'error'}`} role="alert">
       {denied ? 'Not allowed: ' : 'Error: '}
-      {error.message}
+      {describeError(error)}
       {error instanceof ApiError && error.code ? <code> ({error.code})</code> : null}
-    </p>
+      {onRetry && !denied ? (
+        <button type="button" class="retry" onClick={onRetry}>
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The honest states of a load: an error with Retry (what was shown stays below it, marked as possibly stale), a
+ * loading note while nothing is shown yet, and the content (or its empty state) only once gw answered.
+ */
+export function LoadState<T>({ load, children, what }: { load: Load<T>; children: (data: T) => ComponentChildren; what: string }) {
+  return (
+    <>
+      <ErrorBanner error={load.error} onRetry={load.reload} />
+      {load.data === undefined ? (
+        load.error ? null : (
+          <p class="muted" role="status">
+            Loading {what}…
+          </p>
+        )
+      ) : (
+        <div class={load.error ? 'stale' : undefined} aria-busy={load.loading ? 'true' : undefined}>
+          {load.error ? <p class="muted">Showing {what} from the last successful load.</p> : null}
+          {children(load.data)}
+        </div>
+      )}
+    </>
   );
 }
 
 export interface Column<T> {
   label: string;
   cell: (row: T) => ComponentChildren;
+  /** Shown instead of the label in the header (a sort button); the label still names the column. */
+  header?: ComponentChildren;
+  /** aria-sort of a sortable column. */
+  sorted?: 'ascending' | 'descending' | 'none';
 }
 
 export function Table<T>({ rows, columns, empty, label, onOpen }: { rows: T[]; columns: Column<T>[]; empty: string; label: string; onOpen?: (row: T) => void }) {
   if (rows.length === 0) return <p class="muted">{empty}</p>;
+  // The wrapper scrolls a wide table on its own, so the page never scrolls sideways on a phone.
   return (
+    <div class="table-wrap">
     <table aria-label={label}>
       <thead>
         <tr>
           {columns.map((column) => (
-            <th scope="col">{column.label}</th>
+            <th scope="col" aria-sort={column.sorted}>
+              {column.header ?? column.label}
+            </th>
           ))}
         </tr>
       </thead>
@@ -64,6 +121,7 @@ export function Table<T>({ rows, columns, empty, label, onOpen }: { rows: T[]; c
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 

@@ -4,36 +4,16 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { Api, ApiError } from './api';
 import { ErrorBanner, TextInput } from './components';
-import { AnalyticsPage } from './pages/analytics';
 import { ConfigsPage } from './pages/configs';
 import { GuardrailsPage } from './pages/guardrails';
 import { LogsPage } from './pages/logs';
-import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { TracePage } from './pages/trace';
 import { lazyPage } from './lazy';
 import { ReadGate } from './read-gate';
 import { useRoute } from './router';
+import { PageHeading, Sidebar, SkipLink } from './shell';
 import { credentialFrom, forgetCredential, loadCredential, saveCredential, type Credential } from './session';
-
-const PAGES = [
-  ['playground', 'Playground'],
-  ['logs', 'Logs'],
-  ['traces', 'Traces'],
-  ['analytics', 'Analytics'],
-  ['keys', 'Keys'],
-  ['providers', 'Providers'],
-  ['mcp', 'MCP servers'],
-  ['deployments', 'Deployments'],
-  ['exports', 'Exports'],
-  ['audit', 'Audit log'],
-  ['users', 'Users'],
-  ['workspace', 'Workspace'],
-  ['configs', 'Configs'],
-  ['prompts', 'Prompts'],
-  ['policies', 'Policies and budgets'],
-  ['guardrails', 'Guardrails'],
-] as const;
 
 function useTheme(): [string, () => void] {
   const initial = sessionStorage.getItem('gw.console.theme') ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
@@ -75,6 +55,8 @@ function SignIn({ onSignedIn }: { onSignedIn: (credential: Credential) => void }
 }
 
 // The pages that manage control-plane areas load on first use: the entry holds only what the first page needs.
+const AnalyticsPage = lazyPage(() => import('./pages/analytics').then((module) => module.AnalyticsPage));
+const PoliciesPage = lazyPage(() => import('./pages/policies').then((module) => module.PoliciesPage));
 const PlaygroundPage = lazyPage(() => import('./pages/playground').then((module) => module.PlaygroundPage));
 const KeysPage = lazyPage(() => import('./pages/keys').then((module) => module.KeysPage));
 const WorkspacePage = lazyPage(() => import('./pages/workspace').then((module) => module.WorkspacePage));
@@ -135,38 +117,33 @@ function App() {
       />
     );
   const api = new Api(credential);
+  const page = route[0] || 'logs';
   return (
     <div class="shell">
-      <a class="skip" href="#content">
-        Skip to content
-      </a>
-      <header class="top">
-        <strong>gw</strong>
-        <nav aria-label="Pages">
-          {PAGES.map(([path, label]) => (
-            <a href={`#/${path}`} aria-current={route[0] === path ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
-        </nav>
-        <span class="spacer" />
-        <span class="muted">{credential.kind === 'jwt' ? 'JWT (read only)' : 'API key'}</span>
-        <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
-          {theme === 'dark' ? 'Light' : 'Dark'}
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            forgetCredential();
-            setCredential(undefined);
-          }}
-        >
-          Sign out
-        </button>
-      </header>
-      <main id="content">
-        <Page api={api} route={route} />
-      </main>
+      <SkipLink />
+      <Sidebar api={api} current={page} />
+      <div class="body">
+        <header class="top">
+          <span class="spacer" />
+          <span class="muted">{credential.kind === 'jwt' ? 'JWT (read only)' : 'API key'}</span>
+          <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
+            {theme === 'dark' ? 'Light' : 'Dark'}
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              forgetCredential();
+              setCredential(undefined);
+            }}
+          >
+            Sign out
+          </button>
+        </header>
+        <main id="content">
+          <PageHeading page={page} />
+          <Page api={api} route={route} />
+        </main>
+      </div>
     </div>
   );
 }

@@ -16,6 +16,8 @@ export interface AttemptRecord {
   error_code?: string;
   retry: number;
   cache_status?: CacheStatus;
+  /** The caller's x-gw-custom-host, so the console's "Reproduce" curl can send the request where it went. */
+  custom_host?: string;
 }
 
 /** What the request ended with, for the log record (usage arrives at the end of a stream). */

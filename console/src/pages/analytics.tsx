@@ -2,7 +2,9 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Api, Json } from '../api';
 import { ErrorBanner, Field, Section, Table, TextInput, text, useLoad } from '../components';
+import { rangeBounds, TimeRangePicker, type RangeState } from '../time-range';
 import { CHARTS, chartKeys, num, timelines, type Metric } from './analytics-series';
+import { TopLists } from './analytics-top';
 
 const GROUPS = ['model', 'provider', 'api_key', 'workspace'] as const;
 const PALETTE = ['#1763b8', '#1a7f37', '#c2410c', '#7c3aed', '#b91c1c', '#6b7280'];
@@ -25,7 +27,7 @@ function Chart({ data, label, lines }: { data: number[][]; label: string; lines:
     const colours = dark ? DARK_PALETTE : PALETTE;
     const plot = new uPlot(
       {
-        width: Math.max(300, holder.current.clientWidth),
+        width: Math.max(240, holder.current.clientWidth),
         height: 220,
         title: label,
         series: [{}, ...lines.map((line, index) => ({ label: line, stroke: colours[index % colours.length], width: 2, points: { show: true, size: 4 } }))],
@@ -45,8 +47,12 @@ export function AnalyticsPage({ api }: { api: Api }) {
   const [metadataKey, setMetadataKey] = useState('');
   const [interval, setInterval] = useState<'hour' | 'day'>('hour');
   const [shown, setShown] = useState<Metric[]>(['requests', 'errors', 'tokens', 'cost', 'latency_p50_ms', 'latency_p95_ms']);
-  const [from, setFrom] = useState(() => new Date(Date.now() - 24 * 3600_000).toISOString());
-  const [to, setTo] = useState(() => new Date(Date.now() + 3600_000).toISOString());
+  const [range, setRange] = useState<RangeState>({ range: '24h' });
+  // The window is fixed when the range is chosen, so the charts' time axis does not move under a re-render.
+  const { from, to } = useMemo(() => {
+    const bounds = rangeBounds(range);
+    return { from: bounds.from ?? new Date(Date.now() - 86_400_000).toISOString(), to: bounds.to ?? new Date(Date.now() + 60_000).toISOString() };
+  }, [range.range, range.from, range.to]);
   const group = groupBy === 'metadata' ? `metadata.${metadataKey}` : groupBy;
   const analytics = useLoad(() => api.get<Analytics>('/v1/analytics', { group_by: group, interval, from, to }), [group, interval, from, to]);
   const rows = analytics.data?.rows ?? [];
@@ -79,10 +85,17 @@ export function AnalyticsPage({ api }: { api: Api }) {
             </label>
           ))}
         </fieldset>
-        <TextInput label="from" value={from} onInput={setFrom} />
-        <TextInput label="to" value={to} onInput={setTo} />
       </form>
-      <ErrorBanner error={analytics.error} />
+      <TimeRangePicker value={range} onChange={setRange} allowAll={false} />
+      <ErrorBanner error={analytics.error} onRetry={analytics.reload} />
+      {analytics.data === undefined ? (
+        analytics.error ? null : (
+          <p class="muted" role="status">
+            Loading analytics…
+          </p>
+        )
+      ) : (
+      <>
       <dl class="facts totals" aria-label="Totals">
         <dt>Requests</dt>
         <dd data-testid="total-requests">{totals.requests ?? 0}</dd>
@@ -95,11 +108,11 @@ export function AnalyticsPage({ api }: { api: Api }) {
         <dt>Cache hit rate</dt>
         <dd>{totals.requests ? `${(((totals.cache_hits ?? 0) / totals.requests) * 100).toFixed(1)} %` : '—'}</dd>
       </dl>
-      {analytics.data ? <Charts analytics={analytics.data} shown={shown} window={{ from, to, interval }} /> : null}
+      <Charts analytics={analytics.data} shown={shown} window={{ from, to, interval }} />
       <Table<Json>
         label="Analytics by group"
         rows={rows}
-        empty={analytics.loading ? 'Loading…' : 'No requests in this period.'}
+        empty="No requests in this period."
         columns={[
           { label: group, cell: (row) => text(row.key) },
           { label: 'Requests', cell: (row) => text(row.requests) },
@@ -112,6 +125,9 @@ export function AnalyticsPage({ api }: { api: Api }) {
           { label: 'p95 (ms)', cell: (row) => text(row.latency_p95_ms) },
         ]}
       />
+      <TopLists api={api} from={from} to={to} />
+      </>
+      )}
     </Section>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { segment, type Api, type Json } from '../api';
 import { ErrorBanner, Section, Table, TextInput, text, useLoad, when } from '../components';
-import { navigate } from '../router';
+import { navigate, useHashQuery } from '../router';
+import { rangeBounds, TimeRangePicker } from '../time-range';
 
 interface Bar {
   name: string;
@@ -22,8 +23,22 @@ function toBar(span: Json): Bar {
   return { name: String(span.name ?? 'span'), kind: String(span.kind ?? ''), status: String(span.status ?? attributes.status ?? ''), start, duration, detail };
 }
 
-export function Waterfall({ spans }: { spans: Json[] }) {
-  const bars = spans.map(toBar).sort((a, b) => a.start - b.start);
+/**
+ * A request as a bar of its own, from its start to its last byte: its record is written when it ends (`created_at`)
+ * after `latency_ms`, while its spans stop where gw's stages stop (a stream's attempt at its first byte), so without
+ * it the waterfall ended long before the request did.
+ */
+function requestBar(request: Json): Bar | undefined {
+  const end = Date.parse(String(request.created_at ?? ''));
+  const duration = Number(request.latency_ms);
+  if (Number.isNaN(end) || !Number.isFinite(duration)) return undefined;
+  const detail = [request.model, request.stream === true ? 'streamed, to the last byte' : 'to the last byte'].filter(Boolean).join(' · ');
+  return { name: 'request', kind: 'request', status: Number(request.status) >= 400 ? 'error' : 'ok', start: end - duration, duration, detail };
+}
+
+export function Waterfall({ spans, requests = [] }: { spans: Json[]; requests?: Json[] }) {
+  const wholes = requests.map(requestBar).filter((bar): bar is Bar => bar !== undefined);
+  const bars = [...wholes, ...spans.map(toBar)].sort((a, b) => a.start - b.start || (a.kind === 'request' ? -1 : 1));
   if (bars.length === 0) return <p class="muted">No spans recorded.</p>;
   const origin = Math.min(...bars.map((bar) => bar.start));
   const total = Math.max(1, ...bars.map((bar) => bar.start - origin + bar.duration));
@@ -47,7 +62,8 @@ export function Waterfall({ spans }: { spans: Json[] }) {
 
 export function TracePage({ api, traceId }: { api: Api; traceId?: string }) {
   const [input, setInput] = useState(traceId ?? '');
-  const traces = useLoad(() => (traceId ? Promise.resolve(undefined) : api.get<{ data: Json[] }>('/v1/traces', { limit: '50' })), [traceId]);
+  const [query, setQuery] = useHashQuery();
+  const traces = useLoad(() => (traceId ? Promise.resolve(undefined) : api.get<{ data: Json[] }>('/v1/traces', { limit: '50', ...rangeBounds(query) })), [traceId, query.range, query.from, query.to]);
   const trace = useLoad(() => (traceId ? api.get<{ trace_id: string; requests: Json[]; spans: Json[] }>(`/v1/traces/${segment(traceId)}`) : Promise.resolve(undefined)), [traceId]);
   return (
     <Section title={traceId ? `Trace ${traceId}` : 'Traces'}>
@@ -62,10 +78,16 @@ export function TracePage({ api, traceId }: { api: Api; traceId?: string }) {
         <TextInput label="trace id" name="trace_id" value={input} onInput={setInput} />
         <button type="submit">Open</button>
       </form>
-      <ErrorBanner error={traceId ? trace.error : traces.error} />
+      <ErrorBanner error={traceId ? trace.error : traces.error} onRetry={traceId ? trace.reload : traces.reload} />
+      {!traceId ? <TimeRangePicker value={query} onChange={(range) => setQuery({ ...query, ...range })} /> : null}
+      {(traceId ? trace : traces).loading && !(traceId ? trace.data : traces.data) ? (
+        <p class="muted" role="status">
+          Loading…
+        </p>
+      ) : null}
       {traceId && trace.data ? (
         <>
-          <Waterfall spans={trace.data.spans ?? []} />
+          <Waterfall spans={trace.data.spans ?? []} requests={trace.data.requests ?? []} />
           <h3>Requests</h3>
           <Table<Json>
             label="Requests of the trace"

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { segment, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, Section, TextInput, text, useLoad, when } from '../components';
 import { useCapability } from '../resources/capabilities';
+import { workspaceUpdateSchema } from '../../../shared/control-plane/workspaces/schemas';
 
 interface Form {
   credit_limit: string;
@@ -15,7 +16,19 @@ interface Form {
   max_expiry_days: string;
 }
 
-const number = (value: string) => (value.trim() === '' ? null : Number(value));
+/**
+ * A number box's value as the API takes it: empty is null (no limit), a number is a number, and anything else stays
+ * text, so the schema refuses it (Number("abc") is NaN, which JSON sends as null: "abc" once cleared the setting).
+ */
+const number = (value: string): number | string | null => (value.trim() === '' ? null : /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value.trim());
+
+/** The body checked with the API's own schemas before it is sent: the first problem, named by its field. */
+function problemOf(body: Json): string | undefined {
+  const result = workspaceUpdateSchema.safeParse(body);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  return `${issue.path.join('.')}: ${issue.message}`;
+}
 const field = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
 function formOf(workspace: Json): Form {
@@ -47,8 +60,12 @@ export function WorkspacePage({ api }: { api: Api }) {
   if (!workspace || !form)
     return (
       <Section title="Workspace settings">
-        <ErrorBanner error={workspaces.error} />
-        <p class="muted">{workspaces.loading ? 'Loading…' : 'No workspace visible to this key.'}</p>
+        <ErrorBanner error={workspaces.error} onRetry={workspaces.reload} />
+        {workspaces.error ? null : (
+          <p class="muted" role="status">
+            {workspaces.loading ? 'Loading…' : 'No workspace visible to this key.'}
+          </p>
+        )}
       </Section>
     );
   const budget = (workspace.budget ?? {}) as Json;
@@ -94,6 +111,8 @@ export function WorkspacePage({ api }: { api: Api }) {
           if (changed('membersViewAnalytics', 'managersViewAnalytics', 'log_request_bodies')) body.settings = { membersViewAnalytics: form.membersViewAnalytics, managersViewAnalytics: form.managersViewAnalytics, log_request_bodies: form.log_request_bodies };
           if (changed('max_api_keys', 'default_expiry_days', 'max_expiry_days')) body.api_key_settings = { max_api_keys: number(form.max_api_keys), default_expiry_days: number(form.default_expiry_days), max_expiry_days: number(form.max_expiry_days) };
           if (Object.keys(body).length === 0) return setSaved(true);
+          const problem = problemOf(body);
+          if (problem) return setError(new Error(`Not saved: ${problem}`));
           api.patch(`/v1/workspaces/${segment(String(workspace.id))}`, body).then(() => (setSaved(true), workspaces.reload()), setError);
         }}
       >

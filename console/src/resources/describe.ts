@@ -27,8 +27,13 @@ export interface RowAction {
   confirm?: (row: Json) => string;
   /** Shown only for rows it applies to. */
   when?: (row: Json) => boolean;
-  /** The request; may return a one-time secret to show. */
-  run: (api: Api, row: Json) => Promise<unknown>;
+  /**
+   * A value the action needs first (a new credential), asked in a masked field of a small form under the list, never
+   * with window.prompt(): the value goes straight into the request and the field is emptied.
+   */
+  input?: { label: string; secret?: boolean };
+  /** The request; may return a one-time secret to show. `value` is what `input` asked for. */
+  run: (api: Api, row: Json, value?: string) => Promise<unknown>;
 }
 
 export interface ResourceDescription {

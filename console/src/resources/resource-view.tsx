@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, JsonView, Section, SecretOnce, Table, TextInput, useLoad } from '../components';
 import { useCapability } from './capabilities';
-import { bodyOf, type FormField, type ResourceDescription } from './describe';
+import { bodyOf, type FormField, type ResourceDescription, type RowAction } from './describe';
 
 /**
  * The one view every control-plane area uses: filters, a create form, the list with row actions, and a row's
@@ -16,6 +16,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
   const [error, setError] = useState<Error>();
   const [secret, setSecret] = useState<string>();
   const [selected, setSelected] = useState<Json>();
+  const [asking, setAsking] = useState<{ action: RowAction; row: Json }>();
   const idOf = resource.idOf ?? ((row: Json) => String(row.id));
   const rows = list.data?.data ?? [];
   const allowed = write.can === 'yes';
@@ -45,7 +46,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           Your key can't read {resource.title.toLowerCase()}: it needs the {resource.readScope} scope{list.error instanceof ApiError && list.error.code === 'admin_required' ? ' and an organisation admin key' : ''}.
         </p>
       ) : (
-        <ErrorBanner error={list.error} />
+        <ErrorBanner error={list.error} onRetry={list.reload} />
       )}
       <ErrorBanner error={error} />
       {why && resource.write && (resource.create || resource.actions) ? (
@@ -69,7 +70,8 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           <button type="submit">Apply filters</button>
         </form>
       ) : null}
-      {readDenied ? null : (
+      {/* A list gw never answered shows no empty state: the error above says why there is nothing. */}
+      {readDenied || (list.error && !list.data) ? null : (
         <Table<Json>
           label={resource.title}
           rows={rows}
@@ -92,6 +94,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
                             aria-label={`${action.label} ${String(row.name ?? idOf(row))}`}
                             onClick={(event) => {
                               event.stopPropagation();
+                              if (action.input) return setAsking({ action, row });
                               if (action.confirm && !confirm(action.confirm(row))) return;
                               act(() => action.run(api, row));
                             }}
@@ -107,8 +110,48 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           ]}
         />
       )}
+      {asking ? (
+        <ActionInput
+          asking={asking}
+          name={String(asking.row.name ?? idOf(asking.row))}
+          onCancel={() => setAsking(undefined)}
+          onSubmit={(value) => {
+            setAsking(undefined);
+            act(() => asking.action.run(api, asking.row, value));
+          }}
+        />
+      ) : null}
       {selected ? <Detail api={api} resource={resource} row={selected} onClose={() => setSelected(undefined)} /> : null}
     </Section>
+  );
+}
+
+/** The value a row action asks for, in a masked field when it is a secret; focused when it opens. */
+function ActionInput({ asking, name, onSubmit, onCancel }: { asking: { action: RowAction; row: Json }; name: string; onSubmit: (value: string) => void; onCancel: () => void }) {
+  const [value, setValue] = useState('');
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  const input = asking.action.input!;
+  const onInput = (event: Event) => setValue((event.target as HTMLInputElement).value);
+  return (
+    <form
+      class="filters action-input"
+      aria-label={`${asking.action.label} ${name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (value) onSubmit(value);
+      }}
+    >
+      <Field label={input.label}>
+        {input.secret ? <input type="password" name="action_value" autoComplete="off" value={value} ref={box} onInput={onInput} /> : <input type="text" name="action_value" value={value} ref={box} onInput={onInput} />}
+      </Field>
+      <button type="submit" disabled={!value}>
+        {asking.action.label}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }
 

@@ -16,14 +16,11 @@ const deleteAction = (path: string, noun: string, label = 'Delete') => ({
   run: (api: import('../api').Api, row: Json) => api.delete(`${path}/${segment(String(row.id))}`),
 });
 
-/**
- * Rotation asks for the new credential with `prompt()`, which keeps the view generic (no second form per row). The
- * value goes straight into the PATCH and is never shown back.
- */
+/** Rotation asks for the new credential in a masked field; the value goes straight into the PATCH and is never shown back. */
 const rotateCredential = (path: string) => ({
   label: 'Rotate',
-  run: async (api: import('../api').Api, row: Json) => {
-    const credential = prompt(`New credential for ${String(row.name ?? row.id)} (stored, never shown again)`);
+  input: { label: 'new credential (stored, never shown again)', secret: true },
+  run: async (api: import('../api').Api, row: Json, credential?: string) => {
     if (credential) await api.patch(`${path}/${segment(String(row.id))}`, { credential });
   },
 });

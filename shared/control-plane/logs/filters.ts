@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import { badRequest } from '../../http/errors.js';
-import type { LogFilter } from '../../observability/engine/log-queries.js';
+import type { LogFilter, StatusClass } from '../../observability/engine/log-queries.js';
 import { validate } from '../../http/json-body.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { logFilterSchema } from './schemas.js';
@@ -34,7 +34,7 @@ export function readLogFilter(query: Record<string, unknown>, extraAllowed: read
     metadata,
     provider: parsed.provider,
     model: parsed.model,
-    status: parsed.status === undefined ? undefined : parsed.status === 'error' ? 'error' : Number(parsed.status),
+    status: parsed.status === undefined ? undefined : parsed.status === 'error' ? 'error' : parsed.status.endsWith('xx') ? (parsed.status as StatusClass) : Number(parsed.status),
     cache_status: parsed.cache_status,
     api_key_id: parsed.api_key_id,
     virtual_key_id: parsed.virtual_key_id,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { badRequest } from '../../http/errors.js';
 import type { RequestLogRecord } from '../../observability/log-record.js';
-import { getRequest, listRequests, spansOf, traceRequests, type LogCursor, type LogFilter } from '../../observability/engine/log-queries.js';
+import { getRequest, listRequests, NEWEST_FIRST, sortKeyOf, spansOf, traceRequests, type LogCursor, type LogFilter, type LogSort } from '../../observability/engine/log-queries.js';
 import { readRow, recordFromRow, spanFromRow } from '../../observability/engine/rows.js';
 import { logEngines } from '../../observability/engine/select.js';
 import type { LogScope, TimeRange } from '../../observability/engine/sql.js';
@@ -47,6 +47,16 @@ export function cursorPosition(startKey: Record<string, unknown> | undefined, fi
   return [time, id];
 }
 
+/** The keyset position of a request list's cursor: time and id, plus the sort value when the list is sorted by one. */
+function sortedCursor(startKey: Record<string, unknown> | undefined, fingerprint: string, sort: LogSort): LogCursor | undefined {
+  const position = cursorPosition(startKey, fingerprint, ['created_at', 'id']);
+  if (!position) return undefined;
+  if (sort.field === 'created_at') return { created_at: position[0], id: position[1] };
+  const value = startKey?.value;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw badRequest('invalid_cursor', 'cursor does not belong to this list; pass next_cursor from the previous page unchanged', 'cursor');
+  return { created_at: position[0], id: position[1], value };
+}
+
 export interface RecordPage {
   items: RequestLogRecord[];
   nextKey?: Record<string, unknown>;
@@ -54,17 +64,20 @@ export interface RecordPage {
 
 /** Request records through the query engine, with their spans. */
 export class LogReader {
-  async list(scope: LogScope, filter: LogFilter, rows: number, startKey?: Record<string, unknown>): Promise<RecordPage> {
+  async list(scope: LogScope, filter: LogFilter, rows: number, startKey?: Record<string, unknown>, sort: LogSort = NEWEST_FIRST): Promise<RecordPage> {
     const { engine } = await logEngines();
-    const fingerprint = listFingerprint(scope, filter, 'logs');
-    const position = cursorPosition(startKey, fingerprint, ['created_at', 'id']);
-    const after: LogCursor | undefined = position ? { created_at: position[0], id: position[1] } : undefined;
+    // The sort is part of the list: a cursor of the newest-first list means nothing in the costliest-first one.
+    const kind = sort.field === NEWEST_FIRST.field && sort.order === NEWEST_FIRST.order ? 'logs' : `logs:${sort.field}:${sort.order}`;
+    const fingerprint = listFingerprint(scope, filter, kind);
+    const after = sortedCursor(startKey, fingerprint, sort);
     const range = readRange(filter);
-    const result = await engine.query(listRequests(engine.dialect, { scope, range, filter }, rows, after));
+    const result = await engine.query(listRequests(engine.dialect, { scope, range, filter }, rows, after, sort));
     const page = result.rows.slice(0, rows).map((row) => readRow('requests', row));
     const items = await this.withSpans(scope, range, page);
-    const last = items.at(-1);
-    const nextKey = result.rows.length > rows && last ? { list: fingerprint, created_at: last.created_at, id: last.id } : undefined;
+    const last = page.at(-1);
+    const value = last ? sortKeyOf(last, sort) : undefined;
+    const nextKey =
+      result.rows.length > rows && last ? { list: fingerprint, created_at: last.created_at as string, id: last.id as string, ...(value === undefined ? {} : { value }) } : undefined;
     return { items, nextKey };
   }
 

@@ -1,7 +1,7 @@
 // Documentation only: read by scripts/openapi.ts to write docs/openapi.yaml, never imported by a handler.
 import type { OpenApiOperation } from '../openapi-operation.js';
 import { observabilityReads } from '../operation-family.js';
-import { logIdPathSchema, logListQuerySchema, requestLogListSchema, requestLogSchema } from './schemas.js';
+import { logIdPathSchema, requestLogListQuerySchema, requestLogListSchema, requestLogSchema } from './schemas.js';
 
 export const openApiOperations: OpenApiOperation[] = [
   observabilityReads.list({
@@ -9,8 +9,8 @@ export const openApiOperations: OpenApiOperation[] = [
     operationId: 'listRequestLogs',
     summary: 'List request logs',
     description:
-      'One record per gateway request, newest first. Besides the named filters, any number of `metadata.<key>=<value>` parameters (e.g. `metadata._user=alice`). Served by the log engine (DuckDB locally, Athena on AWS: docs/observability.md); the `x-gw-data-freshness-ms` response header says how fresh the data is. Records older than LOG_RETENTION_DISPLAY days are never returned.',
-    query: logListQuerySchema,
+      'One record per gateway request, newest first unless `sort`/`order` say otherwise (cost, latency, tokens; paged with the same cursor). Besides the named filters, any number of `metadata.<key>=<value>` parameters (e.g. `metadata._user=alice`). Served by the log engine (DuckDB locally, Athena on AWS: docs/observability.md); the `x-gw-data-freshness-ms` response header says how fresh the data is. Records older than LOG_RETENTION_DISPLAY days are never returned.',
+    query: requestLogListQuerySchema,
     response: { description: 'A page of request logs.', schema: requestLogListSchema },
   }),
   observabilityReads.get({

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { LOG_SORT_FIELDS } from '../../observability/engine/log-queries.js';
 import { resourceListSchema } from '../resource/schema-helpers.js';
 
 /** Query and responses of GET /v1/logs, /v1/logs/{id}; types are inferred from these and docs/openapi.yaml generated. */
@@ -18,9 +19,9 @@ export const logFilterSchema = z
     model: z.string().min(1).max(256).optional(),
     status: z
       .string()
-      .regex(/^([1-5]\d\d|error)$/, 'must be an HTTP status code or `error`')
+      .regex(/^([1-5]\d\d|[1-5]xx|error)$/, 'must be an HTTP status code, a class such as `4xx`, or `error`')
       .optional()
-      .meta({ description: 'An HTTP status (e.g. 429), or `error` for every failed request.' }),
+      .meta({ description: 'An HTTP status (e.g. 429), a class of them (`2xx`, `4xx`, `5xx`), or `error` for every failed request.' }),
     cache_status: z.enum(['HIT', 'SEMANTIC HIT', 'MISS', 'SEMANTIC MISS', 'REFRESH', 'DISABLED']).optional(),
     api_key_id: z.string().min(1).max(128).optional(),
     virtual_key_id: z.string().min(1).max(128).optional(),
@@ -29,12 +30,24 @@ export const logFilterSchema = z
   })
   .meta({ id: 'LogFilter' });
 
+/** The order of GET /v1/logs; the cursor of a page belongs to its sort and order (another one is a 400). */
+export const logSortQuerySchema = z.strictObject({
+  sort: z
+    .enum(LOG_SORT_FIELDS)
+    .optional()
+    .meta({ description: 'The order of the list: `created_at` (default), `cost`, `latency_ms` or `total_tokens`. Ties go by time, then id; requests without the value (no cost, no usage) come last. Sorting by `cost` or `total_tokens` needs a caller who may see usage (else 403 `analytics_not_visible`).' }),
+  order: z.enum(['desc', 'asc']).optional().meta({ description: '`desc` (default: newest, costliest, slowest first) or `asc`.' }),
+});
+
 export const logListQuerySchema = logFilterSchema
   .extend({
     limit: z.string().optional().meta({ description: '1-100, default 20.' }),
-    cursor: z.string().optional().meta({ description: 'next_cursor of the previous page.' }),
+    cursor: z.string().optional().meta({ description: 'next_cursor of the previous page (of the same filters, and for logs the same sort and order).' }),
   })
   .meta({ id: 'LogListQuery' });
+
+/** GET /v1/logs: the list query plus its order (traces keep theirs: a trace sorts by its last request). */
+export const requestLogListQuerySchema = logListQuerySchema.extend(logSortQuerySchema.shape).meta({ id: 'RequestLogListQuery' });
 
 export const logIdPathSchema = z.strictObject({ id: z.string().min(1).max(128) });
 

@@ -25,8 +25,8 @@ export interface LogFilter {
   metadata?: Record<string, string>;
   provider?: string;
   model?: string;
-  /** An HTTP status, or `error` for every failed request. */
-  status?: number | 'error';
+  /** An HTTP status, a class of them (`4xx`), or `error` for every failed request. */
+  status?: number | 'error' | StatusClass;
   cache_status?: string;
   api_key_id?: string;
   virtual_key_id?: string;
@@ -36,16 +36,49 @@ export interface LogFilter {
   to?: string;
 }
 
+export type StatusClass = `${1 | 2 | 3 | 4 | 5}xx`;
+
 export interface LogQuery {
   scope: LogScope;
   range: TimeRange;
   filter?: LogFilter;
 }
 
-/** Keyset cursor of a newest-first list: the last row's time and id. */
+/** The columns a request list may be sorted by (GET /v1/logs `sort`), each a number or a time of `requests`. */
+export const LOG_SORT_FIELDS = ['created_at', 'cost', 'latency_ms', 'total_tokens'] as const;
+export type LogSortField = (typeof LOG_SORT_FIELDS)[number];
+
+export interface LogSort {
+  field: LogSortField;
+  order: 'asc' | 'desc';
+}
+
+/** Newest first: the list's order when the caller names none. */
+export const NEWEST_FIRST: LogSort = { field: 'created_at', order: 'desc' };
+
+/**
+ * Keyset cursor of a request list: the last row's sort value (numeric sorts only), time and id. The id breaks every
+ * tie, so a page boundary never repeats or skips a row, however many rows share a cost or a millisecond.
+ */
 export interface LogCursor {
   created_at: string;
   id: string;
+  /** The last row's sort key as `sortKeyOf` computes it (absent when sorting by time). */
+  value?: number;
+}
+
+/**
+ * A numeric sort reads a NULL (an unpriced request, a failure without usage) as a value beyond every real one, so
+ * rows without one come last in either direction and the keyset comparison never meets a NULL: costs, tokens and
+ * latencies are never negative, and never near 2^53.
+ */
+const NULL_LAST: Record<LogSort['order'], number> = { desc: -1, asc: Number.MAX_SAFE_INTEGER };
+
+/** The sort key of a read row, as the statement computes it: what a cursor carries. */
+export function sortKeyOf(row: Record<string, unknown>, sort: LogSort): number | undefined {
+  if (sort.field === 'created_at') return undefined;
+  const value = row[sort.field];
+  return typeof value === 'number' && Number.isFinite(value) ? value : NULL_LAST[sort.order];
 }
 
 /** The columns the read APIs present (all but the partition column). */
@@ -70,7 +103,10 @@ export function filterConditions(dialect: SqlDialect, filter: LogFilter = {}): F
   equal('api_key_id', filter.api_key_id);
   equal('virtual_key_id', filter.virtual_key_id);
   if (filter.status === 'error') conditions.push(sql`${col('requests', 'outcome')} = ${'error'}`);
-  else equal('status', filter.status);
+  else if (typeof filter.status === 'string') {
+    const hundred = Number(filter.status.charAt(0)) * 100;
+    conditions.push(sql`${col('requests', 'status')} BETWEEN ${hundred} AND ${hundred + 99}`);
+  } else equal('status', filter.status);
   for (const [name, value] of Object.entries(filter.columns ?? {})) equal(name, value);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) conditions.push(sql`${metadataValue(dialect, key)} = ${value}`);
   return conditions;
@@ -86,10 +122,26 @@ function requestRows(dialect: SqlDialect, query: LogQuery, more: Fragment[] = []
   return rowsOf(dialect, 'requests', query.scope, [...requestConditions(dialect, query), ...more]);
 }
 
-/** A page of request records, newest first; one row more than `rows` tells whether another page follows. */
-export function listRequests(dialect: SqlDialect, query: LogQuery, rows: number, after?: LogCursor): SqlStatement {
-  const cursor = after ? [sql`(created_at < ${time(after.created_at)} OR (created_at = ${time(after.created_at)} AND id < ${after.id}))`] : [];
-  return statement(sql`SELECT ${RECORD_COLUMNS} FROM ${requestRows(dialect, query, cursor)} ORDER BY created_at DESC, id DESC ${limit(rows + 1)}`);
+/**
+ * A page of request records in `sort` order (newest first by default), ties broken by time then id in the same
+ * direction; one row more than `rows` tells whether another page follows. The same text runs on DuckDB and Trino:
+ * only `coalesce`, comparisons and ORDER BY on an expression, all of which both have.
+ */
+export function listRequests(dialect: SqlDialect, query: LogQuery, rows: number, after?: LogCursor, sort: LogSort = NEWEST_FIRST): SqlStatement {
+  const direction = trusted(sort.order === 'asc' ? 'ASC' : 'DESC');
+  const beyond = trusted(sort.order === 'asc' ? '>' : '<');
+  const key = sort.field === 'created_at' ? undefined : sql`coalesce(${col('requests', sort.field)}, ${trusted(String(NULL_LAST[sort.order]))})`;
+  const conditions: Fragment[] = [];
+  if (after) {
+    const byTime = sql`(created_at ${beyond} ${time(after.created_at)} OR (created_at = ${time(after.created_at)} AND id ${beyond} ${after.id}))`;
+    if (key === undefined) conditions.push(byTime);
+    else {
+      if (typeof after.value !== 'number' || !Number.isFinite(after.value)) throw new Error('a cursor of a numeric sort needs its value');
+      conditions.push(sql`(${key} ${beyond} ${after.value} OR (${key} = ${after.value} AND ${byTime}))`);
+    }
+  }
+  const order = key === undefined ? sql`created_at ${direction}, id ${direction}` : sql`${key} ${direction}, created_at ${direction}, id ${direction}`;
+  return statement(sql`SELECT ${RECORD_COLUMNS} FROM ${requestRows(dialect, query, conditions)} ORDER BY ${order} ${limit(rows + 1)}`);
 }
 
 export function getRequest(dialect: SqlDialect, query: LogQuery, id: string): SqlStatement {

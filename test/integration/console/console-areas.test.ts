@@ -111,11 +111,20 @@ describe('the console’s playground and control-plane areas, in Debian chromium
     await open('keys');
     const virtualKeys = section('Virtual keys');
     await poll(() => rows('Virtual keys', 'playground-vk').count()).toBe(1);
-    // The prompt is answered with sk-rotated-sentinel (see the dialog handler above). gw's hot caches may serve the old
-    // credential for a while, so the check is the PATCH gw accepted, not the next upstream request.
+    // The new credential goes in a masked field (never window.prompt()). gw's hot caches may serve the old credential
+    // for a while, so the check is the PATCH gw accepted, not the next upstream request.
     const patched = page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().endsWith(`/v1/virtual-keys/${virtualKeyId}`));
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => void dialogs.push(dialog.type()));
     await virtualKeys.getByRole('button', { name: 'Rotate playground-vk' }).click();
+    const form = virtualKeys.getByRole('form', { name: 'Rotate playground-vk' });
+    const field = form.getByLabel('new credential (stored, never shown again)');
+    expect(await field.getAttribute('type')).toBe('password');
+    await field.fill('sk-rotated-sentinel');
+    await form.getByRole('button', { name: 'Rotate' }).click();
     const response = await patched;
+    expect(dialogs).toEqual([]);
+    expect(await virtualKeys.getByRole('form', { name: 'Rotate playground-vk' }).count()).toBe(0);
     expect(response.status()).toBe(200);
     expect(JSON.parse(response.request().postData()!)).toEqual({ credential: 'sk-rotated-sentinel' });
     expect(await response.text()).not.toContain('sk-rotated-sentinel');

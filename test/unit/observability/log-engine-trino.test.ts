@@ -15,6 +15,8 @@ const query: LogQuery = { scope, range, filter: { model: hostile, metadata: { _u
 
 const shapes: Record<string, SqlStatement> = {
   list: listRequests('trino', query, 20, { created_at: '2026-11-11T00:00:00.000Z', id: 'r9' }),
+  listByCost: listRequests('trino', query, 20, { created_at: '2026-11-11T00:00:00.000Z', id: 'r9', value: 0.0125 }, { field: 'cost', order: 'desc' }),
+  listByTokensAsc: listRequests('trino', query, 20, { created_at: '2026-11-11T00:00:00.000Z', id: 'r9', value: 42 }, { field: 'total_tokens', order: 'asc' }),
   get: getRequest('trino', query, 'r1'),
   trace: traceRequests('trino', query, 'trace-1'),
   spansOfTrace: spansOf('trino', { scope, range }, { traceId: hostile }),
@@ -50,6 +52,16 @@ describe.each(Object.entries(shapes))('the Trino rendering of %s', (_name, state
     expect(statement.params.includes('ws-1') || statement.params.includes(hostile)).toBe(true);
     expect(statement.sql).not.toMatch(/SELECT \*/);
     expect(statement.sql).toMatch(/CAST\(\? AS TIMESTAMP\)/);
+  });
+});
+
+describe('sorted request lists on Trino', () => {
+  it('orders by the coalesced value, then time and id, and keysets on all three with bound values', () => {
+    expect(shapes.listByCost.sql).toContain('ORDER BY coalesce(cost, -1) DESC, created_at DESC, id DESC LIMIT 21');
+    expect(shapes.listByCost.sql).toContain('(coalesce(cost, -1) < ? OR (coalesce(cost, -1) = ? AND (created_at < CAST(? AS TIMESTAMP)');
+    expect(shapes.listByCost.params).toEqual(expect.arrayContaining([0.0125, 'r9']));
+    expect(shapes.listByTokensAsc.sql).toContain(`ORDER BY coalesce(total_tokens, ${Number.MAX_SAFE_INTEGER}) ASC, created_at ASC, id ASC`);
+    expect(shapes.listByTokensAsc.sql).toContain('id > ?');
   });
 });
 
