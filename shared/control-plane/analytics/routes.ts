@@ -43,10 +43,13 @@ export async function readAnalytics(call: ControlPlaneRequest): Promise<Analytic
     from: range.from,
     to: range.to,
     interval: query.interval,
-    rows: totals.rows.map((row) => ({ key: String(row.group_key), ...figuresOf(row) })),
-    series: series.rows.map((row) => ({ time: isoTime(row.bucket).replace('.000Z', 'Z'), key: String(row.group_key), ...figuresOf(row) })),
+    rows: totals.rows.map((row) => ({ key: keyOf(row.group_key), ...figuresOf(row) })),
+    series: series.rows.map((row) => ({ time: isoTime(row.bucket).replace('.000Z', 'Z'), key: keyOf(row.group_key), ...figuresOf(row) })),
   };
 }
+
+/** The requests without the grouped value are the null group (never the text "null"). */
+const keyOf = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function figuresOf(row: Record<string, unknown>): Omit<AnalyticsRow, 'key'> {
   const optional = (value: unknown) => (value === null || value === undefined ? null : Math.round(Number(value) * 100) / 100);
