@@ -1,4 +1,4 @@
-import { col, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
+import { col, limit, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
 import type { SqlDialect, SqlStatement } from './types.js';
 
 /** What analytics group by: a column of its own, or any `metadata.<key>`. */
@@ -41,14 +41,24 @@ function rows(dialect: SqlDialect, query: AnalyticsQuery): Fragment {
   return rowsOf(dialect, 'requests', query.scope, [...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range)]);
 }
 
-/** Totals per key, most requests first. */
+/**
+ * How much one analytics answer may hold (issue #42: per user, hourly, over a month was 21 MB). Each query reads one
+ * row more than its cap, so the read API can tell "exactly the cap" from "more" and refuse the latter with a clear
+ * error instead of cutting the answer short.
+ */
+export const MAX_ANALYTICS_GROUPS = 500;
+export const MAX_ANALYTICS_POINTS = 5_000;
+
+/** Totals per key, most requests first; at most MAX_ANALYTICS_GROUPS + 1 rows. */
 export function analyticsTotals(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
-  return statement(sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key`);
+  return statement(
+    sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key ${limit(MAX_ANALYTICS_GROUPS + 1)}`,
+  );
 }
 
-/** One point per interval bucket and key, oldest first. */
+/** One point per interval bucket and key, oldest first; at most MAX_ANALYTICS_POINTS + 1 rows. */
 export function analyticsSeries(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
   return statement(
-    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key`,
+    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key ${limit(MAX_ANALYTICS_POINTS + 1)}`,
   );
 }
