@@ -89,6 +89,8 @@ const LEGACY_MARKER_NAME = '_gw_compaction.json';
 export const LOCK_KEY = 'compacted/_gw_compaction.lock';
 /** A lock older than this is a run that died without releasing it (the function's timeout is 15 minutes). */
 export const STALE_LOCK_MS = 20 * 60_000;
+/** Raw files younger than this when a run lists them stay raw (see compactDay): S3 times are whole seconds. */
+export const CUTOFF_CLEARANCE_MS = 2_000;
 const DAY_MS = 86_400_000;
 const DELETE_CONCURRENCY = 16;
 
@@ -146,13 +148,18 @@ async function compactDay(options: CompactionOptions, bucket: LogBucket, table: 
   if (raw.length === 0) return { table, day, outcome: 'nothing-to-compact', deletedRawFiles: 0 };
   // What failed or stopped runs left of this day is read by nothing (no state names it): removed before the new run.
   await bucket.deleteAll((await bucket.list(`compacted/${table}/day=${day}.`)).filter((key) => !key.startsWith(`compacted/${table}/${sliceOf(day, runId)}/`)));
-  const cutoffMs = Math.max(...raw.map((file) => file.modifiedMs));
+  // S3 keeps LastModified to the second: a file written after this listing, in the same second as the newest listed
+  // one, would share its time. The cutoff stays clear of the listing's last seconds (CUTOFF_CLEARANCE_MS, more than
+  // any clock skew between S3 and the function), so every later file is after it and read raw.
+  const settled = raw.filter((file) => file.modifiedMs <= Date.now() - CUTOFF_CLEARANCE_MS);
+  if (settled.length === 0) return { table, day, outcome: 'unsettled', deletedRawFiles: 0 };
+  const cutoffMs = Math.max(...settled.map((file) => file.modifiedMs));
   const slice = sliceOf(day, runId);
   const jobId = await options.engine.unload(compactionRows(table, day, new Date(cutoffMs)), 'parquet', `s3://${options.dataBucket}/compacted/${table}/${slice}/`, [WORKSPACE_BUCKET_COLUMN]);
   const status = await waitForUnload(options, jobId, table, day);
 
   // A file at or before the cutoff that was not listed may have been missed by the UNLOAD: the day stays raw.
-  const listed = new Set(raw.map((file) => file.key));
+  const listed = new Set(settled.map((file) => file.key));
   const appeared = (await bucket.listWithTimes(rawPrefix)).filter((file) => file.modifiedMs <= cutoffMs && !listed.has(file.key));
   if (appeared.length > 0) return { table, day, outcome: 'unsettled', deletedRawFiles: 0 };
 
@@ -164,7 +171,7 @@ async function compactDay(options: CompactionOptions, bucket: LogBucket, table: 
     cutoff: new Date(cutoffMs).toISOString(),
     rows: status.rows ?? null,
     files: status.outputs ?? [],
-    raw_files: raw.map((file) => file.key),
+    raw_files: settled.map((file) => file.key),
     compacted_at: new Date().toISOString(),
   };
   // The switch: from this write on, reads take the day's listed files from the slice, and only from it.
