@@ -13,11 +13,6 @@ import { NO_SLICE, SLICE_COLUMN, type CompactedDay } from './compaction-state.js
  */
 const MARKER = new RegExp(COMPACTION_MARKER.source, 'g');
 
-export function hasCompactionMarkers(sql: string): boolean {
-  MARKER.lastIndex = 0;
-  return MARKER.test(sql);
-}
-
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 const DAY_RANGE = /\bday BETWEEN \? AND \?/g;
