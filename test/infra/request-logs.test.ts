@@ -34,16 +34,30 @@ function glueTableOf(name: string) {
 }
 
 describe('the delivery streams', () => {
-  it.each(['requests', 'spans'])('%s: direct PUT, encrypted, Parquet under <table>/day=YYYY-MM-DD/ in the data bucket, errors apart', (table) => {
+  it.each(['requests', 'spans'])("%s: direct PUT, encrypted, Parquet under <table>/day=YYYY-MM-DD/ of the row's own day in the data bucket, errors apart", (table) => {
     const dataBucket = idOf(stack.requestLogs.dataBucket.node.defaultChild);
     expect(streamOf(table)).toMatchObject({
       DeliveryStreamType: 'DirectPut',
       DeliveryStreamEncryptionConfigurationInput: { KeyType: 'AWS_OWNED_CMK' },
       ExtendedS3DestinationConfiguration: {
         BucketARN: { 'Fn::GetAtt': [dataBucket, 'Arn'] },
-        Prefix: `${table}/day=!{timestamp:yyyy-MM-dd}/`,
+        // The row's own day, not its arrival's (issue #41): dynamic partitioning on the column the reads filter on.
+        Prefix: `${table}/day=!{partitionKeyFromQuery:day}/`,
         ErrorOutputPrefix: `errors/${table}/!{firehose:error-output-type}/day=!{timestamp:yyyy-MM-dd}/`,
         BufferingHints: { IntervalInSeconds: BUFFER_INTERVAL_SECONDS, SizeInMBs: 128 },
+        DynamicPartitioningConfiguration: { Enabled: true },
+        ProcessingConfiguration: {
+          Enabled: true,
+          Processors: [
+            {
+              Type: 'MetadataExtraction',
+              Parameters: [
+                { ParameterName: 'MetadataExtractionQuery', ParameterValue: `{day: .${table === 'requests' ? 'created_at' : 'start_time'}[0:10]}` },
+                { ParameterName: 'JsonParsingEngine', ParameterValue: 'JQ-1.6' },
+              ],
+            },
+          ],
+        },
         CompressionFormat: 'UNCOMPRESSED',
         CloudWatchLoggingOptions: { Enabled: true },
         DataFormatConversionConfiguration: {

@@ -28,6 +28,8 @@ const RESULTS_EXPIRE_DAYS = 1;
 const EXPORTS_EXPIRE_DAYS = 7;
 
 const TABLES: readonly EngineTable[] = ['requests', 'spans'];
+/** The column whose UTC day is a row's `day` (columns.ts: REQUEST_VALUES.day, SPAN_VALUES.day), as row-json.ts writes it. */
+const DAY_SOURCE: Readonly<Record<EngineTable, string>> = { requests: 'created_at', spans: 'start_time' };
 
 export interface RequestLogsProps {
   /** The one column list (shared/observability/engine/columns.ts): the Glue tables, hence the Parquet schema. */
@@ -275,7 +277,7 @@ export class RequestLogs extends Construct {
       location: this.dataBucket.s3UrlForObject(kind === 'raw' ? `${table}/` : `compacted/${table}/`),
       columns: props.columns[table],
       projectionStartDate: props.projectionStartDate,
-      workspaceBuckets: kind === 'compacted',
+      compacted: kind === 'compacted',
     });
   }
 
@@ -331,10 +333,25 @@ export class RequestLogs extends Construct {
       extendedS3DestinationConfiguration: {
         bucketArn: this.dataBucket.bucketArn,
         roleArn: role.roleArn,
-        // The day of delivery (UTC), which Athena projects as the `day` partition.
-        prefix: `${table}/${PARTITION_COLUMN}=!{timestamp:yyyy-MM-dd}/`,
+        // The record's own day (issue #41): the UTC day of its `created_at` (spans: `start_time`), the `day` column
+        // the reads filter on, so a request that starts at 23:58 and ends after midnight is under the day it is read by.
+        prefix: `${table}/${PARTITION_COLUMN}=!{partitionKeyFromQuery:${PARTITION_COLUMN}}/`,
         errorOutputPrefix: `errors/${table}/!{firehose:error-output-type}/${PARTITION_COLUMN}=!{timestamp:yyyy-MM-dd}/`,
         bufferingHints: { intervalInSeconds: BUFFER_INTERVAL_SECONDS, sizeInMBs: BUFFER_SIZE_MB },
+        // Dynamic partitioning reads the day out of each row with jq; it can be turned on only when a stream is created.
+        dynamicPartitioningConfiguration: { enabled: true, retryOptions: { durationInSeconds: 300 } },
+        processingConfiguration: {
+          enabled: true,
+          processors: [
+            {
+              type: 'MetadataExtraction',
+              parameters: [
+                { parameterName: 'MetadataExtractionQuery', parameterValue: `{${PARTITION_COLUMN}: .${DAY_SOURCE[table]}[0:10]}` },
+                { parameterName: 'JsonParsingEngine', parameterValue: 'JQ-1.6' },
+              ],
+            },
+          ],
+        },
         // Parquet compresses itself (Snappy); conversion requires the delivery's own compression off.
         compressionFormat: 'UNCOMPRESSED',
         cloudWatchLoggingOptions: { enabled: true, logGroupName: errors.logGroupName, logStreamName: logStream.logStreamName },

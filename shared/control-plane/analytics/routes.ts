@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { jsonResponse } from '../../http/types.js';
-import { analyticsSeries, analyticsTotals, type AnalyticsGroup } from '../../observability/engine/analytics-queries.js';
+import { analyticsSeries, analyticsTotals, MAX_ANALYTICS_GROUPS, MAX_ANALYTICS_POINTS, type AnalyticsGroup } from '../../observability/engine/analytics-queries.js';
 import { isoTime } from '../../observability/engine/rows.js';
 import { logEngines } from '../../observability/engine/select.js';
 import { settings } from '../../settings.js';
@@ -37,16 +37,26 @@ export async function readAnalytics(call: ControlPlaneRequest): Promise<Analytic
   const { engine } = await logEngines();
   const request = { scope, range, groupBy: query.group_by as AnalyticsGroup, interval: query.interval };
   const [totals, series] = await Promise.all([engine.query(analyticsTotals(engine.dialect, request)), engine.query(analyticsSeries(engine.dialect, request))]);
+  // Capped, never cut short: a partial answer would read as exact figures.
+  if (totals.rows.length > MAX_ANALYTICS_GROUPS) {
+    throw badRequest('too_many_groups', `group_by: more than ${MAX_ANALYTICS_GROUPS} groups in this range; narrow it with from/to or workspace_id, or group by something with fewer values`, 'group_by');
+  }
+  if (series.rows.length > MAX_ANALYTICS_POINTS) {
+    throw badRequest('too_many_points', `interval: more than ${MAX_ANALYTICS_POINTS} points (groups × ${query.interval}s) in this range; use interval=day or a shorter range`, 'interval');
+  }
   return {
     object: 'analytics',
     group_by: query.group_by,
     from: range.from,
     to: range.to,
     interval: query.interval,
-    rows: totals.rows.map((row) => ({ key: String(row.group_key), ...figuresOf(row) })),
-    series: series.rows.map((row) => ({ time: isoTime(row.bucket).replace('.000Z', 'Z'), key: String(row.group_key), ...figuresOf(row) })),
+    rows: totals.rows.map((row) => ({ key: keyOf(row.group_key), ...figuresOf(row) })),
+    series: series.rows.map((row) => ({ time: isoTime(row.bucket).replace('.000Z', 'Z'), key: keyOf(row.group_key), ...figuresOf(row) })),
   };
 }
+
+/** The requests without the grouped value are the null group (never the text "null"). */
+const keyOf = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function figuresOf(row: Record<string, unknown>): Omit<AnalyticsRow, 'key'> {
   const optional = (value: unknown) => (value === null || value === undefined ? null : Math.round(Number(value) * 100) / 100);

@@ -29,8 +29,11 @@ const figures = {
   latency_p95_ms: z.number().nullable(),
 };
 
-export const analyticsRowSchema = z.object({ key: z.string(), ...figures }).meta({ id: 'AnalyticsRow' });
-export const analyticsPointSchema = z.object({ time: z.string(), key: z.string(), ...figures }).meta({ id: 'AnalyticsPoint' });
+/** A group's value; null for the requests without one (no model, no such metadata key), so the groups add up to every request. */
+const groupKey = z.string().nullable().meta({ description: 'The group\'s value; null for the requests without one (no model, no such metadata key), so the groups add up to every request.' });
+
+export const analyticsRowSchema = z.object({ key: groupKey, ...figures }).meta({ id: 'AnalyticsRow' });
+export const analyticsPointSchema = z.object({ time: z.string(), key: groupKey, ...figures }).meta({ id: 'AnalyticsPoint' });
 
 export const analyticsSchema = z
   .object({

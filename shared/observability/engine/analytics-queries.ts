@@ -1,4 +1,4 @@
-import { col, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
+import { col, limit, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
 import type { SqlDialect, SqlStatement } from './types.js';
 
 /** What analytics group by: a column of its own, or any `metadata.<key>`. */
@@ -32,23 +32,33 @@ function figures(dialect: SqlDialect): Fragment {
   return sql`count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, sum(coalesce(cost, 0)) AS cost, sum(CASE WHEN cache_status IN (${'HIT'}, ${'SEMANTIC HIT'}) THEN 1 ELSE 0 END) AS cache_hits, ${percentile(dialect, 0.5)} AS latency_p50_ms, ${percentile(dialect, 0.95)} AS latency_p95_ms`;
 }
 
-/** The rows a grouping reads (rowsOf: one table on DuckDB; compacted days and recent raw ones on Athena). */
+/**
+ * The rows a grouping reads (rowsOf: one table on DuckDB; each day from exactly one of the compacted and raw tables on
+ * Athena). Every request of the range, those without the key too (no model, no such metadata key): they form the NULL
+ * group, so the groups add up to the request count (issue #41).
+ */
 function rows(dialect: SqlDialect, query: AnalyticsQuery): Fragment {
-  return rowsOf(dialect, 'requests', query.scope, [
-    ...scopeConditions('requests', query.scope),
-    ...rangeConditions('requests', 'created_at', query.range),
-    sql`${groupKey(dialect, query.groupBy)} IS NOT NULL`,
-  ]);
+  return rowsOf(dialect, 'requests', query.scope, [...scopeConditions('requests', query.scope), ...rangeConditions('requests', 'created_at', query.range)]);
 }
 
-/** Totals per key, most requests first. */
+/**
+ * How much one analytics answer may hold (issue #42: per user, hourly, over a month was 21 MB). Each query reads one
+ * row more than its cap, so the read API can tell "exactly the cap" from "more" and refuse the latter with a clear
+ * error instead of cutting the answer short.
+ */
+export const MAX_ANALYTICS_GROUPS = 500;
+export const MAX_ANALYTICS_POINTS = 5_000;
+
+/** Totals per key, most requests first; at most MAX_ANALYTICS_GROUPS + 1 rows. */
 export function analyticsTotals(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
-  return statement(sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key`);
+  return statement(
+    sql`SELECT ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1 ORDER BY requests DESC, group_key ${limit(MAX_ANALYTICS_GROUPS + 1)}`,
+  );
 }
 
-/** One point per interval bucket and key, oldest first. */
+/** One point per interval bucket and key, oldest first; at most MAX_ANALYTICS_POINTS + 1 rows. */
 export function analyticsSeries(dialect: SqlDialect, query: AnalyticsQuery): SqlStatement {
   return statement(
-    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key`,
+    sql`SELECT date_trunc(${query.interval}, created_at) AS bucket, ${groupKey(dialect, query.groupBy)} AS group_key, ${figures(dialect)} FROM ${rows(dialect, query)} GROUP BY 1, 2 ORDER BY bucket, group_key ${limit(MAX_ANALYTICS_POINTS + 1)}`,
   );
 }

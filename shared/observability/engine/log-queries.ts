@@ -1,4 +1,4 @@
-import { REQUEST_COLUMNS, SPAN_COLUMNS, TABLE_COLUMNS } from './columns.js';
+import { REQUEST_COLUMNS, SPAN_COLUMNS } from './columns.js';
 import {
   col,
   join,
@@ -11,13 +11,11 @@ import {
   statement,
   time,
   trusted,
-  WORKSPACE_BUCKET_COLUMN,
-  workspaceBucketSql,
   type Fragment,
   type LogScope,
   type TimeRange,
 } from './sql.js';
-import type { EngineTable, SqlDialect, SqlStatement } from './types.js';
+import type { SqlDialect, SqlStatement } from './types.js';
 
 /** The filters of GET /v1/logs, traces and exports; all optional, all combined with AND. */
 export interface LogFilter {
@@ -199,21 +197,4 @@ export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { 
     ', ',
   );
   return statement(sql`SELECT ${columns} FROM ${requestRows(dialect, query)}`);
-}
-
-/**
- * What the daily compaction (engine/aws/compaction.ts) writes of one finished day of `table` on Athena: every data
- * column, sorted by workspace and time (so within a file a workspace's rows are together, and its row groups'
- * statistics exclude the others as the files grow), then `ws_bucket`, the last column, which the UNLOAD turns into
- * the folder the rows go in (`partitioned_by`). Trino only: DuckDB keeps one table.
- */
-export function compactionRows(table: EngineTable, day: string): SqlStatement {
-  const data = join(
-    TABLE_COLUMNS[table].filter((definition) => !definition.partition).map((definition) => col(table, definition.name)),
-    ', ',
-  );
-  const time = col(table, table === 'requests' ? 'created_at' : 'start_time');
-  return statement(
-    sql`SELECT ${data}, ${workspaceBucketSql()} AS ${trusted(WORKSPACE_BUCKET_COLUMN)} FROM ${trusted(table)} WHERE ${col(table, 'day')} = ${day} ORDER BY workspace_id, ${time}`,
-  );
 }

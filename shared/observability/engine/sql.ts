@@ -10,6 +10,8 @@ export interface Fragment {
   readonly text: string;
   readonly params: SqlStatement['params'];
   readonly fragment: true;
+  /** Set on the `day BETWEEN` condition of a range (rangeConditions), so rowsOf knows which days a read covers. */
+  readonly days?: { from: string; to: string };
 }
 
 type Param = SqlStatement['params'][number];
@@ -90,7 +92,9 @@ export interface TimeRange {
 export function rangeConditions(table: EngineTable, column: 'created_at' | 'start_time', range: TimeRange, widenDaysBefore = 0): Fragment[] {
   const fromDay = dayOf(new Date(Date.parse(range.from) - widenDaysBefore * 86_400_000).toISOString());
   const from = widenDaysBefore > 0 ? new Date(Date.parse(range.from) - widenDaysBefore * 86_400_000).toISOString() : range.from;
-  return [sql`${col(table, 'day')} BETWEEN ${fromDay} AND ${dayOf(range.to)}`, sql`${col(table, column)} >= ${time(from)}`, sql`${col(table, column)} <= ${time(range.to)}`];
+  const between = sql`${col(table, 'day')} BETWEEN ${fromDay} AND ${dayOf(range.to)}`;
+  const days: Fragment = { text: between.text, params: between.params, fragment: true, days: { from: fromDay, to: dayOf(range.to) } };
+  return [days, sql`${col(table, column)} >= ${time(from)}`, sql`${col(table, column)} <= ${time(range.to)}`];
 }
 
 /** A row limit: code-made integers only, checked, so it can sit in the text (Athena takes no parameter there). */
@@ -101,10 +105,11 @@ export function limit(rows: number): Fragment {
 
 /**
  * On AWS a finished day's rows are rewritten once by the daily compaction (engine/aws/compaction.ts) into
- * `<table>_compacted`: a few Parquet files per day instead of Firehose's ~2,000, under a second partition,
- * `ws_bucket`, a hash of the workspace id into WORKSPACE_BUCKETS folders, so a workspace's query opens only its
- * folder of each day (partition projection, not file statistics, does the pruning). The raw files of a compacted
- * day are then deleted, so the two tables never hold the same row and a query reads both.
+ * `<table>_compacted`: a few Parquet files per day instead of Firehose's ~2,000, under a run's own folder (the
+ * `compacted_slice` partition) and `ws_bucket`, a hash of the workspace id into WORKSPACE_BUCKETS folders, so a
+ * workspace's query opens only its folder of each day (partition projection, not file statistics, does the pruning).
+ * A day is read from exactly one side: which days are compacted, by which run, is the engine's state, read when the
+ * query runs (engine/aws/compaction-state.ts), so each branch of a read carries a marker the Athena engine replaces.
  */
 export const WORKSPACE_BUCKETS = 32;
 export const WORKSPACE_BUCKET_COLUMN = 'ws_bucket';
@@ -132,15 +137,32 @@ function allColumns(table: EngineTable): Fragment {
 }
 
 /**
+ * What the Athena engine replaces with a day's compaction state (engine/aws/compaction-markers.ts): a comment naming
+ * the branch and the table, then `TRUE` so the text is valid SQL as it stands. `range`: the days read are the two
+ * parameters of the next `day BETWEEN ? AND ?` after the marker (no value is ever written into the text); `all`: the
+ * read names no days.
+ */
+export const COMPACTION_MARKER = /\/\*gw:(compacted|raw) (requests|spans) (range|all)\*\/TRUE/;
+
+export function compactionMarker(side: 'compacted' | 'raw', table: EngineTable, ranged: boolean): Fragment {
+  return trusted(`/*gw:${side} ${table} ${ranged ? 'range' : 'all'}*/TRUE`);
+}
+
+/**
  * The rows of `table` that meet `conditions`, as what follows FROM. DuckDB has one table. On Athena it is both
- * tables, each filtered by every condition itself (so each prunes its own `day` partitions and Parquet columns),
- * the compacted one also by the workspace's `ws_bucket` when the scope names a workspace; the result keeps the
- * table's name, so the statement around it reads as on DuckDB.
+ * tables, each filtered by every condition itself (so each prunes its own partitions and Parquet columns), and each
+ * by its marker, so that a day is read from exactly one side: the compacted branch only the slices of compacted
+ * days (and the workspace's `ws_bucket` when the scope names a workspace; not the `day` range, which the slices
+ * already bound and which days compacted before issue #41 do not hold as a column), the raw branch every raw file but
+ * those slices' own. The result keeps the table's name, so the statement around it reads as on DuckDB.
  */
 export function rowsOf(dialect: SqlDialect, table: EngineTable, scope: LogScope, conditions: readonly Fragment[]): Fragment {
-  const where = and(conditions);
-  if (dialect === 'duckdb') return sql`${trusted(table)} WHERE ${where}`;
+  if (dialect === 'duckdb') return sql`${trusted(table)} WHERE ${and(conditions)}`;
+  const days = conditions.find((condition) => condition.days !== undefined)?.days;
   const columns = allColumns(table);
-  const bucket = scope.workspaceId === undefined ? trusted('') : sql` AND ${trusted(WORKSPACE_BUCKET_COLUMN)} = ${workspaceBucket(scope.workspaceId)}`;
-  return sql`(SELECT ${columns} FROM ${trusted(compactedTable(table))} WHERE ${where}${bucket} UNION ALL SELECT ${columns} FROM ${trusted(table)} WHERE ${where}) AS ${trusted(table)}`;
+  const bucket = scope.workspaceId === undefined ? [] : [sql`${trusted(WORKSPACE_BUCKET_COLUMN)} = ${workspaceBucket(scope.workspaceId)}`];
+  // Each marker comes before the raw branch's `day BETWEEN ? AND ?`, whose parameters are the days it stands for.
+  const compacted = and([compactionMarker('compacted', table, days !== undefined), ...conditions.filter((condition) => condition.days === undefined), ...bucket]);
+  const raw = and([compactionMarker('raw', table, days !== undefined), ...conditions]);
+  return sql`(SELECT ${columns} FROM ${trusted(compactedTable(table))} WHERE ${compacted} UNION ALL SELECT ${columns} FROM ${trusted(table)} WHERE ${raw}) AS ${trusted(table)}`;
 }

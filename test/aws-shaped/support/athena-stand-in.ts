@@ -134,8 +134,10 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     for (const table of ['requests', 'spans'] as const) {
       const columns = TABLE_COLUMNS[table];
       const ddl = columns.map((column) => `${column.name} ${duckDbType(column.type)}`).join(', ');
-      await db.run(`CREATE OR REPLACE TABLE ${table} (${ddl})`);
-      await db.run(`CREATE OR REPLACE TABLE ${table}_compacted (${ddl}, ws_bucket INTEGER)`);
+      // The raw table has Athena's `$file_modified_time` (the file's LastModified); the compacted one its partitions,
+      // the run's folder (`compacted_slice`, injected) and the workspace bucket, and `day` as a column of the files.
+      await db.run(`CREATE OR REPLACE TABLE ${table} (${ddl}, "$file_modified_time" TIMESTAMPTZ)`);
+      await db.run(`CREATE OR REPLACE TABLE ${table}_compacted (${ddl}, compacted_slice VARCHAR, ws_bucket INTEGER)`);
       const read = async (key: string) => {
         // Athena reads each file of a table the query names with the caller's own permissions.
         if (referenced.has(table) && !authorize(caller, 's3:GetObject', `arn:aws:s3:::${options.dataBucket}/${key}`)) throw new Error(`Access denied reading s3://${options.dataBucket}/${key}`);
@@ -144,22 +146,26 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
       const lines: string[] = [];
       for (const key of await data().list(`${table}/day=`)) {
         const day = /\/day=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1];
-        for (const line of (await read(key)).toString('utf8').split('\n').filter((entry) => entry.trim() !== '')) lines.push(JSON.stringify({ ...(JSON.parse(line) as object), day }));
+        const modified = (data().modifiedAt?.(key) ?? new Date(0)).toISOString();
+        for (const line of (await read(key)).toString('utf8').split('\n').filter((entry) => entry.trim() !== '')) {
+          lines.push(JSON.stringify({ ...(JSON.parse(line) as object), day, $file_modified_time: modified }));
+        }
       }
       if (lines.length > 0) {
-        // The partition column comes from the object's prefix (its arrival day), every other one from the record.
+        // The partition column comes from the object's prefix, every other one from the record.
         const file = join(scratch, `${table}.jsonl`);
         writeFileSync(file, lines.join('\n'));
-        const types = columns.map((column) => `${column.name}: '${duckDbType(column.type)}'`).join(', ');
+        const types = [...columns.map((column) => `${column.name}: '${duckDbType(column.type)}'`), `'$file_modified_time': 'TIMESTAMPTZ'`].join(', ');
         await db.run(`INSERT INTO ${table} SELECT * FROM read_json('${file}', format = 'newline_delimited', columns = {${types}})`);
       }
       let part = 0;
       for (const key of await data().list(`compacted/${table}/day=`)) {
-        const match = /^compacted\/\w+\/day=(\d{4}-\d{2}-\d{2})\/ws_bucket=(\d+)\/[^_/][^/]*$/.exec(key);
+        // `compacted/<table>/<slice>/ws_bucket=K/<file>`: a run's folder (`day=D.<run id>`, or a legacy `day=D`).
+        const match = /^compacted\/\w+\/(day=\d{4}-\d{2}-\d{2}(?:\.[a-z0-9-]+)?)\/ws_bucket=(\d+)\/[^_/][^/]*$/.exec(key);
         if (!match) continue;
         const file = join(scratch, `${table}-compacted-${part++}.parquet`);
         writeFileSync(file, await read(key));
-        await db.run(`INSERT INTO ${table}_compacted BY NAME SELECT *, '${match[1]}' AS day, ${Number(match[2])} AS ws_bucket FROM read_parquet('${file}')`);
+        await db.run(`INSERT INTO ${table}_compacted BY NAME SELECT *, '${match[1]}' AS compacted_slice, ${Number(match[2])} AS ws_bucket FROM read_parquet('${file}')`);
       }
       if (referenced.has(table)) {
         const counted = await db.runAndReadAll(`SELECT (SELECT count(*) FROM ${table}) + (SELECT count(*) FROM ${table}_compacted) AS n`);
@@ -174,6 +180,12 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     check(caller, 'glue:GetDatabase', `arn:aws:glue:${region}:${account}:database/${options.database}`);
     const named = new Set([...sql.matchAll(/\bFROM ((?:requests|spans)(?:_compacted)?)\b/g)].map((match) => match[1]));
     for (const table of named) check(caller, 'glue:GetTable', `arn:aws:glue:${region}:${account}:table/${options.database}/${table}`);
+    // `compacted_slice` is an injected projection: Athena refuses a query of the table that names no value of it.
+    for (const branch of sql.split(/\bFROM (?=(?:requests|spans)_compacted\b)/).slice(1)) {
+      if (!/^\w+ WHERE .*?\bcompacted_slice (?:IN \('|= ')/s.test(branch.split(/\bUNION ALL\b/)[0])) {
+        throw new Error('CONSTRAINT_VIOLATION: For the injected projected partition column compacted_slice, the WHERE clause must contain only static equality conditions, and at least one such condition must be present.');
+      }
+    }
     check(caller, 's3:ListBucket', `arn:aws:s3:::${options.dataBucket}`);
     return new Set([...named].map((table) => table.replace(/_compacted$/, '')));
   }

@@ -5,8 +5,9 @@ import { AwsServiceError, accessDenied, jsonProtocolHandler } from './json-proto
 /**
  * Amazon Data Firehose on loopback, as far as the gateway's sink uses it: `PutRecordBatch` on the stack's delivery
  * streams, each call checked against the caller's IAM statements. What a stream would deliver to S3 is kept as
- * decoded rows: each record is one JSON line (firehose-sink.ts), and its `day` is the UTC day it arrived, as the
- * stream's `day=!{timestamp:yyyy-MM-dd}/` prefix makes it (the Athena stand-in reads these rows as the tables).
+ * decoded rows: each record holds JSON lines (firehose-sink.ts), and a row's `day` is the UTC day of its own
+ * `created_at` (spans: `start_time`), as the stream's dynamic partitioning makes it, `day=!{partitionKeyFromQuery:day}/`
+ * from jq's `.created_at[0:10]` (the Athena stand-in reads these rows as the tables).
  */
 export interface DeliveredRow {
   row: Record<string, unknown>;
@@ -44,19 +45,22 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       if (!rows) throw new AwsServiceError('ResourceNotFoundException', `Firehose ${stream} under account ${options.account} not found.`);
       const records = (input.Records as Array<{ Data?: string }> | undefined) ?? [];
       if (records.length === 0 || records.length > 500) throw new AwsServiceError('InvalidArgumentException', `Records must hold 1 to 500 records, not ${records.length}`);
-      const day = new Date().toISOString().slice(0, 10);
-      const lines: string[] = [];
+      const byDay = new Map<string, string[]>();
       for (const record of records) {
         // A record is bytes as Firehose stores them; the record format conversion reads JSON objects out of them.
         const text = Buffer.from(record.Data ?? '', 'base64').toString('utf8');
         for (const line of text.split('\n').filter((entry) => entry.trim() !== '')) {
-          rows.push({ row: JSON.parse(line) as Record<string, unknown>, day });
-          lines.push(line);
+          const row = JSON.parse(line) as Record<string, unknown>;
+          const day = String(row.created_at ?? row.start_time ?? '').slice(0, 10);
+          if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new AwsServiceError('InvalidArgumentException', 'a record without the day its partition key query reads');
+          rows.push({ row, day });
+          byDay.set(day, [...(byDay.get(day) ?? []), line]);
         }
       }
       const prefix = options.destination?.prefixes[stream];
-      if (options.destination && prefix !== undefined && lines.length > 0) {
-        await options.destination.objects.put(`${prefix}day=${day}/${stream}-${++files}`, Buffer.from(`${lines.join('\n')}\n`));
+      // One object per partition of the call, as a buffer becomes one file per dynamic partition.
+      for (const [day, lines] of byDay) {
+        if (options.destination && prefix !== undefined) await options.destination.objects.put(`${prefix}day=${day}/${stream}-${++files}`, Buffer.from(`${lines.join('\n')}\n`));
       }
       return { FailedPutCount: 0, Encrypted: false, RequestResponses: records.map((_record, index) => ({ RecordId: `stand-in-${rows.length}-${index}` })) };
     },

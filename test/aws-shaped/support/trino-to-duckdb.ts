@@ -17,6 +17,8 @@ const TRANSLATIONS: ReadonlyArray<[RegExp, string]> = [
   [/\barray_join\(array_distinct\(array_agg\((\w+)\)\), \?\)/g, 'array_to_string(list_distinct(array_agg($1)), ?)'],
   // The compaction's workspace bucket (sql.ts workspaceBucketSql): the low bits of the 8th byte of the id's MD5,
   // which DuckDB's md5 gives as hex (characters 15–16).
+  // The compaction's cutoff and the reads' raw branch (compaction-sql.ts, compaction-markers.ts): an ISO 8601 instant.
+  [/\bfrom_iso8601_timestamp\((\?|'[^']*')\)/g, 'CAST($1 AS TIMESTAMPTZ)'],
   [/\bbitwise_and\(from_big_endian_64\(substr\(md5\(to_utf8\((\w+)\)\), 1, 8\)\), (\d+)\)/g, "(('0x' || substr(md5($1), 15, 2))::INTEGER & $2)"],
 ];
 

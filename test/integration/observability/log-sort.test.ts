@@ -76,7 +76,7 @@ async function pageThrough(sort: LogSort, size: number): Promise<string[]> {
 
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'gw-sort-'));
-  engines = await openDuckDbLogEngine({ path: ':memory:', spillDirectory: join(folder, 'spill'), memoryLimit: '128MB', retentionMs: 3_650 * 86_400_000, retentionIntervalMs: 0, onError: () => undefined });
+  engines = await openDuckDbLogEngine({ path: ':memory:', spillDirectory: join(folder, 'spill'), memoryLimit: '128MB', retentionMs: 3_650 * 86_400_000, retentionIntervalMs: 0, journalDirectory: join(folder, 'journal'), journalMaxBytes: 1 << 30, memoryRecords: 1_000 });
   engines.sink.append('requests', seeded.map(requestRow));
   engines.sink.append('spans', seeded.flatMap(spanRows));
   await engines.sink.flush();

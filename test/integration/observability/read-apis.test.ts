@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Analytics } from '../../../shared/control-plane/analytics/schemas.js';
+import { MAX_ANALYTICS_GROUPS } from '../../../shared/observability/engine/analytics-queries.js';
 import type { RequestLog } from '../../../shared/control-plane/logs/schemas.js';
 import type { Trace, TraceSummary } from '../../../shared/control-plane/traces/schemas.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
@@ -256,6 +257,29 @@ describe('GET /v1/analytics computed by the engine', () => {
     expectError(await api(gateway, 'GET', '/v1/analytics?group_by=colour'), 400, 'invalid_request', { param: 'group_by' });
     expectError(await api(gateway, 'GET', '/v1/analytics', { key: weakKey }), 403, 'missing_scope');
   });
+
+  it('refuses an uncapped analytics answer with a clear error (too many groups, too many points) instead of megabytes or a cut answer', async () => {
+    const [recent] = await logsWhere(gateway, `trace_id=${traces[0]}`);
+    const { sink } = await logEngines();
+    const at = (hour: number) => new Date(Date.now() - hour * 3_600_000 - 60_000).toISOString();
+    const seed = (key: string, records: Array<{ value: string; hour: number }>) => {
+      sink.append('requests', records.map(({ value, hour }, index) => {
+        const id = `cap-${key}-${run}-${index}`;
+        return requestRow({ ...recent, id, request_id: id, created_at: at(hour), organisation_id: gateway.bootstrap.organisationId, metadata: { [key]: value }, spans: [] } as unknown as RequestLogRecord);
+      }));
+    };
+    // 501 users in one hour: one group too many.
+    seed(`fan${run}`, Array.from({ length: MAX_ANALYTICS_GROUPS + 1 }, (_, i) => ({ value: `user-${i}`, hour: 1 })));
+    // 101 users over 50 hours, hourly: 5,050 points, over the cap; daily it is a few hundred.
+    seed(`spread${run}`, Array.from({ length: 101 * 50 }, (_, i) => ({ value: `user-${i % 101}`, hour: Math.floor(i / 101) })));
+    await sink.flush();
+    const from = encodeURIComponent(new Date(Date.now() - 52 * 3_600_000).toISOString());
+    expectError(await api(gateway, 'GET', `/v1/analytics?group_by=metadata.fan${run}&from=${from}`), 400, 'too_many_groups', { param: 'group_by' });
+    expectError(await api(gateway, 'GET', `/v1/analytics?group_by=metadata.spread${run}&interval=hour&from=${from}`), 400, 'too_many_points', { param: 'interval' });
+    const daily = await api<Analytics>(gateway, 'GET', `/v1/analytics?group_by=metadata.spread${run}&interval=day&from=${from}`);
+    expect(daily.status, JSON.stringify(daily.body)).toBe(200);
+    expect(daily.body.rows.reduce((sum, row) => sum + row.requests, 0)).toBeGreaterThanOrEqual(101 * 50);
+  }, 60_000);
 
   it('bounds the range by METRICS_RETENTION_DISPLAY', async () => {
     const from = new Date(Date.now() - 5 * 365 * 86_400_000).toISOString();

@@ -103,9 +103,12 @@ describe('Trino functions', () => {
     const totals = analyticsTotals('duckdb', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
     expect(totals.sql).toContain('metadata[?]');
     expect(totals.sql).toContain('quantile_cont(latency_ms, 0.5)');
-    // Trino's binds the same values first (its compacted branch), then the workspace's bucket and the raw branch's.
+    // Trino's binds the same figures, then its compacted branch (no day range: its slices bound the days) and the
+    // workspace's bucket, then the raw branch: the same values as DuckDB's one table.
     const trino = analyticsTotals('trino', { scope, range, groupBy: 'metadata.team', interval: 'hour' });
-    expect(trino.params.slice(0, totals.params.length)).toEqual(totals.params);
+    const figures = totals.sql.slice(0, totals.sql.indexOf(' FROM ')).split('?').length - 1;
+    expect(trino.params.slice(0, figures)).toEqual(totals.params.slice(0, figures));
+    expect(trino.params.slice(-(totals.params.length - figures))).toEqual(totals.params.slice(figures));
     expect(totals.sql).not.toContain('_compacted');
   });
 });

@@ -13,6 +13,8 @@ import type { QueryEngine, QueryResult, SqlStatement } from '../types.js';
 import { bindParameters } from './athena-parameters.js';
 import { convertRows } from './athena-results.js';
 import { AthenaQueryFailedError, AthenaQueryTimeoutError, InvalidExportDestinationError } from './athena-errors.js';
+import { resolveCompactionMarkers } from './compaction-markers.js';
+import type { CompactionStateReader } from './compaction-state.js';
 
 export interface AthenaEngineOptions {
   athena: AthenaClient;
@@ -28,6 +30,11 @@ export interface AthenaEngineOptions {
   pollDelaysMs?: readonly number[];
   /** Rows per GetQueryResults page (Athena's maximum is 1,000). */
   pageSize?: number;
+  /**
+   * Which days are compacted (compaction-state.ts): every read's markers are replaced from it when the query starts,
+   * so a day is read from exactly one side. Without it no day is compacted (every day is read raw).
+   */
+  compactionState?: Pick<CompactionStateReader, 'days'>;
 }
 
 /** Athena answers small queries in ~0.5–2 s: poll soon, then back off to a second. */
@@ -105,8 +112,10 @@ export class AthenaQueryEngine implements QueryEngine {
   }
 
   private async start(text: string, params: SqlStatement['params']): Promise<string> {
+    const state = this.options.compactionState;
+    const resolved = await resolveCompactionMarkers(text, params, (table) => (state ? state.days(table) : Promise.resolve(new Map())));
     // Values that cannot be one parameter (too long, or holding a NUL) are bound as several (athena-parameters.ts).
-    const { sql, parameters } = bindParameters(text, params);
+    const { sql, parameters } = bindParameters(resolved, params);
     const started = await this.options.athena.send(
       new StartQueryExecutionCommand({
         QueryString: sql,

@@ -1,22 +1,28 @@
+import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { compactionRows } from '../log-queries.js';
 import { WORKSPACE_BUCKET_COLUMN } from '../sql.js';
 import type { EngineTable } from '../types.js';
 import type { AthenaQueryEngine } from './athena-engine.js';
+import { compactionRows } from './compaction-sql.js';
+import { latestPerDay, LEGACY_RUN, listCompactedDays, newRunId, runStartedAt, sliceOf, stateKey, STATE_PREFIX, type CompactedDay } from './compaction-state.js';
 
 /**
  * The daily compaction of request logs on AWS (issue #32; functions/compact-request-logs, docs/deploy.md). Firehose
  * writes a Parquet file per 45 s buffer (~1,920 a day per table, rows of every workspace mixed), so a workspace's
  * 30-day query opens and reads every one of them. Once a day is finished, its rows are rewritten by one Athena
- * UNLOAD into `compacted/<table>/day=D/ws_bucket=K/` (the `<table>_compacted` Glue table: a few files per day,
- * sorted by workspace and time, one folder per workspace hash bucket), a marker records it, and the raw files
- * that were compacted are deleted: a read takes both tables (sql.ts rowsOf), and no row is ever in both.
+ * UNLOAD into a folder of the run's own, `compacted/<table>/day=D.<run id>/ws_bucket=K/` (the `<table>_compacted`
+ * Glue table: a few files per day, sorted by workspace and time, one folder per workspace hash bucket).
  *
- * One run works at a time (a lock object written only if absent). Each step can be repeated: a day with a marker is
- * done (raw files it lists that are still there are deleted again); a day without one has its partial output
- * removed and is unloaded again. A raw file that arrives for a day after it was listed stays raw and is still read.
- * Days are taken oldest first; a failure stops the run (the function's error alarm), and the next run starts where
- * it stopped.
+ * Exactly once (issue #41): a day is read from exactly one side, switched by its state object (compaction-state.ts),
+ * written only after the UNLOAD succeeded. The UNLOAD reads only the day's raw files modified at or before a cutoff
+ * (the newest file listed); a raw file that shows up during the UNLOAD at or before that cutoff (an upload that
+ * started before the listing) leaves the day raw for the next run (`unsettled`). Until the state exists no read
+ * names the run's folder, so a failed or stopped run's files are never read; they are removed by a later run. Raw
+ * files are deleted only as garbage: by a run at least GC_GRACE_MS after the switch (longer than any read's cached
+ * state or running query), and only those at or before the cutoff, after checking each is one the run listed.
+ *
+ * One run works at a time (a lock object written only if absent). Days are taken oldest first; a failure stops the
+ * run (the function's error alarm), and the next run starts where it stopped.
  */
 export interface CompactionOptions {
   engine: Pick<AthenaQueryEngine, 'unload' | 'exportStatus' | 'stop'>;
@@ -32,10 +38,16 @@ export interface CompactionOptions {
   lookbackDays?: number;
   /** Waits between polls of a running UNLOAD; the last repeats. */
   pollDelaysMs?: readonly number[];
+  /** How long after its switch a day's compacted raw files may be deleted (GC_GRACE_MS; tests shorten it). */
+  gcGraceMs?: number;
 }
 
-/** `deferred`: left for the next run (the deadline came, or another run holds the lock). */
-export type DayOutcome = 'compacted' | 'already-compacted' | 'nothing-to-compact' | 'deferred';
+/**
+ * `deferred`: left for the next run (the deadline came, or another run holds the lock). `unsettled`: a raw file at or
+ * before the cutoff appeared during the UNLOAD, so the day stays raw and the next run compacts it again. `reopened`: a
+ * compacted day's raw files included one its run never listed, so the state was removed and the day is raw again.
+ */
+export type DayOutcome = 'compacted' | 'already-compacted' | 'nothing-to-compact' | 'deferred' | 'unsettled' | 'reopened';
 
 export interface DayCompaction {
   table: EngineTable;
@@ -47,10 +59,13 @@ export interface DayCompaction {
   deletedRawFiles: number;
 }
 
-/** What a compacted day's marker holds: the raw files it replaced, so a repeated run deletes only those. */
-interface Marker {
+/** What a compacted day's state object holds (its key alone is what reads need: compaction-state.ts). */
+interface StateBody {
   table: EngineTable;
   day: string;
+  slice: string;
+  run_id: string;
+  cutoff: string;
   rows: number | null;
   files: string[];
   raw_files: string[];
@@ -59,11 +74,14 @@ interface Marker {
 
 export const DEFAULT_LOOKBACK_DAYS = 7;
 /**
- * A day is compacted only this long after it ended: Firehose has written its last buffer (45 s) by then, so the
- * raw files listed for the day are all it will get (a later one, after an S3 outage, stays raw and is still read).
+ * A day is compacted only this long after it ended: Firehose has written its last buffer by then, so nearly every
+ * raw file of the day is compacted (a later one stays raw and is still read, exactly once).
  */
 export const SETTLE_MS = 15 * 60_000;
-const MARKER_NAME = '_gw_compaction.json';
+/** Raw files of a switched day are deleted only this long after the switch (reads cache the state for 30 s). */
+export const GC_GRACE_MS = 60 * 60_000;
+/** The marker of days compacted before issue #41 (files under `compacted/<table>/day=D/`). */
+const LEGACY_MARKER_NAME = '_gw_compaction.json';
 /**
  * One run at a time: a run holds this object (created only if absent, S3's conditional write) while it works, since
  * two at once could remove each other's UNLOAD output. Under `compacted/` but in no table's folder, so never read.
@@ -71,6 +89,8 @@ const MARKER_NAME = '_gw_compaction.json';
 export const LOCK_KEY = 'compacted/_gw_compaction.lock';
 /** A lock older than this is a run that died without releasing it (the function's timeout is 15 minutes). */
 export const STALE_LOCK_MS = 20 * 60_000;
+/** Raw files younger than this when a run lists them stay raw (see compactDay): S3 times are whole seconds. */
+export const CUTOFF_CLEARANCE_MS = 2_000;
 const DAY_MS = 86_400_000;
 const DELETE_CONCURRENCY = 16;
 
@@ -98,8 +118,10 @@ export async function compactRequestLogs(options: CompactionOptions): Promise<Da
   const deferred = (entry: { table: EngineTable; day: string }): DayCompaction => ({ outcome: 'deferred', deletedRawFiles: 0, ...entry });
   if (!(await takeLock(bucket))) return days.map(deferred);
   try {
+    // The run's id names its folders; from the clock, not the schedule's time, so a retried delivery gets its own.
+    const runId = newRunId(new Date(), randomBytes(3).toString('hex'));
     const results: DayCompaction[] = [];
-    for (const entry of days) results.push(Date.now() >= options.deadline ? deferred(entry) : await compactDay(options, bucket, entry.table, entry.day));
+    for (const entry of days) results.push(Date.now() >= options.deadline ? deferred(entry) : await compactDay(options, bucket, entry.table, entry.day, runId));
     return results;
   } finally {
     await bucket.delete(LOCK_KEY);
@@ -116,31 +138,82 @@ async function takeLock(bucket: LogBucket): Promise<boolean> {
   return bucket.writeIfAbsent(LOCK_KEY, lock);
 }
 
-async function compactDay(options: CompactionOptions, bucket: LogBucket, table: EngineTable, day: string): Promise<DayCompaction> {
-  const compactedPrefix = `compacted/${table}/day=${day}/`;
-  const markerKey = `${compactedPrefix}${MARKER_NAME}`;
+async function compactDay(options: CompactionOptions, bucket: LogBucket, table: EngineTable, day: string, runId: string): Promise<DayCompaction> {
   const rawPrefix = `${table}/day=${day}/`;
-  const compacted = await bucket.list(compactedPrefix);
+  const state = latestPerDay(await listCompactedDays(options.s3, options.dataBucket, table, `${STATE_PREFIX(table)}day=${day}/`)).get(day);
+  if (state) return collectGarbage(options, bucket, state, rawPrefix);
+  if (await adoptLegacyDay(bucket, table, day)) return { table, day, outcome: 'already-compacted', deletedRawFiles: 0 };
 
-  if (compacted.includes(markerKey)) {
-    // Done before; a run that stopped between its marker and its deletes left some of the listed raw files.
-    const marker = JSON.parse(await bucket.read(markerKey)) as Marker;
-    const listed = new Set(marker.raw_files);
-    const leftovers = (await bucket.list(rawPrefix)).filter((key) => listed.has(key));
-    await bucket.deleteAll(leftovers);
-    return { table, day, outcome: 'already-compacted', deletedRawFiles: leftovers.length };
-  }
-
-  const raw = await bucket.list(rawPrefix);
+  const raw = await bucket.listWithTimes(rawPrefix);
   if (raw.length === 0) return { table, day, outcome: 'nothing-to-compact', deletedRawFiles: 0 };
-  // An UNLOAD writes only into an empty prefix: what a failed or stopped attempt left is removed first.
-  await bucket.deleteAll(compacted);
-  const jobId = await options.engine.unload(compactionRows(table, day), 'parquet', `s3://${options.dataBucket}/${compactedPrefix}`, [WORKSPACE_BUCKET_COLUMN]);
+  // What failed or stopped runs left of this day is read by nothing (no state names it): removed before the new run.
+  await bucket.deleteAll((await bucket.list(`compacted/${table}/day=${day}.`)).filter((key) => !key.startsWith(`compacted/${table}/${sliceOf(day, runId)}/`)));
+  // S3 keeps LastModified to the second: a file written after this listing, in the same second as the newest listed
+  // one, would share its time. The cutoff stays clear of the listing's last seconds (CUTOFF_CLEARANCE_MS, more than
+  // any clock skew between S3 and the function), so every later file is after it and read raw.
+  const settled = raw.filter((file) => file.modifiedMs <= Date.now() - CUTOFF_CLEARANCE_MS);
+  if (settled.length === 0) return { table, day, outcome: 'unsettled', deletedRawFiles: 0 };
+  const cutoffMs = Math.max(...settled.map((file) => file.modifiedMs));
+  const slice = sliceOf(day, runId);
+  const jobId = await options.engine.unload(compactionRows(table, day, new Date(cutoffMs)), 'parquet', `s3://${options.dataBucket}/compacted/${table}/${slice}/`, [WORKSPACE_BUCKET_COLUMN]);
   const status = await waitForUnload(options, jobId, table, day);
-  const marker: Marker = { table, day, rows: status.rows ?? null, files: status.outputs ?? [], raw_files: raw, compacted_at: new Date().toISOString() };
-  await bucket.write(markerKey, JSON.stringify(marker));
-  await bucket.deleteAll(raw);
-  return { table, day, outcome: 'compacted', rows: status.rows, deletedRawFiles: raw.length };
+
+  // A file at or before the cutoff that was not listed may have been missed by the UNLOAD: the day stays raw.
+  const listed = new Set(settled.map((file) => file.key));
+  const appeared = (await bucket.listWithTimes(rawPrefix)).filter((file) => file.modifiedMs <= cutoffMs && !listed.has(file.key));
+  if (appeared.length > 0) return { table, day, outcome: 'unsettled', deletedRawFiles: 0 };
+
+  const body: StateBody = {
+    table,
+    day,
+    slice,
+    run_id: runId,
+    cutoff: new Date(cutoffMs).toISOString(),
+    rows: status.rows ?? null,
+    files: status.outputs ?? [],
+    raw_files: settled.map((file) => file.key),
+    compacted_at: new Date().toISOString(),
+  };
+  // The switch: from this write on, reads take the day's listed files from the slice, and only from it.
+  await bucket.write(stateKey(table, day, runId, cutoffMs), JSON.stringify(body));
+  return { table, day, outcome: 'compacted', rows: status.rows, deletedRawFiles: 0 };
+}
+
+/**
+ * A compacted day: once the switch is GC_GRACE_MS old, its raw files at or before the cutoff are deleted, each
+ * checked to be one its run listed; one that is not (an upload the UNLOAD may have missed) reopens the day instead.
+ */
+async function collectGarbage(options: CompactionOptions, bucket: LogBucket, state: CompactedDay, rawPrefix: string): Promise<DayCompaction> {
+  const done = (outcome: DayOutcome = 'already-compacted', deletedRawFiles = 0): DayCompaction => ({ table: state.table, day: state.day, outcome, deletedRawFiles });
+  const switchedAt = runStartedAt(state.runId);
+  if (switchedAt === undefined || Date.now() - switchedAt < (options.gcGraceMs ?? GC_GRACE_MS)) return done();
+  const covered = (await bucket.listWithTimes(rawPrefix)).filter((file) => file.modifiedMs <= state.cutoffMs).map((file) => file.key);
+  const superseded = (await bucket.list(`compacted/${state.table}/day=${state.day}.`)).filter((key) => !key.startsWith(`compacted/${state.table}/${state.slice}/`));
+  await bucket.deleteAll(superseded);
+  if (covered.length === 0) return done();
+  const body = JSON.parse(await bucket.read(state.key)) as StateBody;
+  const listed = new Set(body.raw_files);
+  if (covered.some((key) => !listed.has(key))) {
+    await bucket.delete(state.key);
+    return done('reopened');
+  }
+  await bucket.deleteAll(covered);
+  return done('already-compacted', covered.length);
+}
+
+/**
+ * A day compacted before issue #41 (a marker beside its files under `compacted/<table>/day=D/`, its raw files
+ * deleted) gets a state naming that folder, with the marker's time as cutoff: raw files left are the late ones.
+ */
+async function adoptLegacyDay(bucket: LogBucket, table: EngineTable, day: string): Promise<boolean> {
+  const key = `compacted/${table}/day=${day}/${LEGACY_MARKER_NAME}`;
+  // Listed first (one LIST, which every day costs anyway), so days without one cost no GET.
+  if (!(await bucket.list(key)).includes(key)) return false;
+  const marker = await bucket.read(key);
+  const compactedAt = Date.parse((JSON.parse(marker) as { compacted_at?: string }).compacted_at ?? '');
+  if (!Number.isFinite(compactedAt)) return false;
+  await bucket.write(stateKey(table, day, LEGACY_RUN, compactedAt), marker);
+  return true;
 }
 
 async function waitForUnload(options: CompactionOptions, jobId: string, table: EngineTable, day: string): Promise<{ outputs?: string[]; rows?: number }> {
@@ -174,6 +247,22 @@ class LogBucket {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return keys.sort();
+  }
+
+  /** Keys under `prefix` with their LastModified (epoch ms; S3 keeps whole seconds). */
+  async listWithTimes(prefix: string): Promise<Array<{ key: string; modifiedMs: number }>> {
+    const files: Array<{ key: string; modifiedMs: number }> = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        if (!object.Key || object.Key.endsWith('/')) continue;
+        if (!object.LastModified) throw new Error(`ListObjectsV2 gave no LastModified for ${object.Key}`);
+        files.push({ key: object.Key, modifiedMs: object.LastModified.getTime() });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return files.sort((a, b) => a.key.localeCompare(b.key));
   }
 
   async read(key: string): Promise<string> {

@@ -16,17 +16,29 @@ export interface ObjectBacking {
   delete(key: string): Promise<void>;
   /** Keys under `prefix`, for ListObjectsV2; absent: ListObjectsV2 is 501. */
   list?(prefix: string): Promise<string[]>;
+  /** When a key was last written (ListObjectsV2's `LastModified`, Athena's `$file_modified_time`), where known. */
+  modifiedAt?(key: string): Date | undefined;
 }
 
 /** An in-memory backing (the AWS-shaped tests); the recording mode backs it with the local blob folder. */
-export function memoryObjects(): ObjectBacking & { objects: Map<string, Buffer> } {
+export function memoryObjects(): ObjectBacking & { objects: Map<string, Buffer>; modified: Map<string, Date> } {
   const objects = new Map<string, Buffer>();
+  // S3 keeps LastModified to the second; a test may set one back to stand for an object written earlier.
+  const modified = new Map<string, Date>();
   return {
     objects,
+    modified,
     get: async (key) => objects.get(key),
-    put: async (key, bytes) => void objects.set(key, Buffer.from(bytes)),
-    delete: async (key) => void objects.delete(key),
+    put: async (key, bytes) => {
+      objects.set(key, Buffer.from(bytes));
+      modified.set(key, new Date(Math.floor(Date.now() / 1000) * 1000));
+    },
+    delete: async (key) => {
+      objects.delete(key);
+      modified.delete(key);
+    },
     list: async (prefix) => [...objects.keys()].filter((key) => key.startsWith(prefix)).sort(),
+    modifiedAt: (key) => (objects.has(key) ? modified.get(key) : undefined),
   };
 }
 
@@ -71,7 +83,11 @@ async function handle(options: S3StandInOptions, request: IncomingMessage, respo
       if (!backing.list) return sendError(response, 501, 'NotImplemented', 'ListObjectsV2 is not implemented by this stand-in');
       const prefix = url.searchParams.get('prefix') ?? '';
       const keys = await backing.list(prefix);
-      const contents = keys.map((name) => `<Contents><Key>${escapeXml(name)}</Key><StorageClass>STANDARD</StorageClass></Contents>`).join('');
+      const lastModified = (name: string) => {
+        const at = backing.modifiedAt?.(name);
+        return at ? `<LastModified>${at.toISOString()}</LastModified>` : '';
+      };
+      const contents = keys.map((name) => `<Contents><Key>${escapeXml(name)}</Key>${lastModified(name)}<StorageClass>STANDARD</StorageClass></Contents>`).join('');
       response.writeHead(200, { 'content-type': 'application/xml' });
       response.end(xml(`<ListBucketResult><Name>${escapeXml(bucket)}</Name><Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`));
       return;
