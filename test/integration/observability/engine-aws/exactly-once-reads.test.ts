@@ -66,7 +66,7 @@ beforeAll(async () => {
   expect(sink.dropped).toBe(0);
 
   folder = mkdtempSync(join(tmpdir(), 'gw-exactly-once-'));
-  duck = await openDuckDbLogEngine({ path: ':memory:', spillDirectory: join(folder, 'spill'), memoryLimit: '128MB', retentionMs: 3_650 * 86_400_000, retentionIntervalMs: 0, onError: () => undefined });
+  duck = await openDuckDbLogEngine({ path: ':memory:', spillDirectory: join(folder, 'spill'), memoryLimit: '128MB', retentionMs: 3_650 * 86_400_000, retentionIntervalMs: 0, journalDirectory: join(folder, 'journal'), journalMaxBytes: 1 << 30, memoryRecords: 1_000 });
   duck.sink.append('requests', records.map(requestRow));
   duck.sink.append('spans', records.flatMap(spanRows));
   await duck.sink.flush();
