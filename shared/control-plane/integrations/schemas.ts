@@ -55,7 +55,7 @@ export const integrationSchema = z
     provider: z.string(),
     description: z.string().optional(),
     custom_host: z.string().optional(),
-    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this credential may be sent to (docs/security.md).' }),
+    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this credential may be sent to, or paths below them (docs/security.md).' }),
     tags: z.record(z.string(), z.string()),
     shared_with_workspaces: z.union([z.literal('all'), z.array(z.string())]),
     credential: z.object({ stored: z.boolean(), masked: z.string().nullable() }).meta({ description: 'Whether a credential is stored and its last characters; never the value.' }),

@@ -111,7 +111,7 @@ export const virtualKeySchema = z
     vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
     aws: awsSettingsSchema.pick({ region: true, role_arn: true, external_id: true, session_name: true }).optional(),
     custom_host: z.string().optional(),
-    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this key’s credential may be sent to (docs/security.md).' }),
+    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this key’s credential may be sent to, or paths below them (docs/security.md).' }),
     stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),
     created_at: z.string(),
     updated_at: z.string(),
