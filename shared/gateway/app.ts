@@ -14,7 +14,7 @@ import { registerPassthroughRoutes } from './passthrough/routes.js';
 import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
-import { adoptGatewayKeyFromClientKeyHeaders } from './gateway-key-slot.js';
+import { keepGatewayKeysFromProviders } from './gateway-key-slot.js';
 import { randomUUID } from 'node:crypto';
 import { merged } from '../merged.js';
 
@@ -61,8 +61,8 @@ export function createGatewayApp(
       return errorResponse(toGatewayError(error), gatewayHeaders({ traceId: randomUUID() }));
     }
     request.headers['x-gw-trace-id'] = traceId;
-    adoptGatewayKeyFromClientKeyHeaders(request.headers);
     try {
+      await keepGatewayKeysFromProviders(request.headers, authenticator);
       const { handler, params } = router.match(request.method, request.path);
       return await handler(request, params);
     } catch (thrown) {
