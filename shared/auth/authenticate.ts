@@ -114,6 +114,7 @@ function toPrincipal(record: ApiKeyRecord): Principal {
     organisationId: record.organisation_id,
     workspaceId: record.workspace_id,
     userId: record.user_id,
+    madeByUserId: record.made_by_user_id,
     keyType: record.type,
     scopes: new Set(record.scopes),
     expiresAt: record.expires_at,
