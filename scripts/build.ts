@@ -11,7 +11,7 @@ import { lambdaBundlePlugins, PRICES_FILE, writePricesAsset } from './bundle-plu
  * the options of infra/cdk/bundle-options.ts. The CDK stack deploys exactly these directories (infra/cdk/app.ts
  * runs this build when no `prebuiltBundles` are given). `--analyze` lists what takes the space in each bundle;
  * `--check-budget` exits non-zero when a cold start loads more than its budget (the bundle test in test/infra
- * enforces the budgets in CI).
+ * enforces the budgets in CI); `--source-maps` adds external .map files (none by default: nothing deployed reads them).
  */
 
 export interface BuiltFunction extends BundleWeight {
@@ -25,7 +25,12 @@ export interface BuiltFunction extends BundleWeight {
   byPackage: PackageBytes[];
 }
 
-export function esbuildOptions(entry: string, outdir: string): BuildOptions {
+export interface BuildFunctionsOptions {
+  /** External .map files beside each bundle and chunk (for debugging; what deploys by default has none). */
+  sourceMaps?: boolean;
+}
+
+export function esbuildOptions(entry: string, outdir: string, options: BuildFunctionsOptions = {}): BuildOptions {
   return {
     entryPoints: [{ in: entry, out: LAMBDA_BUNDLE.outputFile.replace(/\.mjs$/, '') }],
     outdir,
@@ -37,7 +42,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
     target: LAMBDA_BUNDLE.target,
     format: LAMBDA_BUNDLE.format,
     minify: LAMBDA_BUNDLE.minify,
-    sourcemap: LAMBDA_BUNDLE.sourcemap,
+    sourcemap: options.sourceMaps ?? LAMBDA_BUNDLE.sourcemap,
     legalComments: LAMBDA_BUNDLE.legalComments,
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: { js: LAMBDA_BUNDLE.banner },
@@ -66,7 +71,7 @@ export function functionNames(functionsDir = 'functions'): string[] {
 const SIBLING_FILES = [TOKENIZER_FILE, PRICES_FILE] as const;
 
 /** Builds `names` (every function by default) of the project at `root` into `outRoot`, which it empties first. */
-export async function buildFunctions(outRoot = 'dist', names?: string[], root = process.cwd()): Promise<BuiltFunction[]> {
+export async function buildFunctions(outRoot = 'dist', names?: string[], root = process.cwd(), options: BuildFunctionsOptions = {}): Promise<BuiltFunction[]> {
   outRoot = resolve(root, outRoot);
   rmSync(outRoot, { recursive: true, force: true });
   const results: BuiltFunction[] = [];
@@ -75,7 +80,7 @@ export async function buildFunctions(outRoot = 'dist', names?: string[], root = 
   for (const name of names ?? functionNames(join(root, 'functions'))) {
     const outdir = join(outRoot, name);
     const file = join(outdir, LAMBDA_BUNDLE.outputFile);
-    const { metafile } = await build({ ...esbuildOptions(join('functions', name, 'handler.ts'), outdir), absWorkingDir: root });
+    const { metafile } = await build({ ...esbuildOptions(join('functions', name, 'handler.ts'), outdir, options), absWorkingDir: root });
     for (const sibling of SIBLING_FILES) copyFileSync(join(outRoot, sibling), join(outdir, sibling));
     const weight = weighBundle(metafile!, file, root);
     results.push({ name, file, bytes: weight.coldBytes, budgetKiB: bundleBudgetKiB(name), byPackage: weight.coldByPackage, ...weight });
@@ -99,7 +104,7 @@ const kib = (bytes: number) => (bytes / 1024).toFixed(1);
 if (import.meta.url === `file://${process.argv[1]}`) {
   const analyze = process.argv.includes('--analyze');
   const checkBudget = process.argv.includes('--check-budget');
-  const results = await buildFunctions();
+  const results = await buildFunctions('dist', undefined, process.cwd(), { sourceMaps: process.argv.includes('--source-maps') });
   let overBudget = false;
   for (const { name, file, bytes, totalBytes, coldFiles, budgetKiB, byPackage, totalByPackage } of results) {
     const over = bytes > budgetKiB * 1024;

@@ -24,7 +24,9 @@ const app = new App();
 let builtHere: string | undefined;
 if (!app.node.tryGetContext('prebuiltBundles')) {
   builtHere = mkdtempSync(join(tmpdir(), 'gw-synth-bundles-'));
-  await buildFunctions(builtHere);
+  // Source maps only where the stack has Node read them (`sourceMaps`, on in development by default).
+  const early = readConfig((key) => app.node.tryGetContext(key));
+  await buildFunctions(builtHere, undefined, process.cwd(), { sourceMaps: early.sourceMaps ?? early.environment !== 'production' });
   // The console ships with the control-plane function: built now when missing (a fresh clone's first deploy).
   await ensureConsoleBuilt(join(projectRoot, 'dist', 'console'));
   copyConsoleInto(builtHere, join(projectRoot, 'dist', 'console'));
