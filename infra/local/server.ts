@@ -120,8 +120,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       }),
     );
     const { port } = server.address() as AddressInfo;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    // Links gw hands out (an export's download_url) use this address unless GW_PUBLIC_BASE_URL names another.
+    const { setListeningBaseUrl } = await import('../../shared/http/public-base-url.js');
+    setListeningBaseUrl(url);
     return {
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url,
       port,
       bootstrap,
       close: async () => {

@@ -34,6 +34,19 @@ export async function auditAuthenticationFailure(request: NeutralRequest, error:
       });
       return;
     }
+    // A token whose signature does not verify (`alg: none`, a forged or foreign key) names no organisation we may
+    // trust, so it cannot be an organisation's audit event; but it is a deliberate forgery more often than a
+    // mistake, so the operator sees each one in gw's own log (CloudWatch on AWS), with what the token claimed.
+    if (method === 'jwt' && error.code === 'jwt_invalid') {
+      logger.warn('authentication failed: a token whose signature does not verify', {
+        trace_id: traceId,
+        code: error.code,
+        source_ip: request.sourceIp,
+        http_method: request.method,
+        path: request.path,
+        ...unverifiedTokenFacts(request.headers.authorization),
+      });
+    }
     if (!settings().AUDIT_LOGS_ENABLED) return;
     const now = new Date();
     repository ??= new AuditLogRepository();
@@ -48,6 +61,33 @@ export async function auditAuthenticationFailure(request: NeutralRequest, error:
   } catch (thrown) {
     logger.error('could not record an authentication failure in the audit log', { trace_id: traceId, error: thrown as Error });
   }
+}
+
+/**
+ * What an unverifiable bearer token says about itself — its `alg` and the organisation and subject it claims,
+ * labelled as claims (the sender's word only) — never the token or its signature. Nothing when it is no JWT.
+ */
+function unverifiedTokenFacts(authorization: string | undefined): Record<string, string> {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '')?.[1];
+  const [header, payload] = token?.split('.') ?? [];
+  const facts: Record<string, string> = {};
+  const decoded = (part: string | undefined): Record<string, unknown> | undefined => {
+    try {
+      const value: unknown = part ? JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) : undefined;
+      return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 128) : undefined);
+  const alg = text(decoded(header)?.alg);
+  const claims = decoded(payload);
+  if (alg !== undefined) facts.token_alg = alg;
+  for (const [claim, name] of [['organisation_id', 'claimed_organisation_id'], ['sub', 'claimed_sub'], ['iss', 'claimed_iss']] as const) {
+    const value = text(claims?.[claim]);
+    if (value !== undefined) facts[name] = value;
+  }
+  return facts;
 }
 
 function startOfMinute(now: Date): string {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
@@ -12,6 +13,10 @@ const MAX_KEY_LENGTH = 256;
 // Unknown keys are remembered briefly so a flood of bad keys costs no table reads, yet a key created a
 // moment after a failed try works almost at once.
 const NEGATIVE_TTL_MS = 2_000;
+// "Is this provider credential a gw key?" (isIssuedKey) is asked of nearly every call that carries a provider key.
+// Only a chosen GW_BOOTSTRAP_API_KEY can be a gw key without gw's prefix, and it exists before gw serves, so a "no"
+// may be kept long: one table read per distinct credential per process every 5 minutes.
+const ISSUED_NEGATIVE_TTL_MS = 5 * 60_000;
 
 /**
  * Authenticates `x-gw-api-key`. Lookups are cached in memory by key hash for GW_AUTH_CACHE_TTL_MS, then served
@@ -24,6 +29,7 @@ export class ApiKeyAuthenticator {
   /** Every authenticator of this process (gateway and control plane share one process locally). */
   private static readonly instances = new Set<WeakRef<ApiKeyAuthenticator>>();
   private readonly cache: RefreshingCache<string, Lookup>;
+  private readonly issued = new LRUCache<string, boolean>({ max: 10_000, ttl: ISSUED_NEGATIVE_TTL_MS });
 
   constructor(
     private readonly repository = new ApiKeyRepository(),
@@ -75,6 +81,22 @@ export class ApiKeyAuthenticator {
     return principal;
   }
 
+  /**
+   * True when `rawKey` is a key gw issued, in any workspace and whatever its status (a revoked key is still gw's
+   * secret): a lookup of its SHA-256, the only form stored. The gateway asks it of provider credentials that lack
+   * gw's prefix, so that gw's own key never goes upstream (shared/gateway/gateway-key-slot.ts).
+   */
+  async isIssuedKey(rawKey: string): Promise<boolean> {
+    if (rawKey.length > MAX_KEY_LENGTH) return false;
+    const keyHash = hashApiKey(rawKey);
+    const known = this.issued.get(keyHash);
+    if (known !== undefined) return known;
+    const issued = (await this.repository.findByHash(keyHash)) !== undefined;
+    // A key, once issued, stays gw's: a "yes" is kept until evicted, a "no" for ISSUED_NEGATIVE_TTL_MS.
+    this.issued.set(keyHash, issued, issued ? { ttl: 0 } : {});
+    return issued;
+  }
+
   /** Drops a cached lookup, e.g. right after this process revoked or changed the key. */
   forget(keyHash: string): void {
     this.cache.delete(keyHash);
@@ -92,6 +114,7 @@ function toPrincipal(record: ApiKeyRecord): Principal {
     organisationId: record.organisation_id,
     workspaceId: record.workspace_id,
     userId: record.user_id,
+    madeByUserId: record.made_by_user_id,
     keyType: record.type,
     scopes: new Set(record.scopes),
     expiresAt: record.expires_at,

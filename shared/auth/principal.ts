@@ -17,8 +17,15 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** ISO time after which the key stops working; checked on every request, cached or not. */
   expiresAt?: string;
+  /** A service key made by a user's key: that user, whose role decides what the key may see (api-key-repository.ts). */
+  madeByUserId?: string;
   /** Absent means `api_key` (the gateway only knows API keys). */
   authMethod?: AuthMethod;
+}
+
+/** The person whose workspace role decides what this caller may see: its own user, or the maker of its service key. */
+export function actingUserOf(principal: Principal): string | undefined {
+  return principal.userId ?? principal.madeByUserId;
 }
 
 export function isJwtPrincipal(principal: Principal): boolean {

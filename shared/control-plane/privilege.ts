@@ -1,4 +1,4 @@
-import { hasScope, isJwtPrincipal, type Principal } from '../auth/principal.js';
+import { actingUserOf, hasScope, isJwtPrincipal, type Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import { GatewayError } from '../http/errors.js';
 import type { ApiKeyRecord } from '../store/api-key-repository.js';
@@ -61,6 +61,24 @@ export async function requireMayManageKey(principal: Principal, target: ApiKeyRe
   if (target.type === 'user' && target.user_id && !(await mayManageUser(principal, target.workspace_id, target.user_id, users))) {
     throw new GatewayError(403, USER_NOT_MANAGED, "Only the key's own user, a workspace manager or admin, or an organisation admin key can change, rotate or revoke another user's key");
   }
+}
+
+/** Settings of what a workspace's members may see belong to its admins. */
+export const WORKSPACE_ADMIN_SETTING = 'workspace_admin_setting';
+
+/**
+ * Settings that govern what members may see (`membersViewAnalytics`, `managersViewAnalytics`) may be changed only
+ * by an organisation admin key or a key acting for a user who is an admin of that workspace (its own user key, or a
+ * service key such a user made): a member's key with `workspaces:write` cannot widen its own view.
+ */
+export async function requireWorkspaceAdminSetting(principal: Principal, workspaceId: string, fields: readonly string[], users = new UserRepository()): Promise<void> {
+  if (fields.length === 0 || isAdminKey(principal)) return;
+  const userId = isJwtPrincipal(principal) ? undefined : actingUserOf(principal);
+  const membership = userId === undefined ? undefined : await users.getMembership(workspaceId, userId);
+  if (membership?.role === 'admin' && membership.organisation_id === principal.organisationId) return;
+  throw new GatewayError(403, WORKSPACE_ADMIN_SETTING, `settings.${fields.join(' and settings.')} of a workspace can be changed only by an organisation admin key or a workspace admin`, {
+    param: `settings.${fields[0]}`,
+  });
 }
 
 /** Budget and API-key limits may be set only by an organisation admin key: a workspace key cannot lift its own limits. */

@@ -15,7 +15,7 @@ import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
 import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
-import { adoptGatewayKeyFromClientKeyHeaders } from './gateway-key-slot.js';
+import { keepGatewayKeysFromProviders } from './gateway-key-slot.js';
 import { randomUUID } from 'node:crypto';
 import { merged } from '../merged.js';
 
@@ -70,8 +70,8 @@ export function createGatewayApp(
       return errorResponse(toGatewayError(error), gatewayHeaders({ traceId: randomUUID() }));
     }
     request.headers['x-gw-trace-id'] = traceId;
-    adoptGatewayKeyFromClientKeyHeaders(request.headers);
     try {
+      await keepGatewayKeysFromProviders(request.headers, authenticator);
       const { handler, params } = router.match(request.method, request.path);
       return await handler(request, params);
     } catch (thrown) {

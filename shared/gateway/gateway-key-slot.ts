@@ -1,23 +1,42 @@
 import { isGatewayKeyShaped } from '../auth/api-key-secrets.js';
 
+/** Answers whether a value is a key gw issued, in any workspace (ApiKeyAuthenticator.isIssuedKey: a lookup by hash). */
+export interface IssuedKeyCheck {
+  isIssuedKey(rawKey: string): Promise<boolean>;
+}
+
+/** The headers a client puts a provider key in; gw reads `authorization` and `x-api-key`, the rest never go upstream. */
+const PROVIDER_KEY_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key'] as const;
+/** The two a client whose only key field holds gw's key fills (Claude Code, OpenAI SDKs): they may stand in for x-gw-api-key. */
+const GATEWAY_KEY_STAND_INS = new Set<string>(['authorization', 'x-api-key']);
+
 /**
- * gw's key where a client puts its own API key. Tools that only let a user set "the API key" (Claude Code's
- * ANTHROPIC_AUTH_TOKEN → `Authorization: Bearer`, ANTHROPIC_API_KEY → `x-api-key`, an OpenAI client's apiKey)
- * can carry gw's key there: when a request has no `x-gw-api-key`, a gw-issued key (`gwk_…`) found in
- * `Authorization: Bearer` or, failing that, `x-api-key` becomes `x-gw-api-key` and leaves that header, so it is
- * never sent on to a provider as a provider key. Anything else in those headers stays the provider key.
+ * gw's own API keys never go upstream, whichever header the client put them in (docs/security.md, "gw's key is
+ * never a provider key"). Each provider-key header whose value is a gw key — gw's prefix (`gwk_…`, any workspace,
+ * no lookup), equal to this request's `x-gw-api-key` (no lookup), or else found by its SHA-256 in the key table
+ * (the one way a key without the prefix exists: a chosen GW_BOOTSTRAP_API_KEY; cached, see isIssuedKey) — is
+ * removed from the request before anything reads it, so no adapter can send it on. It is dropped, not refused:
+ * a client configured with gw's key in both places (Claude Code with a custom header plus its API-key setting)
+ * then works with a virtual key, saved config or integration supplying the provider's credential; with none, the
+ * provider receives no credential and answers its own 401. When the request has no `x-gw-api-key`, the first gw
+ * key found in `Authorization: Bearer` or `x-api-key` becomes it, as clients with only one key field need.
  */
-export function adoptGatewayKeyFromClientKeyHeaders(headers: Record<string, string>): void {
-  if (headers['x-gw-api-key']) return;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
-  if (bearer && isGatewayKeyShaped(bearer)) {
-    headers['x-gw-api-key'] = bearer;
-    delete headers.authorization;
-    return;
+export async function keepGatewayKeysFromProviders(headers: Record<string, string>, issued: IssuedKeyCheck): Promise<void> {
+  for (const name of PROVIDER_KEY_HEADERS) {
+    const value = credentialIn(name, headers[name]);
+    if (value === undefined || !(await isGatewayKey(value, headers['x-gw-api-key'], issued))) continue;
+    delete headers[name];
+    if (!headers['x-gw-api-key'] && GATEWAY_KEY_STAND_INS.has(name)) headers['x-gw-api-key'] = value;
   }
-  const apiKey = headers['x-api-key']?.trim();
-  if (apiKey && isGatewayKeyShaped(apiKey)) {
-    headers['x-gw-api-key'] = apiKey;
-    delete headers['x-api-key'];
-  }
+}
+
+async function isGatewayKey(value: string, requestKey: string | undefined, issued: IssuedKeyCheck): Promise<boolean> {
+  return value === requestKey?.trim() || isGatewayKeyShaped(value) || issued.isIssuedKey(value);
+}
+
+/** The credential a header carries: Authorization's Bearer token, the whole value of the others. */
+function credentialIn(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const value = name === 'authorization' ? /^Bearer\s+(\S+)\s*$/i.exec(raw)?.[1] : raw.trim();
+  return value ? value : undefined;
 }

@@ -4,8 +4,8 @@ import { azureResourceHost } from '../providers/azure-openai/resource-host.js';
 /**
  * A credential gw stores (a virtual key's, a saved config's or deployment's `api_key`, an integration's key),
  * with the hosts it may be sent to. The rule (docs/security.md, "Stored credentials and hosts"): a stored
- * credential goes only to the host stored with it, to its provider's own API, or to an origin its owner put in
- * the resource's `allowed_custom_hosts`; never to a host the caller picked (x-gw-custom-host, an inline config's
+ * credential goes only to the endpoint stored with it (origin and path prefix), to its provider's own API, or to a
+ * base URL its owner put in the resource's `allowed_custom_hosts`; never to a host the caller picked (x-gw-custom-host, an inline config's
  * custom_host). Credentials the caller sends itself (Authorization, an inline config's api_key) carry no
  * StoredCredential and may go to any host the address rules allow.
  */
@@ -14,7 +14,7 @@ export interface StoredCredential {
   resource: string;
   /** Hosts stored with the credential in the same record (a virtual key's or integration's custom_host). */
   hosts: readonly string[];
-  /** Further origins the resource's owner allow-listed (`allowed_custom_hosts`), as `scheme://host[:port]`. */
+  /** Further base URLs the resource's owner allow-listed (`allowed_custom_hosts`), as `scheme://host[:port][/path]`. */
   allowedHosts: readonly string[];
 }
 
@@ -54,15 +54,51 @@ export function assertStoredCredentialHost(
   // No stored credential, or the provider's own API: nothing to check.
   if (!credential || host === undefined) return;
   if (hostSetBy === credential.resource) return;
-  const origin = originOf(host);
-  if (credential.hosts.some((own) => originOf(own) === origin) || credential.allowedHosts.includes(origin)) return;
+  if ([...credential.hosts, ...credential.allowedHosts].some((bound) => isWithinBaseUrl(host, bound))) return;
   const chooser = hostSetBy === undefined ? choice.callerChoice : hostSetBy;
+  const named = baseUrlOf(host);
   throw badRequest(
     'stored_credential_custom_host',
-    `The credential stored in ${credential.resource} is sent only to its own host, but ${chooser} names the host ${origin}; ` +
-      `drop the ${choice.dropWhat}, send your own credential, or have the owner of ${credential.resource} add ${origin} to its allowed_custom_hosts`,
+    `The credential stored in ${credential.resource} is sent only to its own endpoint, but ${chooser} names the host ${named}; ` +
+      `drop the ${choice.dropWhat}, send your own credential, or have the owner of ${credential.resource} add ${named} to its allowed_custom_hosts`,
     choice.param,
   );
+}
+
+/**
+ * True when `url` is the base URL `bound` or lies below it: same origin, and a path equal to bound's path or
+ * continuing it after a `/` (`https://h/tenant-a` covers `https://h/tenant-a/v1`, never `https://h/tenant-b` nor
+ * `https://h/tenant-ab`). Hosts that serve many tenants by path keep one tenant's key on its own routes. The URL
+ * parser has already resolved `.`/`..` segments (`%2e` included); an encoded `/` or `\` below the bound path could
+ * still be decoded into a traversal by the upstream server, so such a path never matches.
+ */
+export function isWithinBaseUrl(url: string, bound: string): boolean {
+  const target = parsed(url);
+  const base = parsed(bound);
+  if (!target || !base || target.origin !== base.origin) return false;
+  const basePath = trimmedPath(base.pathname);
+  const targetPath = trimmedPath(target.pathname);
+  if (targetPath === basePath) return true;
+  if (!targetPath.startsWith(`${basePath}/`)) return false;
+  return !/%(?:2f|5c)/i.test(targetPath.slice(basePath.length));
+}
+
+/** A base URL in the one form gw compares and names: origin plus path, no trailing `/`; the text itself when it is no URL. */
+export function baseUrlOf(url: string): string {
+  const value = parsed(url);
+  return value ? value.origin + trimmedPath(value.pathname) : url;
+}
+
+function parsed(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function trimmedPath(pathname: string): string {
+  return pathname.replace(/\/+$/, '');
 }
 
 /**
@@ -80,15 +116,6 @@ export function assertStoredCredentialCoordinates(
 ): void {
   if (!credential || provider !== 'azure-openai' || azure?.resourceName === undefined) return;
   assertStoredCredentialHost(credential, azureResourceHost(azure.resourceName), resourceSetBy, AZURE_RESOURCE_CHOICE);
-}
-
-/** `scheme://host[:port]` of a base URL (lower case, default port dropped); the text itself when it is no URL. */
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }
 
 /** The names a stored resource gives in errors. */

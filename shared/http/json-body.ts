@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { badRequest } from './errors.js';
 import { assertJsonNesting } from './json-nesting.js';
+import { assertStorableNumbers } from './json-numbers.js';
 import type { NeutralRequest } from './types.js';
 
 const MAX_CONTROL_PLANE_BODY_BYTES = 1024 * 1024;
@@ -18,6 +19,7 @@ export function parseJsonBody<Schema extends z.ZodType>(request: NeutralRequest,
   } catch (error) {
     throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
   }
+  assertStorableNumbers(raw);
   return validate(schema, raw);
 }
 

@@ -68,6 +68,23 @@ export function inspectPost(body: unknown, rules: McpToolRules): InspectedPost {
   return inspected;
 }
 
+/** JSON-RPC's code for a body that is JSON but no request: not an object, or a batch that is empty or holds non-objects. */
+export const INVALID_REQUEST_CODE = -32600;
+
+/**
+ * Whether a parsed POST body is a JSON-RPC message or batch: an object, or a non-empty array of objects. Anything
+ * else (`null`, a number, a string, `[]`, `[1]`) is answered by gw with 400 and never reaches the server, which
+ * might otherwise crash on it or treat it in a way its authors never tested.
+ */
+export function isJsonRpcBody(body: unknown): boolean {
+  const isMessage = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  return Array.isArray(body) ? body.length > 0 && body.every(isMessage) : isMessage(body);
+}
+
+export function invalidRequestResponse(): JsonRpcErrorResponse {
+  return { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST_CODE, message: 'Invalid Request: the body must be a JSON-RPC object or a non-empty array of them' } };
+}
+
 export function parseErrorResponse(): JsonRpcErrorResponse {
   return { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR_CODE, message: 'Parse error: the body is not JSON' } };
 }

@@ -46,6 +46,11 @@ export interface ApiKeyRecord {
   revoked_at?: string;
   /** The key id (or `jwt:<sub>`) that created this key. */
   created_by?: string;
+  /**
+   * For a service key made by a user's key (or by a service key that itself carries one): that user. What the key
+   * may see follows its maker's role, so a key never sees more than the key that minted it (analytics/visibility.ts).
+   */
+  made_by_user_id?: string;
   rotation_policy?: RotationPolicy;
   next_rotation_at?: string;
   last_rotated_at?: string;

@@ -21,6 +21,8 @@ export type BudgetStatus = 'active' | 'exhausted';
  */
 export interface WorkspaceRecord {
   id: string;
+  /** Never stored: set on a copy read for a caller who may not see usage, so the view hides budget usage. */
+  usage_hidden?: boolean;
   organisation_id: string;
   name: string;
   slug: string;

@@ -88,12 +88,18 @@ describe('the grant check', () => {
       op('control-plane', 's3', 'PutObject', 'bucket/log-data/requests/day=2026-11-27/x.parquet'),
       op('gateway', 'firehose', 'PutRecordBatch', 'deliverystream/gw-staging-requests'),
     ];
-    const hint = (fn: string) => `give '${fn}' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
+    // The hint names the grant that is missing (wrong-grant hints: a write miss is 'write', a query miss 'query').
+    const hint = (fn: string, level: string) => `give '${fn}' requestLogs: '${level}' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
     expect(checkGrants(template, recorded, [], { checkUnused: false }).missing).toEqual([
-      `'control-plane' issues firehose:PutRecordBatch on deliverystream/gw-requests, which its role does not allow: ${hint('control-plane')}`,
-      `'control-plane' issues s3:PutObject on bucket/log-data/requests/day=2026-11-27/x.parquet, which its role does not allow: ${hint('control-plane')}`,
-      `'gateway' issues athena:StartQueryExecution on workgroup/gw-logs, which its role does not allow: ${hint('gateway')}`,
-      `'gateway' issues firehose:PutRecordBatch on deliverystream/gw-staging-requests, which its role does not allow: ${hint('gateway')}`,
+      `'control-plane' issues firehose:PutRecordBatch on deliverystream/gw-requests, which its role does not allow: ${hint('control-plane', 'write')}`,
+      `'control-plane' issues s3:PutObject on bucket/log-data/requests/day=2026-11-27/x.parquet, which its role does not allow: ${hint('control-plane', 'compact')}`,
+      `'gateway' issues athena:StartQueryExecution on workgroup/gw-logs, which its role does not allow: ${hint('gateway', 'query')}`,
+      `'gateway' issues firehose:PutRecordBatch on deliverystream/gw-staging-requests, which its role does not allow: ${hint('gateway', 'write')}`,
+    ]);
+    // An action no level grants is named as such, not as a level to give.
+    const describe = checkGrants(template, [op('gateway', 'firehose', 'DescribeDeliveryStream', 'deliverystream/gw-requests')], [], { checkUnused: false }).missing;
+    expect(describe).toEqual([
+      "'gateway' issues firehose:DescribeDeliveryStream on deliverystream/gw-requests, which its role does not allow: no requestLogs level grants firehose:DescribeDeliveryStream: add it to the grant that needs it in infra/cdk/constructs/request-logs.ts (grantWrite, grantQuery or grantCompact), or stop issuing it",
     ]);
   });
 

@@ -104,7 +104,7 @@ describe('AWS clients under the grant check', () => {
 
     expect(missingGrants()).toEqual([
       "'expire-api-keys' issues s3:ListBucket on bucket/blobs, which its role does not allow: give 'expire-api-keys' blobs: 'read-write' (or add s3:ListBucket to BLOB_ACTIONS in infra/cdk/constructs/access-grants.ts)",
-      "'gateway' issues firehose:PutRecordBatch on deliverystream/gw-request-logs, which its role does not allow: give 'gateway' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)",
+      "'gateway' issues firehose:PutRecordBatch on deliverystream/gw-request-logs, which its role does not allow: give 'gateway' requestLogs: 'write' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)",
       "'gateway' issues secretsmanager:DescribeSecret on secret/gw/virtual-keys/ws_1/vk_1, which its role does not allow: give 'gateway' secrets: 'manage' (or add DescribeSecret to SECRET_ACTIONS in infra/cdk/constructs/access-grants.ts)",
     ]);
   });

@@ -148,9 +148,7 @@ function allows(pair: GrantPair, action: string, resource: string): boolean {
 
 /** How to fix a missing grant, in the words of the file that declares it. */
 function missingGrantHint(operation: RecordedOperationLine): string {
-  if (['firehose', 'athena', 'glue'].includes(operation.service) || operation.resource.startsWith('bucket/log-')) {
-    return `give '${operation.fn}' requestLogs: 'write' or 'query' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
-  }
+  if (['firehose', 'athena', 'glue'].includes(operation.service) || operation.resource.startsWith('bucket/log-')) return requestLogsHint(operation);
   const table = /^table\/([^/]+)(\/index\/(.+))?$/.exec(operation.resource);
   if (table && table[3]) return `add '${table[3]}' to queryIndexes of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;
   if (table) return `add '${operation.action}' to the actions of the ${table[1]} row of '${operation.fn}' in infra/cdk/function-table.ts`;
@@ -158,6 +156,30 @@ function missingGrantHint(operation: RecordedOperationLine): string {
   if (operation.service === 's3') return `give '${operation.fn}' blobs: 'read-write' (or add s3:${operation.action} to BLOB_ACTIONS in infra/cdk/constructs/access-grants.ts)`;
   if (ACTION_CHECKED_SERVICES.includes(operation.service)) return `grant ${operation.service}:${operation.action} to '${operation.fn}' in the construct that creates what it calls`;
   return 'grant it in infra/cdk/constructs/access-grants.ts';
+}
+
+/**
+ * The request-log access level that grants a missed Firehose, Athena, Glue or log-bucket operation, as
+ * infra/cdk/constructs/request-logs.ts grants them: PutRecordBatch is `write`; writing or deleting under the data
+ * bucket is the compaction's (`compact`); reading (Athena queries, Glue tables, reading either bucket, exports under
+ * the results bucket) is `query`. An action no level grants (firehose:DescribeDeliveryStream) is named as such.
+ */
+const REQUEST_LOG_ACTIONS: Record<'write' | 'query' | 'compact', readonly string[]> = {
+  write: ['firehose:PutRecordBatch'],
+  query: [
+    'athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:GetQueryRuntimeStatistics', 'athena:StopQueryExecution',
+    'glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions',
+    's3:GetObject', 's3:PutObject', 's3:ListBucket', 's3:GetBucketLocation', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts',
+  ],
+  compact: ['s3:PutObject', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
+};
+
+function requestLogsHint(operation: RecordedOperationLine): string {
+  const action = `${operation.service}:${operation.action}`;
+  const writesData = operation.resource.startsWith('bucket/log-data') && ['PutObject', 'DeleteObject', 'AbortMultipartUpload'].includes(operation.action);
+  const level = writesData ? 'compact' : (['write', 'query', 'compact'] as const).find((candidate) => REQUEST_LOG_ACTIONS[candidate].includes(action));
+  if (!level) return `no requestLogs level grants ${action}: add it to the grant that needs it in infra/cdk/constructs/request-logs.ts (grantWrite, grantQuery or grantCompact), or stop issuing it`;
+  return `give '${operation.fn}' requestLogs: '${level}' in infra/cdk/function-table.ts (or grant it in infra/cdk/constructs/request-logs.ts)`;
 }
 
 export interface GrantCheckResult {

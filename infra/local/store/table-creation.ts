@@ -19,8 +19,11 @@ const MAX_POLL_MS = 2_000;
  * once: there the wait is one DescribeTable per table.
  */
 export async function ensureTables(endpoint: string, region: string, tables: ReadonlyArray<{ definition: TableDefinition; name: string }>): Promise<void> {
-  // An external store behind TLS (GW_DYNAMODB_ENDPOINT=https://…) is reached with the DB_SSL settings, as the gateway reaches it.
-  const requestHandler = endpoint.startsWith('https:') ? new NodeHttpHandler({ httpsAgent: new HttpsAgent(storeHttpsAgentOptions(settings())) }) : undefined;
+  // The DB_SSL settings are checked against this very endpoint before the first call, whatever its scheme: an
+  // http endpoint under DB_SSL=REQUIRED (or VERIFY_*) is refused here, before any table is created in plaintext.
+  // An external store behind TLS (GW_DYNAMODB_ENDPOINT=https://…) is then reached with them, as the gateway reaches it.
+  const tls = storeHttpsAgentOptions({ ...settings(), GW_DYNAMODB_ENDPOINT: endpoint });
+  const requestHandler = endpoint.startsWith('https:') ? new NodeHttpHandler({ httpsAgent: new HttpsAgent(tls) }) : undefined;
   // Recorded like every client (outside any function: the local bootstrap, which has no role on AWS).
   const client = recordedClient(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler }), 'dynamodb');
   try {

@@ -1,18 +1,21 @@
-import type { Principal } from '../../auth/principal.js';
+import { actingUserOf, type Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { workspaceObservabilitySettings } from '../../observability/workspace-settings.js';
 import { UserRepository } from '../../store/user-repository.js';
 import type { UsageViewer } from '../logs/hide-usage.js';
 
 /**
- * Whether the caller may see a workspace's usage and cost: analytics, and tokens and cost in logs, traces and
- * exports. Organisation admins (keys and admin tokens) and service keys always may; a user's own key or token
- * follows the workspace settings for its role there: `membersViewAnalytics` for members,
- * `managersViewAnalytics` for managers (workspace admins always may). Undefined when visible, else the refusal.
+ * Whether the caller may see a workspace's usage and cost: analytics, a workspace's budget usage, and tokens and
+ * cost in logs, traces and exports. Organisation admins (keys and admin tokens) and service keys made by them
+ * always may; a user's own key or token, and a service key a user's key made (its maker's role goes with it, so a
+ * key never mints one that sees more than itself), follow the workspace settings for that user's role there:
+ * `membersViewAnalytics` for members, `managersViewAnalytics` for managers (workspace admins always may).
+ * Undefined when visible, else the refusal.
  */
 async function usageRefusal(principal: Principal, workspaceId: string): Promise<GatewayError | undefined> {
-  if (principal.kind === 'admin' || principal.userId === undefined) return undefined;
-  const [visibility, membership] = await Promise.all([workspaceObservabilitySettings(workspaceId, true), new UserRepository().getMembership(workspaceId, principal.userId)]);
+  const userId = actingUserOf(principal);
+  if (principal.kind === 'admin' || userId === undefined) return undefined;
+  const [visibility, membership] = await Promise.all([workspaceObservabilitySettings(workspaceId, true), new UserRepository().getMembership(workspaceId, userId)]);
   const role = membership?.role ?? 'member';
   if (role === 'admin') return undefined;
   const allowed = role === 'manager' ? visibility.managersViewAnalytics : visibility.membersViewAnalytics;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateRawApiKey, hashApiKey, maskApiKey } from '../../auth/api-key-secrets.js';
-import type { Principal } from '../../auth/principal.js';
+import { actingUserOf, type Principal } from '../../auth/principal.js';
 import { badRequest, GatewayError } from '../../http/errors.js';
 import { ApiKeyRepository, effectiveStatus, type ApiKeyChanges, type ApiKeyRecord } from '../../store/api-key-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
@@ -58,6 +58,8 @@ export class ApiKeyService implements CrudService<ApiKeyResult, ApiKeyCreate, Ap
       rotation_policy: body.rotation_policy ?? undefined,
       next_rotation_at: body.rotation_policy ? nextRotation(body.rotation_policy, now) : undefined,
       created_by: principal.keyId,
+      // A key never sees more than its maker: a service key minted by a user's key keeps that user's role.
+      made_by_user_id: userId || principal.kind === 'admin' ? undefined : actingUserOf(principal),
       created_at: now.toISOString(),
     };
     try {

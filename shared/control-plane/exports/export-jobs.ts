@@ -31,7 +31,8 @@ export async function startExportJob(job: ExportRecord, scope: LogScope, filter:
   try {
     const { engine } = await logEngines();
     const omitColumns = job.usage_hidden === true ? USAGE_EXPORT_COLUMNS : [];
-    const statement = exportRequests(engine.dialect, { scope, range: readRange(filter), filter }, { omitColumns });
+    // A CSV is opened in spreadsheets: cells that would run as formulas are neutralised (log-queries.ts, formulaSafe).
+    const statement = exportRequests(engine.dialect, { scope, range: readRange(filter), filter }, { omitColumns, neutraliseFormulas: job.format === 'csv' });
     const { jobId } = await engine.startExport(statement, job.format ?? 'jsonl', exportDestination(engine.dialect, job, job.format ?? 'jsonl'));
     await jobs.update(job.workspace_id, job.id, { status: 'running', engine_job_id: jobId });
   } catch (error) {

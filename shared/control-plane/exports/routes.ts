@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { publicBaseUrl } from '../../http/public-base-url.js';
 import { isAbsolute } from 'node:path';
 import { jsonResponse, type NeutralRequest } from '../../http/types.js';
 import { GatewayError } from '../../http/errors.js';
@@ -115,10 +116,9 @@ async function downloadUrls(request: NeutralRequest, job: ExportRecord): Promise
     return presignExportFiles(outputs, DOWNLOAD_URL_TTL_SECONDS);
   }
   if (!localOutput(job)) return [];
-  const host = request.headers.host ?? '127.0.0.1';
-  const scheme = request.headers['x-forwarded-proto'] ?? 'http';
+  // From the configured address, never from the request's Host or X-Forwarded-Proto (public-base-url.ts).
   const query = job.workspace_id ? `?workspace_id=${encodeURIComponent(job.workspace_id)}` : '';
-  return [`${scheme}://${host}/v1/exports/${job.id}/download${query}`];
+  return [`${publicBaseUrl()}/v1/exports/${encodeURIComponent(job.id)}/download${query}`];
 }
 
 function presentExport(job: ExportRecord, urls: string[]): DataExport {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
+import { headerCredentialText } from '../header-credential.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 import { tagsQueryField, tagsSchema } from './tags.js';
 
@@ -23,7 +24,7 @@ export const integrationCreateSchema = z
     name: z.string().min(1).max(255),
     slug: slug.optional().meta({ description: 'Unique in the organisation; derived from name when omitted.' }),
     provider: z.string().min(1).max(255).meta({ description: 'Provider slug (or alias) from the provider registry.' }),
-    credential: z.string().min(1).max(16_384).optional().meta({ description: 'The provider API key. Stored in the secret store; never returned.' }),
+    credential: headerCredentialText(16_384).optional().meta({ description: 'The provider API key. Stored in the secret store; never returned.' }),
     custom_host: customHost.optional(),
     allowed_custom_hosts: allowedCustomHostsSchema.optional(),
     description: z.string().max(1024).optional(),
@@ -36,7 +37,7 @@ export const integrationUpdateSchema = z
   .strictObject({
     name: z.string().min(1).max(255).optional(),
     slug: slug.optional(),
-    credential: z.string().min(1).max(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
+    credential: headerCredentialText(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
     custom_host: customHost.nullable().optional(),
     allowed_custom_hosts: allowedCustomHostsSchema.optional().meta({ description: 'Replaces the list; [] empties it.' }),
     description: z.string().max(1024).nullable().optional(),
@@ -55,7 +56,7 @@ export const integrationSchema = z
     provider: z.string(),
     description: z.string().optional(),
     custom_host: z.string().optional(),
-    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this credential may be sent to (docs/security.md).' }),
+    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this credential may be sent to, or paths below them (docs/security.md).' }),
     tags: z.record(z.string(), z.string()),
     shared_with_workspaces: z.union([z.literal('all'), z.array(z.string())]),
     credential: z.object({ stored: z.boolean(), masked: z.string().nullable() }).meta({ description: 'Whether a credential is stored and its last characters; never the value.' }),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { headerCredentialText } from '../header-credential.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
@@ -22,7 +23,7 @@ const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'acc
 export const mcpServerAuthSchema = z
   .discriminatedUnion('type', [
     z.strictObject({ type: z.literal('none') }),
-    z.strictObject({ type: z.literal('bearer'), token: text(16_384).meta({ description: 'Sent upstream as Authorization: Bearer <token>. Stored in the secret store; never returned.' }) }),
+    z.strictObject({ type: z.literal('bearer'), token: headerCredentialText(16_384).meta({ description: 'Sent upstream as Authorization: Bearer <token>. Stored in the secret store; never returned.' }) }),
     z.strictObject({
       type: z.literal('header'),
       name: z
@@ -30,7 +31,7 @@ export const mcpServerAuthSchema = z
         .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, 'must be an HTTP header name')
         .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is a header gw sets itself')
         .meta({ description: 'The header the credential is sent in, e.g. x-api-key.' }),
-      value: text(16_384).meta({ description: 'The header’s value. Stored in the secret store; never returned.' }),
+      value: headerCredentialText(16_384).meta({ description: 'The header’s value. Stored in the secret store; never returned.' }),
     }),
   ])
   .meta({ id: 'McpServerAuth', description: 'How gw authenticates to the server. Defaults to none.' });

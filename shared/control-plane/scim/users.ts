@@ -43,12 +43,12 @@ export class ScimUsers {
     if (name) user.name = name;
     const adopted = call.confinedTo === undefined ? await this.adoptable(organisationId, user.email) : undefined;
     if (adopted) return this.adopt(call, adopted, fields);
-    await this.claim(organisationId, fields.userName, user.id);
+    await this.claim(organisationId, fields.userName, user.id, call.confinedTo !== undefined);
     try {
       await this.users.create(user);
     } catch (error) {
       await this.scim.releaseUserName(organisationId, fields.userName, user.id);
-      if (error instanceof EmailTakenError) throw new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation');
+      if (error instanceof EmailTakenError) throw call.confinedTo === undefined ? new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation') : unavailableToConfinedKey();
       throw error;
     }
     const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim', provisioned_in: call.principal.workspaceId };
@@ -139,11 +139,11 @@ export class ScimUsers {
     return scimResponse(200, userResource(updated, next, await this.groupsOf(call, updated)));
   }
 
-  private async claim(organisationId: string, userName: string, userId: string): Promise<void> {
+  private async claim(organisationId: string, userName: string, userId: string, confined = false): Promise<void> {
     try {
       await this.scim.claimUserName(organisationId, userName, userId);
     } catch (error) {
-      if (error instanceof ScimUserNameTakenError) throw new ScimError(409, 'uniqueness', `userName '${userName.slice(0, 255)}' is already provisioned`);
+      if (error instanceof ScimUserNameTakenError) throw confined ? unavailableToConfinedKey() : new ScimError(409, 'uniqueness', `userName '${userName.slice(0, 255)}' is already provisioned`);
       throw error;
     }
   }
@@ -200,4 +200,14 @@ function scimRecord(user: UserRecord, fields: ScimUserFields, createdAt: string,
   if (fields.familyName) record.family_name = fields.familyName;
   if (fields.displayName) record.display_name = fields.displayName;
   return record;
+}
+
+/**
+ * A workspace-confined SCIM key's one answer for a userName or e-mail address it may not take, wherever its holder
+ * is: the same status, scimType and words whether the holder is a user of its own workspace or of another, and
+ * whether the userName or the address collided, so the answer never tells it which users exist elsewhere in the
+ * organisation (docs/control-plane/scim.md).
+ */
+function unavailableToConfinedKey(): ScimError {
+  return new ScimError(409, 'uniqueness', 'This userName or e-mail address cannot be provisioned with this workspace’s SCIM key; an organisation admin key can provision or link it');
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
+import { headerCredentialText } from '../header-credential.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 
@@ -11,9 +12,8 @@ import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from 
  */
 
 const text = (max: number) => z.string().min(1).max(max);
-/** A credential goes into an HTTP header upstream: a control character (CR, LF, NUL…) is refused here with 400. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const credentialText = (max: number) => text(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (CR, LF, NUL, …)');
+/** A credential goes into an HTTP header upstream: what a header cannot carry is refused here with 400. */
+const credentialText = headerCredentialText;
 
 /** Azure OpenAI: where the deployment lives. The resource name becomes part of a hostname. */
 export const azureSettingsSchema = z
@@ -111,7 +111,7 @@ export const virtualKeySchema = z
     vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
     aws: awsSettingsSchema.pick({ region: true, role_arn: true, external_id: true, session_name: true }).optional(),
     custom_host: z.string().optional(),
-    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Origins besides custom_host this key’s credential may be sent to (docs/security.md).' }),
+    allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this key’s credential may be sent to, or paths below them (docs/security.md).' }),
     stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),
     created_at: z.string(),
     updated_at: z.string(),

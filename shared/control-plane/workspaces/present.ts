@@ -15,7 +15,8 @@ export function presentWorkspace(record: WorkspaceRecord): Workspace {
     budget: {
       credit_limit: record.budget_credit_limit ?? null,
       periodic_reset: record.budget_periodic_reset ?? 'none',
-      current_usage: record.budget_current_usage ?? 0,
+      // Hidden, like every other usage figure, from those the workspace's settings keep from usage.
+      current_usage: record.usage_hidden ? null : (record.budget_current_usage ?? 0),
       status: record.budget_status ?? 'active',
       last_reset_at: record.budget_last_reset_at ?? null,
       next_reset_at: record.budget_next_reset_at ?? null,

@@ -104,7 +104,7 @@ export const workspaceBudgetSchema = z
   .object({
     credit_limit: z.number().nullable(),
     periodic_reset: budgetResetSchema,
-    current_usage: z.number().meta({ description: 'Spent since the last reset (USD), written by the gateway.' }),
+    current_usage: z.number().nullable().meta({ description: 'Spent since the last reset (USD), written by the gateway; null for callers the workspace keeps from usage (membersViewAnalytics / managersViewAnalytics).' }),
     status: z.enum(['active', 'exhausted']).meta({ description: 'exhausted once usage reaches the limit; raising the limit above usage makes it active at once.' }),
     last_reset_at: z.string().nullable(),
     next_reset_at: z.string().nullable(),

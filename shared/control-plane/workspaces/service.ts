@@ -6,7 +6,8 @@ import { SlugTakenError, WorkspaceRepository, type WorkspaceChanges, type Worksp
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
 import type { Principal } from '../../auth/principal.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
-import { requireOrganisationAdminSetting } from '../privilege.js';
+import { requireOrganisationAdminSetting, requireWorkspaceAdminSetting } from '../privilege.js';
+import { usageViewerFor } from '../analytics/visibility.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { checkDefaultGuardrailsChange, defaultGuardrailsChanged } from '../guardrails/workspace-defaults.js';
 import { findVisibleWorkspace } from './access.js';
@@ -58,14 +59,14 @@ export class WorkspaceService implements CrudService<WorkspaceRecord, WorkspaceC
   async list({ principal }: ResourceScope, page: PageRequest): Promise<Page<unknown>> {
     if (principal.kind !== 'admin') {
       const own = await findVisibleWorkspace(principal, principal.workspaceId);
-      return toPage(page.startKey ? [] : [presentWorkspace(own)], undefined);
+      return toPage(page.startKey ? [] : [presentWorkspace(await withVisibleUsage(principal, own))], undefined);
     }
     const result = await new WorkspaceRepository().listWorkspaces(principal.organisationId, page.limit, page.startKey);
     return toPage(result.items.map(presentWorkspace), result.nextKey);
   }
 
-  get({ principal }: ResourceScope, idOrSlug: string): Promise<WorkspaceRecord> {
-    return findVisibleWorkspace(principal, idOrSlug);
+  async get({ principal }: ResourceScope, idOrSlug: string): Promise<WorkspaceRecord> {
+    return withVisibleUsage(principal, await findVisibleWorkspace(principal, idOrSlug));
   }
 
   /** Name, description, metadata, API-key settings and budget (credit limit, periodic reset). */
@@ -74,6 +75,7 @@ export class WorkspaceService implements CrudService<WorkspaceRecord, WorkspaceC
     const workspace = await findVisibleWorkspace(principal, idOrSlug, workspaces);
     // A workspace key must not lift the limits its organisation's admins set on it.
     requireOrganisationAdminSetting(principal, organisationAdminFields(body));
+    await requireWorkspaceAdminSetting(principal, workspace.id, workspaceAdminFields(body));
     const now = new Date();
     const changes = workspaceChanges(workspace, body, now);
     if (body.default_guardrails !== undefined) changes.default_guardrails = await checkDefaultGuardrailsChange(principal, workspace.id, body.default_guardrails);
@@ -82,7 +84,7 @@ export class WorkspaceService implements CrudService<WorkspaceRecord, WorkspaceC
     if (updated && body.budget?.credit_limit !== undefined) updated = await workspaces.setCreditLimit(workspace.id, body.budget.credit_limit, now.toISOString());
     if (!updated) throw new GatewayError(404, 'not_found', `No workspace with id or slug '${idOrSlug}'`);
     if (body.default_guardrails !== undefined) defaultGuardrailsChanged(workspace.id);
-    return updated;
+    return withVisibleUsage(principal, updated);
   }
 
   /** Deletes an empty workspace (see remove). */
@@ -132,6 +134,16 @@ function slugOf(name: string): string {
     .slice(0, 64)
     .replace(/-+$/, '');
   return slug || 'workspace';
+}
+
+/** The visibility settings of an update: only organisation admins and workspace admins may set them. */
+function workspaceAdminFields(body: WorkspaceUpdate): string[] {
+  return (['membersViewAnalytics', 'managersViewAnalytics'] as const).filter((field) => body.settings?.[field] !== undefined);
+}
+
+/** The workspace as the caller may see it: its budget usage hidden like other usage (analytics/visibility.ts). */
+async function withVisibleUsage(principal: Principal, record: WorkspaceRecord): Promise<WorkspaceRecord> {
+  return (await usageViewerFor(principal, record.id)).seesUsage ? record : { ...record, usage_hidden: true };
 }
 
 /** The fields of an update that only an organisation admin may set. */

@@ -53,10 +53,19 @@ export function hasControlCharacter(value: string): boolean {
   return CONTROL_CHARACTER.test(value);
 }
 
-/** A credential sent or stored with a control character in it is the caller's mistake: 400, never a 502. */
+/**
+ * What a credential that goes into an HTTP header may hold: printable ASCII (U+0020–U+007E). Besides control
+ * characters, Node refuses any character above U+00FF in a header value (an emoji), and Latin-1 ones are sent
+ * as bytes providers read differently; no provider issues credentials with either. Checked where a credential
+ * enters (headers, configs, virtual keys, integrations, MCP servers) so a bad one is a 400, never a 502 per call.
+ */
+export const HEADER_CREDENTIAL = /^[\u0020-\u007e]*$/;
+export const HEADER_CREDENTIAL_MESSAGE = 'must be printable ASCII: no control characters (CR, LF, NUL, …) and no characters outside ASCII (é, emoji), which cannot go in an HTTP header';
+
+/** A credential sent or stored with a character no header can carry is the caller's mistake: 400, never a 502. */
 export function assertPrintableCredential(value: string | undefined, param: string): void {
-  if (value !== undefined && hasControlCharacter(value)) {
-    throw badRequest('invalid_credential', `${param}: a credential must not contain control characters (CR, LF, NUL, …)`, param);
+  if (value !== undefined && !HEADER_CREDENTIAL.test(value)) {
+    throw badRequest('invalid_credential', `${param}: a credential ${HEADER_CREDENTIAL_MESSAGE}`, param);
   }
 }
 

@@ -189,12 +189,25 @@ export function traceSummaries(dialect: SqlDialect, query: LogQuery, rows: numbe
  * ORDER BY on purpose: unsorted, the engine streams rows from its scan to the file, where a sort would hold (or
  * spill) the whole result first; every row carries `created_at` for whoever wants it sorted.
  */
-export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { omitColumns?: readonly string[] } = {}): SqlStatement {
+export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { omitColumns?: readonly string[]; neutraliseFormulas?: boolean } = {}): SqlStatement {
   // Exported rows never pass through gw: a column a caller may not see is left out here, in the statement.
   const omitted = new Set(options.omitColumns ?? []);
   const columns = join(
-    REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name)).map((definition) => col('requests', definition.name)),
+    REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name)).map((definition) =>
+      options.neutraliseFormulas && definition.type === 'string' ? formulaSafe(definition.name) : col('requests', definition.name),
+    ),
     ', ',
   );
   return statement(sql`SELECT ${columns} FROM ${requestRows(dialect, query)}`);
+}
+
+/**
+ * A text column of a CSV export, safe to open in a spreadsheet (OWASP, "CSV Injection"): a cell that begins with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return is what spreadsheets run as a formula (`=cmd|' /C calc'!A0`), and
+ * model names, metadata and error texts are whatever a `completions:write` caller sent, so such a cell gets a
+ * leading `'`, which spreadsheets show as text. Both dialects (DuckDB, Trino) have `substr`, `chr` and `||`.
+ */
+function formulaSafe(name: string): Fragment {
+  const value = col('requests', name);
+  return sql`CASE WHEN substr(${value}, 1, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) THEN '''' || ${value} ELSE ${value} END AS ${value}`;
 }

@@ -327,6 +327,11 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
       }
       return {};
     },
+  }, {
+    iamPrefix: 'athena',
+    authorize,
+    // An operation this stand-in lacks acts on the workgroup it names, or on that of the execution it names.
+    resourceOf: (input) => workgroupArn(String(input.WorkGroup ?? executions.get(String(input.QueryExecutionId ?? ''))?.workgroup ?? '*')),
   });
 
   return {

@@ -64,6 +64,6 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       }
       return { FailedPutCount: 0, Encrypted: false, RequestResponses: records.map((_record, index) => ({ RecordId: `stand-in-${rows.length}-${index}` })) };
     },
-  });
+  }, { iamPrefix: 'firehose', authorize: options.authorize, resourceOf: (input) => `arn:aws:firehose:${options.region}:${options.account}:deliverystream/${String(input.DeliveryStreamName ?? '*')}` });
   return { handler, delivered };
 }

@@ -178,6 +178,16 @@ describe('JSON responses and batches', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
+
+  it('refuses bodies that are JSON but no JSON-RPC object or batch (null, scalars, empty or scalar batches) at gw: the server never sees them', async () => {
+    const before = json.received.length;
+    for (const body of ['null', '1', '"tools/list"', 'true', '[]', '[null]', '[1,{"jsonrpc":"2.0","id":1,"method":"tools/list"}]']) {
+      const reply = await rawPost('/v1/mcp/json-tools', invoker, body);
+      expect({ body, status: reply.status }).toEqual({ body, status: 400 });
+      expect(await reply.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    }
+    expect(json.received.length).toBe(before);
+  });
 });
 
 describe('who may use the gateway', () => {

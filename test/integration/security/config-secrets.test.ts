@@ -195,4 +195,24 @@ describe('credentials with control characters', () => {
     const reply = await api(gateway, 'POST', '/v1/virtual-keys', { body: { name: 'bad', provider: 'openai', credential: 'sk-abc\r\ndef' } });
     expectError(reply, 400, 'invalid_request', { param: 'credential' });
   });
+
+  it('refuses credentials no header can carry (emoji, non-ASCII) at creation with 400, not a 502 on every call', async () => {
+    const stored: Array<[string, Record<string, unknown>, string]> = [
+      ['/v1/virtual-keys', { name: 'emoji', provider: 'openai', credential: 'sk-abc🔑def' }, 'credential'],
+      ['/v1/virtual-keys', { name: 'latin', provider: 'openai', credential: 'sk-clé-secrète' }, 'credential'],
+      ['/v1/integrations', { name: 'emoji', slug: 'emoji-int', provider: 'openai', credential: 'sk-🔑' }, 'credential'],
+      ['/v1/mcp-servers', { name: 'emoji', url: 'https://mcp.example.com/mcp', auth: { type: 'bearer', token: 'tok-🔑' } }, 'auth.token'],
+    ];
+    for (const [path, body, param] of stored) expectError(await api(gateway, 'POST', path, { body }), 400, 'invalid_request', { param });
+    expectError(await api(gateway, 'POST', '/v1/configs', { body: { name: 'emoji', config: { provider: 'openai', api_key: 'sk-🔑' } } }), 400, 'invalid_credential', { param: 'config.api_key' });
+    const before = upstream.requests.length;
+    const inline = await gateway.post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { 'x-gw-config': asciiJson({ provider: 'openai', api_key: 'sk-🔑', custom_host: upstream.url }) });
+    expect(inline.status).toBe(400);
+    expect(upstream.requests.length).toBe(before);
+  });
 });
+
+/** JSON with every non-ASCII character escaped (`\ud83d…`): how a client puts such a value in a header at all. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

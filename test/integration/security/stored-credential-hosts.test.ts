@@ -187,13 +187,13 @@ describe('a stored credential with a host the caller picks', () => {
     expect(elsewhere.requests.length).toBe(before + 1);
   });
 
-  it('shows allowed_custom_hosts on read and refuses entries that are not bare origins', async () => {
+  it('shows allowed_custom_hosts on read and refuses entries that are not base URLs', async () => {
     const key = await created<{ id: string }>('/v1/virtual-keys', { provider: 'anthropic', credential: SECRET.virtualKey, allowed_custom_hosts: ['https://Proxy.Example.com:443'] });
     const read = await api<{ allowed_custom_hosts: string[] }>(gateway, 'GET', `/v1/virtual-keys/${key.id}`);
     expect(read.body.allowed_custom_hosts).toEqual(['https://proxy.example.com']);
     const cleared = await api<{ allowed_custom_hosts: string[] }>(gateway, 'PATCH', `/v1/virtual-keys/${key.id}`, { body: { allowed_custom_hosts: [] } });
     expect(cleared.body.allowed_custom_hosts).toEqual([]);
-    const withPath = await api(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET.virtualKey, allowed_custom_hosts: ['https://proxy.example.com/v1'] } });
+    const withPath = await api(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET.virtualKey, allowed_custom_hosts: ['https://proxy.example.com/v1?tenant=a'] } });
     expectError(withPath, 400, 'invalid_request');
     const inChild = await api(gateway, 'POST', '/v1/configs', { body: { name: 'nested', config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'anthropic', allowed_custom_hosts: [] }] } } });
     expect(inChild.status).toBe(400);

@@ -1,0 +1,99 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import type { MockUpstream } from '../../support/mock-upstream.js';
+import { api, expectError, newKey, newWorkspace, type Workspace } from '../control-plane/identities-support.js';
+import { chat, viaMock } from '../observability/observability-support.js';
+
+/**
+ * Privilege inside a workspace (issue #43). A member kept from usage (`membersViewAnalytics: false`):
+ *  - cannot see usage through a service key it mints (class: a key never mints one that sees more than itself;
+ *    visibility follows the key's maker),
+ *  - cannot switch the visibility settings on with `workspaces:write` (class: settings of what members see are
+ *    organisation or workspace admins' only),
+ *  - does not see `budget.current_usage` of its workspace (class: budget usage hidden like other usage).
+ */
+let gateway: TestGateway;
+let upstream: MockUpstream;
+useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } = started));
+
+let workspace: Workspace;
+let memberKey: string;
+let workspaceAdminKey: string;
+const traceId = `member-privilege-${Date.now()}`;
+const SCOPES = ['logs:read', 'api_keys:write', 'workspaces:read', 'workspaces:write', 'completions:write'];
+
+async function invite(email: string, role: string): Promise<string> {
+  const reply = await api<{ id: string }>(gateway, 'POST', '/v1/admin/users/invites', { body: { email, workspaces: [{ workspace_id: workspace.id, role }] } });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id;
+}
+
+beforeAll(async () => {
+  workspace = await newWorkspace(gateway, { budget: { credit_limit: 100 } });
+  memberKey = (await newKey(gateway, { workspace_id: workspace.id, type: 'user', user_id: await invite(`member-${traceId}@example.com`, 'member'), scopes: SCOPES })).key;
+  workspaceAdminKey = (await newKey(gateway, { workspace_id: workspace.id, type: 'user', user_id: await invite(`admin-${traceId}@example.com`, 'admin'), scopes: SCOPES })).key;
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': memberKey, 'x-gw-trace-id': traceId, ...viaMock(upstream.url) },
+    body: JSON.stringify(chat),
+  });
+  expect(response.status).toBe(200);
+  await response.text();
+  await drainAllBackgroundWork();
+  const off = await api<{ settings: Record<string, boolean> }>(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { body: { settings: { membersViewAnalytics: false } } });
+  expect(off.status, JSON.stringify(off.body)).toBe(200);
+});
+
+describe('a member kept from usage', () => {
+  it('cannot read cost through a service key it minted (visibility follows the key’s maker)', async () => {
+    const minted = await newKey(gateway, { name: 'member-made service key', scopes: ['logs:read', 'api_keys:write'] }, memberKey);
+    expect(minted.type).toBe('service');
+    expectError(await api(gateway, 'GET', '/v1/analytics', { key: minted.key }), 403, 'analytics_not_visible');
+    const logs = await api<{ data: Array<{ usage: unknown; cost: unknown }> }>(gateway, 'GET', `/v1/logs?trace_id=${traceId}`, { key: minted.key });
+    expect(logs.status).toBe(200);
+    expect(logs.body.data).toHaveLength(1);
+    expect(logs.body.data[0]).toMatchObject({ usage: null, cost: null });
+    // And a key that key mints in turn inherits the same maker.
+    const second = await newKey(gateway, { name: 'second generation', scopes: ['logs:read'] }, minted.key);
+    expectError(await api(gateway, 'GET', '/v1/analytics', { key: second.key }), 403, 'analytics_not_visible');
+  });
+
+  it('still lets a service key made by a workspace admin or an organisation admin see usage', async () => {
+    const byAdmin = await newKey(gateway, { name: 'admin-made', scopes: ['logs:read'] }, workspaceAdminKey);
+    expect((await api(gateway, 'GET', '/v1/analytics', { key: byAdmin.key })).status).toBe(200);
+    const byOrganisation = await newKey(gateway, { workspace_id: workspace.id, name: 'org-made', scopes: ['logs:read'] });
+    expect((await api(gateway, 'GET', '/v1/analytics', { key: byOrganisation.key })).status).toBe(200);
+  });
+
+  it('cannot change membersViewAnalytics or managersViewAnalytics with workspaces:write; a workspace admin can', async () => {
+    for (const settings of [{ membersViewAnalytics: true }, { managersViewAnalytics: false }]) {
+      const reply = await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { settings } });
+      expectError(reply, 403, 'workspace_admin_setting', { param: `settings.${Object.keys(settings)[0]}` });
+    }
+    const minted = await newKey(gateway, { name: 'member-made writer', scopes: ['workspaces:write'] }, memberKey);
+    expectError(await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: minted.key, body: { settings: { membersViewAnalytics: true } } }), 403, 'workspace_admin_setting');
+    const read = await api<{ settings: Record<string, boolean> }>(gateway, 'GET', `/v1/workspaces/${workspace.id}`);
+    expect(read.body.settings.membersViewAnalytics).toBe(false);
+    // Other fields stay the member's to change; the admin may change the setting.
+    expect((await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { description: 'renamed by a member' } })).status).toBe(200);
+    const byAdmin = await api<{ settings: Record<string, boolean> }>(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: workspaceAdminKey, body: { settings: { managersViewAnalytics: true } } });
+    expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(200);
+  });
+
+  it('does not see budget.current_usage of its workspace; admins do', async () => {
+    const asMember = await api<{ budget: { current_usage: unknown; credit_limit: unknown } }>(gateway, 'GET', `/v1/workspaces/${workspace.id}`, { key: memberKey });
+    expect(asMember.status).toBe(200);
+    expect(asMember.body.budget).toMatchObject({ current_usage: null, credit_limit: 100 });
+    const listed = await api<{ data: Array<{ budget: { current_usage: unknown } }> }>(gateway, 'GET', '/v1/workspaces', { key: memberKey });
+    expect(listed.body.data[0].budget.current_usage).toBeNull();
+    const patched = await api<{ budget: { current_usage: unknown } }>(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { description: 'again' } });
+    expect(patched.body.budget.current_usage).toBeNull();
+    for (const key of [workspaceAdminKey, undefined]) {
+      const seen = await api<{ budget: { current_usage: unknown } }>(gateway, 'GET', `/v1/workspaces/${workspace.id}`, { key });
+      expect(typeof seen.body.budget.current_usage).toBe('number');
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { anthropicMockHandler } from '../../support/mock-anthropic.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { api, expectError } from '../control-plane/identities-support.js';
+
+/**
+ * A stored credential is bound to its endpoint (origin and path prefix), not only its origin: one host serving
+ * many tenants by path (`/tenant-a`, `/tenant-b`) must never receive tenant A's stored key on tenant B's route.
+ * Class: endpoint binding of stored credentials (docs/security.md, "Stored credentials and hosts").
+ */
+
+let gateway: TestGateway;
+let shared: MockUpstream;
+const SECRET = 'vk-tenant-a-secret-5f6e7d8c9b0a';
+
+beforeAll(async () => {
+  shared = await startMockUpstream(anthropicMockHandler());
+  gateway = await startTestGateway({ GW_VIRTUAL_KEY_CACHE_TTL_MS: '0' });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await shared?.close();
+});
+
+async function virtualKey(body: Record<string, unknown>): Promise<string> {
+  const reply = await api<{ id: string }>(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET, ...body } });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id;
+}
+
+async function chat(headers: Record<string, string>) {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, ...headers },
+    body: JSON.stringify({ model: 'claude-3-5-haiku', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The stored key of tenant A as seen by the shared host on each path. */
+function keysSentUnder(prefix: string): unknown[] {
+  return shared.requests.filter((request) => request.path.startsWith(prefix)).map((request) => request.headers['x-api-key']);
+}
+
+describe('stored credential endpoint binding (path prefix, not only origin)', () => {
+  it('refuses a caller-named path of another tenant on the stored host, and that path sees nothing', async () => {
+    const id = await virtualKey({ custom_host: `${shared.url}/tenant-a` });
+    for (const other of [`${shared.url}/tenant-b`, `${shared.url}/tenant-ab`, `${shared.url}`, `${shared.url}/tenant-a/..%2ftenant-b`, `${shared.url}/tenant-a%2F..%2Ftenant-b`]) {
+      const reply = await chat({ 'x-gw-virtual-key': id, 'x-gw-custom-host': other });
+      expectError(reply, 400, 'stored_credential_custom_host', { param: 'x-gw-custom-host' });
+    }
+    expect(keysSentUnder('/tenant-b')).toEqual([]);
+    expect(shared.requests.filter((request) => !request.path.startsWith('/tenant-a/'))).toEqual([]);
+  });
+
+  it('sends the key to its own base URL and to paths below it', async () => {
+    const id = await virtualKey({ custom_host: `${shared.url}/tenant-a` });
+    expect((await chat({ 'x-gw-virtual-key': id })).status).toBe(200);
+    expect((await chat({ 'x-gw-virtual-key': id, 'x-gw-custom-host': `${shared.url}/tenant-a/` })).status).toBe(200);
+    expect((await chat({ 'x-gw-virtual-key': id, 'x-gw-custom-host': `${shared.url}/tenant-a/eu` })).status).toBe(200);
+    expect(keysSentUnder('/tenant-a/eu/')).toEqual([SECRET]);
+  });
+
+  it('treats allowed_custom_hosts entries as base URLs: a path entry allows that path only', async () => {
+    const id = await virtualKey({ custom_host: 'http://127.0.0.1:9/v1', allowed_custom_hosts: [`${shared.url}/tenant-c/`] });
+    const read = await api<{ allowed_custom_hosts: string[] }>(gateway, 'GET', `/v1/virtual-keys/${id}`);
+    expect(read.body.allowed_custom_hosts).toEqual([`${shared.url}/tenant-c`]);
+    expect((await chat({ 'x-gw-virtual-key': id, 'x-gw-custom-host': `${shared.url}/tenant-c` })).status).toBe(200);
+    expectError(await chat({ 'x-gw-virtual-key': id, 'x-gw-custom-host': `${shared.url}/tenant-d` }), 400, 'stored_credential_custom_host');
+    expect(keysSentUnder('/tenant-d')).toEqual([]);
+  });
+
+  it('refuses allow-list entries with a query, fragment, credentials or an encoded slash', async () => {
+    for (const entry of ['https://proxy.example.com/v1?x=1', 'https://proxy.example.com/#f', 'https://u:p@proxy.example.com', 'https://proxy.example.com/a%2fb']) {
+      const reply = await api(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET, allowed_custom_hosts: [entry] } });
+      expect(reply.status, entry).toBe(400);
+    }
+  });
+});
