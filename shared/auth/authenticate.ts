@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { maxStaleFor, RefreshingCache } from '../cache/refreshing-cache.js';
 import { GatewayError } from '../http/errors.js';
 import { settings } from '../settings.js';
@@ -17,6 +16,8 @@ const NEGATIVE_TTL_MS = 2_000;
 // Only a chosen GW_BOOTSTRAP_API_KEY can be a gw key without gw's prefix, and it exists before gw serves, so a "no"
 // may be kept long: one table read per distinct credential per process every 5 minutes.
 const ISSUED_NEGATIVE_TTL_MS = 5 * 60_000;
+// A "yes" never turns into a "no" (a revoked key is still gw's secret): kept a day, refreshed in the background.
+const ISSUED_POSITIVE_TTL_MS = 86_400_000;
 
 /**
  * Authenticates `x-gw-api-key`. Lookups are cached in memory by key hash for GW_AUTH_CACHE_TTL_MS, then served
@@ -29,7 +30,14 @@ export class ApiKeyAuthenticator {
   /** Every authenticator of this process (gateway and control plane share one process locally). */
   private static readonly instances = new Set<WeakRef<ApiKeyAuthenticator>>();
   private readonly cache: RefreshingCache<string, Lookup>;
-  private readonly issued = new LRUCache<string, boolean>({ max: 10_000, ttl: ISSUED_NEGATIVE_TTL_MS });
+  // gw's own cache rather than lru-cache: the gateway's cold start loads it already (lru-cache would add ~18 KiB).
+  private readonly issued = new RefreshingCache<string, boolean>({
+    name: 'issued-keys',
+    max: 10_000,
+    ttlMs: () => ISSUED_NEGATIVE_TTL_MS,
+    maxStaleMs: () => 0,
+    lifetimeOf: (issued) => (issued ? { ttlMs: ISSUED_POSITIVE_TTL_MS, maxStaleMs: ISSUED_POSITIVE_TTL_MS } : {}),
+  });
 
   constructor(
     private readonly repository = new ApiKeyRepository(),
@@ -89,12 +97,7 @@ export class ApiKeyAuthenticator {
   async isIssuedKey(rawKey: string): Promise<boolean> {
     if (rawKey.length > MAX_KEY_LENGTH) return false;
     const keyHash = hashApiKey(rawKey);
-    const known = this.issued.get(keyHash);
-    if (known !== undefined) return known;
-    const issued = (await this.repository.findByHash(keyHash)) !== undefined;
-    // A key, once issued, stays gw's: a "yes" is kept until evicted, a "no" for ISSUED_NEGATIVE_TTL_MS.
-    this.issued.set(keyHash, issued, issued ? { ttl: 0 } : {});
-    return issued;
+    return this.issued.get(keyHash, async () => (await this.repository.findByHash(keyHash)) !== undefined);
   }
 
   /** Drops a cached lookup, e.g. right after this process revoked or changed the key. */
