@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/errors.js';
+import { openAIEmbeddingsList } from '../common/embeddings-list.js';
 import { isRecord, numberField, recordField } from '../common/json-guards.js';
 import type { AdapterInput } from '../types.js';
 
@@ -25,27 +26,11 @@ export function toCohereEmbedBody(input: AdapterInput): Record<string, unknown> 
   return body;
 }
 
-/**
- * Cohere embed answer → OpenAI `list` of embeddings. gw always asks for floats; `encoding_format: base64` (the
- * OpenAI SDK's default) is served by packing them as little-endian float32, which is what OpenAI sends.
- */
+/** Cohere embed answer → OpenAI `list` of embeddings (gw asked for floats; see openAIEmbeddingsList). */
 export function fromCohereEmbed(input: AdapterInput, answer: unknown): Record<string, unknown> {
   const body = isRecord(answer) ? answer : {};
   const embeddings = recordField(body, 'embeddings');
   const vectors = Array.isArray(embeddings?.float) ? embeddings.float : Array.isArray(body.embeddings) ? body.embeddings : [];
-  const base64 = input.body.encoding_format === 'base64';
   const billed = recordField(recordField(body, 'meta') ?? {}, 'billed_units') ?? {};
-  const tokens = numberField(billed, 'input_tokens') ?? 0;
-  return {
-    object: 'list',
-    model: input.body.model,
-    data: (vectors as number[][]).map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? packFloat32(vector) : vector })),
-    usage: { prompt_tokens: tokens, total_tokens: tokens },
-  };
-}
-
-function packFloat32(vector: number[]): string {
-  const bytes = Buffer.alloc(vector.length * 4);
-  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4));
-  return bytes.toString('base64');
+  return openAIEmbeddingsList(input.body.model, vectors, numberField(billed, 'input_tokens') ?? 0, input.body.encoding_format);
 }
