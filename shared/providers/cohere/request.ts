@@ -38,7 +38,11 @@ export function toCohereChatBody(input: AdapterInput): Record<string, unknown> {
   const body: Record<string, unknown> = { model: source.model, messages: toCohereMessages(source.messages) };
   for (const [from, to] of Object.entries(RENAMED)) if (source[from] !== undefined && source[from] !== null) body[to] = source[from];
   if (source.stop !== undefined && source.stop !== null) body.stop_sequences = Array.isArray(source.stop) ? source.stop : [source.stop];
-  if (Array.isArray(source.tools) && source.tools.length > 0) body.tools = (source.tools as OpenAITool[]).map(toCohereTool);
+  if (Array.isArray(source.tools) && source.tools.length > 0) {
+    body.tools = (source.tools as OpenAITool[]).map(toCohereTool);
+    // Cohere's strictness is one switch for all tools (`strict_tools`); any tool asking for it turns it on.
+    if ((source.tools as OpenAITool[]).some((tool) => tool?.function?.strict === true)) body.strict_tools = true;
+  }
   const toolChoice = toCohereToolChoice(source.tool_choice, input);
   if (toolChoice) body.tool_choice = toolChoice;
   const responseFormat = toCohereResponseFormat(source.response_format);

@@ -69,6 +69,12 @@ describe('Cohere v2 chat request', () => {
     expect(JSON.parse(dropped.body).tool_choice).toBeUndefined();
   });
 
+  it('a strict tool turns on Cohere strict_tools', () => {
+    const strict = { type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } };
+    const call = cohereAdapter.buildCall(cohere({ model: 'command-a-03-2025', messages: [{ role: 'user', content: 'hi' }], tools: [strict] })) as { body: string };
+    expect(JSON.parse(call.body)).toMatchObject({ strict_tools: true, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] });
+  });
+
   it('streams with stream: true and an SSE accept header; a custom host with or without /v2 is honoured', () => {
     const call = cohereAdapter.buildCall(cohere({ model: 'command-r', messages: [{ role: 'user', content: 'hi' }], stream: true }, { target: { customHost: 'http://127.0.0.1:9/v2/' } })) as {
       url: string;
