@@ -57,7 +57,8 @@ export function leafFromHeaders(options: RequestOptions): LeafSettings {
 export async function resolveLeafTarget(
   leaf: LeafSettings,
   options: RequestOptions,
-  endpoint: Endpoint,
+  /** The endpoint the provider must serve; undefined for a pass-through call, whose own support check follows. */
+  endpoint: Endpoint | undefined,
   request: Pick<NeutralRequest, 'headers'>,
   workspaceId: string,
 ): Promise<ResolvedTarget> {
@@ -67,7 +68,7 @@ export async function resolveLeafTarget(
   if (!provider) {
     throw badRequest('unknown_provider', `Unknown provider '${leaf.provider}'; valid providers: ${PROVIDER_SLUGS.join(', ')}`, 'x-gw-provider');
   }
-  if (!provider.endpoints.includes(endpoint)) {
+  if (endpoint !== undefined && !provider.endpoints.includes(endpoint)) {
     throw badRequest('unsupported_endpoint', `Provider '${provider.slug}' does not support ${endpoint}; it supports: ${provider.endpoints.join(', ')}`);
   }
   const adapter = await provider.load();

@@ -1,4 +1,7 @@
 import { azureOpenAIPassthrough } from './azure-openai/passthrough.js';
+import { coherePassthrough } from './cohere/passthrough.js';
+import { jinaAIPassthrough } from './jina-ai/passthrough.js';
+import { voyageAIPassthrough } from './voyage-ai/passthrough.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
 import { openAICompatiblePassthrough } from './openai-compatible/passthrough.js';
 import type { PassthroughEndpoint, PassthroughSupport } from './passthrough-types.js';
@@ -9,6 +12,9 @@ for (const row of OPENAI_COMPATIBLE_PROVIDERS) {
   if (support) BY_SLUG.set(row.slug, support);
 }
 BY_SLUG.set('azure-openai', azureOpenAIPassthrough);
+BY_SLUG.set('cohere', coherePassthrough);
+BY_SLUG.set('voyage-ai', voyageAIPassthrough);
+BY_SLUG.set('jina-ai', jinaAIPassthrough);
 
 /** What a provider (canonical slug) offers of the pass-through endpoints; undefined when none. */
 export function passthroughSupport(slug: string): PassthroughSupport | undefined {

@@ -31,6 +31,9 @@ const ENTRIES: readonly ProviderEntry[] = [
   loaded(azureOpenAIAdapter),
   onFirstUse({ slug: 'bedrock', aliases: ['cloudc'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./bedrock/adapter.js')).bedrockAdapter),
   onFirstUse({ slug: 'google', aliases: ['gemini'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./google/adapter.js')).googleAdapter),
+  onFirstUse({ slug: 'cohere', aliases: [], endpoints: ['chat', 'embeddings'] }, async () => (await import('./cohere/adapter.js')).cohereAdapter),
+  onFirstUse({ slug: 'voyage-ai', aliases: ['voyage'], endpoints: ['embeddings'] }, async () => (await import('./voyage-ai/adapter.js')).voyageAIAdapter),
+  onFirstUse({ slug: 'jina-ai', aliases: ['jina'], endpoints: ['embeddings'] }, async () => (await import('./jina-ai/adapter.js')).jinaAIAdapter),
   onFirstUse({ slug: 'vertex-ai', aliases: ['cloudb'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./vertex-ai/adapter.js')).vertexAIAdapter),
 ];
 

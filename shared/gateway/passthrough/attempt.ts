@@ -24,9 +24,9 @@ export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'he
 export async function attemptPassthrough(passthrough: PassthroughRequest, leafPath: string, leaf: LeafSettings, retry: number, onUsage: (report: UsageReport) => void): Promise<PassthroughSuccess> {
   const { context, route, payload } = passthrough;
   return recordAttempt(context, { leafPath, retry, virtualKey: leaf.virtualKey, cacheStatus: 'DISABLED' }, async (record) => {
-    // Every provider serves chat: resolving "for chat" reads the leaf's provider and credentials; the
+    // Resolved for no endpoint: embeddings-only and media providers (Voyage, Jina, …) serve no chat, and the
     // pass-through check that matters follows.
-    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, 'chat', context.request, context.principal.workspaceId);
+    const { adapter, target, forwardHeaders } = await resolveLeafTarget(leaf, context.options, undefined, context.request, context.principal.workspaceId);
     record.provider = adapter.slug;
     const support = passthroughSupport(adapter.slug);
     if (!support?.endpoints.includes(route.endpoint)) {

@@ -23,6 +23,9 @@ const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
   'perplexity-ai': 'perplexity',
   'x-ai': 'x-ai',
   cerebras: 'cerebras',
+  // Cohere and Voyage AI prices come from the shipped genai-prices data (its own per-price sources and dates).
+  cohere: 'cohere',
+  'voyage-ai': 'voyage',
 };
 
 const SOURCE = 'default';

@@ -23,7 +23,7 @@ describe('which providers serve the pass-through endpoints', () => {
 
   it('every endpoint has at least one provider, and every marked provider is a registered one', () => {
     for (const endpoint of PASSTHROUGH_ENDPOINTS) expect(providersServing(endpoint).length, endpoint).toBeGreaterThan(0);
-    expect(providersServing('rerank').sort()).toEqual(['together-ai', 'vllm']);
+    expect(providersServing('rerank').sort()).toEqual(['cohere', 'jina-ai', 'together-ai', 'vllm', 'voyage-ai']);
     for (const endpoint of PASSTHROUGH_ENDPOINTS) for (const slug of providersServing(endpoint)) expect(PROVIDER_SLUGS).toContain(slug);
   });
 });
