@@ -35,4 +35,21 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
   { slug: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', endpoints: ALL, acceptsStreamOptions: true },
   { slug: 'vllm', endpoints: ALL, acceptsStreamOptions: true, passthrough: [...AUDIO_IN, 'rerank'] },
   { slug: 'lm-studio', aliases: ['lmstudio'], baseUrl: 'http://127.0.0.1:1234/v1', endpoints: ALL, acceptsStreamOptions: true },
+  // Issue #47: hosted OpenAI-compatible APIs with one public host each (base URLs from each provider's API reference).
+  { slug: 'huggingface', aliases: ['hugging-face', 'hf'], baseUrl: 'https://router.huggingface.co/v1', endpoints: ['chat'], acceptsStreamOptions: true },
+  { slug: 'github-models', aliases: ['github'], baseUrl: 'https://models.github.ai/inference', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },
+  { slug: 'nvidia-nim', aliases: ['nvidia', 'nim'], baseUrl: 'https://integrate.api.nvidia.com/v1', endpoints: ALL, acceptsStreamOptions: true },
+  { slug: 'sambanova', baseUrl: 'https://api.sambanova.ai/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true, passthrough: AUDIO_IN },
+  { slug: 'nebius', aliases: ['nebius-ai-studio'], baseUrl: 'https://api.tokenfactory.nebius.com/v1', endpoints: ALL, acceptsStreamOptions: true, passthrough: ['images/generations'] },
+  { slug: 'novita-ai', aliases: ['novita'], baseUrl: 'https://api.novita.ai/v3/openai', endpoints: ALL, acceptsStreamOptions: true },
+  { slug: 'hyperbolic', baseUrl: 'https://api.hyperbolic.xyz/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
+  { slug: 'lambda', aliases: ['lambda-ai'], baseUrl: 'https://api.lambda.ai/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
+  // Moonshot, Zhipu, MiniMax and AI21 report usage in their last chunk on their own; stream_options is not theirs.
+  { slug: 'moonshot', aliases: ['moonshot-ai', 'kimi'], baseUrl: 'https://api.moonshot.ai/v1', endpoints: ['chat'], acceptsStreamOptions: false },
+  // DashScope (Qwen) has an international (Singapore) and a mainland-China host; one slug each.
+  { slug: 'dashscope', aliases: ['alibaba', 'qwen'], baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },
+  { slug: 'dashscope-cn', aliases: ['alibaba-cn'], baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },
+  { slug: 'zhipu', aliases: ['zhipu-ai', 'glm', 'bigmodel'], baseUrl: 'https://open.bigmodel.cn/api/paas/v4', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: false },
+  { slug: 'minimax', baseUrl: 'https://api.minimax.io/v1', endpoints: ['chat'], acceptsStreamOptions: false },
+  { slug: 'ai21', aliases: ['ai21-labs'], baseUrl: 'https://api.ai21.com/studio/v1', endpoints: ['chat'], acceptsStreamOptions: false },
 ];
