@@ -31,11 +31,15 @@ export function renderCapabilityTable(): string {
 
 /** The OpenAI-compatible rows: default host and whether gw asks for stream usage with `stream_options`. */
 export function renderOpenAICompatibleTable(): string {
-  const lines = ['| slug (aliases) | default base URL | stream usage |', '|---|---|---|'];
+  const lines = ['| slug (aliases) | default base URL | auth | stream usage |', '|---|---|---|---|'];
   for (const row of OPENAI_COMPATIBLE_PROVIDERS) {
-    const base = row.baseUrl ? `\`${row.baseUrl}\`` : '— (send `x-gw-custom-host`)';
+    // A per-account row shows its address with the header that fills it in.
+    const address = row.account ? row.account.baseUrl(`{${row.account.header}}`) : row.baseUrl;
+    const query = row.query ? `?${new URLSearchParams(row.query).toString()}` : '';
+    const base = address ? `\`${address}${query}\`` : '— (send `x-gw-custom-host`)';
+    const auth = row.authHeader ? `\`${row.authHeader}: <token>\`` : 'Bearer';
     const usage = row.acceptsStreamOptions ? '`stream_options.include_usage`' : "the provider's own last chunk";
-    lines.push(`| ${nameCell(row.slug, row.aliases ?? [])} | ${base} | ${usage} |`);
+    lines.push(`| ${nameCell(row.slug, row.aliases ?? [])} | ${base} | ${auth} | ${usage} |`);
   }
   return lines.join('\n');
 }
