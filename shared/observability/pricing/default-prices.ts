@@ -23,6 +23,13 @@ const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
   'perplexity-ai': 'perplexity',
   'x-ai': 'x-ai',
   cerebras: 'cerebras',
+  // Issue #47: the new OpenAI-compatible providers the shipped data prices (each price carries its own source and
+  // start date in the package's data). The others are priced by a workspace pricing file until the data has them.
+  'novita-ai': 'novita',
+  moonshot: 'moonshotai',
+  zhipu: 'zhipuai',
+  minimax: 'minimax',
+  'cloudflare-workers-ai': 'cloudflare',
 };
 
 const SOURCE = 'default';
