@@ -25,7 +25,7 @@ export function openAICompatibleAdapter(row: OpenAICompatibleProvider): Provider
       return { url: withQuery(joinUrl(base, ENDPOINT_PATHS[input.endpoint]), row.query), headers, body: JSON.stringify(body) };
     },
     toOpenAIError: summariseOpenAIStyleError,
-    createStreamTranslator: () => new OpenAISseTranslator(),
+    createStreamTranslator: () => new OpenAISseTranslator(row.usageInChoice === true),
   };
 }
 

@@ -81,4 +81,20 @@ describe('hosted OpenAI-compatible providers (issue #47)', () => {
     const last = events[1];
     expect(last.type === 'chunk' && last.chunk.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 4 } });
   });
+
+  it('stream usage quirk: Moonshot\'s usage inside its last choice is moved to the chunk, where the meter reads it', async () => {
+    const translator = (await findProvider('kimi')!.load()).createStreamTranslator(input('moonshot', 'chat', true));
+    const text = [
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"kimi-k2","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}',
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"kimi-k2","choices":[{"index":0,"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":19,"completion_tokens":13,"total_tokens":32,"cached_tokens":8}}]}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    const events = [...translator.push(new TextEncoder().encode(text)), ...translator.end()];
+    expect(events.map((event) => event.type)).toEqual(['chunk', 'chunk', 'done']);
+    const [first, last] = events;
+    expect(first.type === 'chunk' && first.raw).toBeTruthy();
+    expect(last.type === 'chunk' && last.chunk).toMatchObject({ usage: { prompt_tokens: 19, completion_tokens: 13, total_tokens: 32 }, choices: [{ index: 0, finish_reason: 'stop' }] });
+    expect(last.type === 'chunk' && (last.chunk.choices as Array<Record<string, unknown>>)[0].usage).toBeUndefined();
+  });
 });
