@@ -5,6 +5,7 @@ import { MAX_ID_CHARS } from '../http/ids.js';
 import { assertJsonNesting } from '../http/json-nesting.js';
 import { assertPrintableCredential } from './config/credential-fields.js';
 import { parseForwardHeaders } from './forward-headers.js';
+import { readAccountHeaders } from './account-headers.js';
 import type { StoredCredential } from './stored-credential-host.js';
 
 /** Every `x-gw-*` header, parsed once at the start of the pipeline. Nothing further down reads raw headers. */
@@ -27,6 +28,8 @@ export interface RequestOptions {
   azure: NonNullable<TargetSettings['azure']>;
   vertex: NonNullable<TargetSettings['vertex']>;
   aws: NonNullable<TargetSettings['aws']>;
+  /** `x-gw-<provider>-…` account headers of OpenAI-compatible providers (account-headers.ts), checked. */
+  accounts: NonNullable<TargetSettings['accounts']>;
   anthropicBeta?: string;
   /**
    * Set by `x-gw-provider: @<slug>` (provider-target.ts): the integration's stored credential (when it has one,
@@ -94,6 +97,7 @@ export function readRequestOptions(headers: Record<string, string>): RequestOpti
     azure: cloud.azure,
     vertex: cloud.vertex,
     aws: cloud.aws,
+    accounts: readAccountHeaders(headers),
     anthropicBeta: nonEmpty(headers['anthropic-beta']),
   };
 }

@@ -50,6 +50,8 @@ export interface TargetSettings {
   };
   anthropicBeta?: string;
   anthropicVersion?: string;
+  /** Per-account coordinates of OpenAI-compatible providers, by header name (`x-gw-cloudflare-account-id`: id), already checked. */
+  accounts?: Record<string, string>;
 }
 
 export type OpenAIBody = Record<string, unknown>;

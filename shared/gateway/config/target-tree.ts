@@ -20,6 +20,7 @@ export interface LeafSettings {
   azure: NonNullable<TargetSettings['azure']>;
   vertex: NonNullable<TargetSettings['vertex']>;
   aws: NonNullable<TargetSettings['aws']>;
+  accounts?: TargetSettings['accounts'];
   anthropicBeta?: string;
   anthropicVersion?: string;
   overrideParams: Record<string, unknown>;

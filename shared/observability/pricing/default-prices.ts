@@ -26,6 +26,13 @@ const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
   // Cohere and Voyage AI prices come from the shipped genai-prices data (its own per-price sources and dates).
   cohere: 'cohere',
   'voyage-ai': 'voyage',
+  // Issue #47: the new OpenAI-compatible providers the shipped data prices (each price carries its own source and
+  // start date in the package's data). The others are priced by a workspace pricing file until the data has them.
+  'novita-ai': 'novita',
+  moonshot: 'moonshotai',
+  zhipu: 'zhipuai',
+  minimax: 'minimax',
+  'cloudflare-workers-ai': 'cloudflare',
 };
 
 const SOURCE = 'default';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { rowBaseUrl } from './account-host.js';
 import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type UpstreamCall } from '../types.js';
 import type { OpenAICompatibleProvider } from './catalog.js';
 import { summariseOpenAIStyleError } from './error-summary.js';
@@ -12,10 +12,7 @@ export function openAICompatibleAdapter(row: OpenAICompatibleProvider): Provider
     aliases: row.aliases ?? [],
     endpoints: row.endpoints,
     buildCall(input: AdapterInput): UpstreamCall {
-      const base = input.target.customHost ?? row.baseUrl;
-      if (!base) {
-        throw badRequest('custom_host_required', `Provider '${row.slug}' has no public endpoint: send x-gw-custom-host with its base URL`, 'x-gw-custom-host');
-      }
+      const base = rowBaseUrl(row, input.target);
       const body = { ...input.body };
       if (input.stream && input.endpoint !== 'embeddings' && row.acceptsStreamOptions) {
         const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
@@ -24,12 +21,22 @@ export function openAICompatibleAdapter(row: OpenAICompatibleProvider): Provider
       }
       const headers: Record<string, string> = merged(input.forwardHeaders, { 'content-type': 'application/json' });
       if (input.stream) headers.accept = 'text/event-stream';
-      if (input.target.apiKey) headers.authorization = `Bearer ${input.target.apiKey}`;
-      return { url: joinUrl(base, ENDPOINT_PATHS[input.endpoint]), headers, body: JSON.stringify(body) };
+      if (input.target.apiKey) Object.assign(headers, authHeaders(row, input.target.apiKey));
+      return { url: withQuery(joinUrl(base, ENDPOINT_PATHS[input.endpoint]), row.query), headers, body: JSON.stringify(body) };
     },
     toOpenAIError: summariseOpenAIStyleError,
-    createStreamTranslator: () => new OpenAISseTranslator(),
+    createStreamTranslator: () => new OpenAISseTranslator(row.usageInChoice === true),
   };
+}
+
+/** The credential header: `Authorization: Bearer` unless the row names another (Azure AI's `api-key`). */
+export function authHeaders(row: OpenAICompatibleProvider, token: string): Record<string, string> {
+  return row.authHeader ? { [row.authHeader]: token } : { authorization: `Bearer ${token}` };
+}
+
+/** The row's fixed query (Azure AI's `api-version`) appended to a built URL. */
+export function withQuery(url: string, query: Record<string, string> | undefined): string {
+  return query ? `${url}?${new URLSearchParams(query).toString()}` : url;
 }
 
 export function joinUrl(base: string, path: string): string {

@@ -1,7 +1,7 @@
-import { badRequest } from '../../http/errors.js';
+import { rowBaseUrl } from './account-host.js';
 import type { PassthroughInput, PassthroughSupport } from '../passthrough-types.js';
 import type { UpstreamCall } from '../types.js';
-import { joinUrl } from './adapter.js';
+import { authHeaders, joinUrl, withQuery } from './adapter.js';
 import type { OpenAICompatibleProvider } from './catalog.js';
 import { merged } from '../../merged.js';
 
@@ -14,13 +14,10 @@ export function openAICompatiblePassthrough(row: OpenAICompatibleProvider): Pass
   return {
     endpoints: row.passthrough,
     buildCall(input: PassthroughInput): UpstreamCall {
-      const base = input.target.customHost ?? row.baseUrl;
-      if (!base) {
-        throw badRequest('custom_host_required', `Provider '${row.slug}' has no public endpoint: send x-gw-custom-host with its base URL`, 'x-gw-custom-host');
-      }
+      const base = rowBaseUrl(row, input.target);
       const headers: Record<string, string> = merged(input.forwardHeaders, { 'content-type': input.contentType });
-      if (input.target.apiKey) headers.authorization = `Bearer ${input.target.apiKey}`;
-      return { url: joinUrl(base, `/${input.endpoint}`), headers, body: input.body };
+      if (input.target.apiKey) Object.assign(headers, authHeaders(row, input.target.apiKey));
+      return { url: withQuery(joinUrl(base, `/${input.endpoint}`), row.query), headers, body: input.body };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { SseDecoder } from '../../http/sse.js';
 import type { StreamEvent, StreamTranslator } from '../types.js';
 import { summariseOpenAIStyleError, isRecord } from './error-summary.js';
+import { merged } from '../../merged.js';
 
 /**
  * OpenAI SSE in, OpenAI SSE out: each event is parsed (usage and errors must be seen) and the original
@@ -10,6 +11,9 @@ export class OpenAISseTranslator implements StreamTranslator {
   private readonly decoder = new SseDecoder();
   private sawDone = false;
   private sawFinish = false;
+
+  /** `liftChoiceUsage`: the provider reports a stream's usage inside its last choice (Moonshot), not beside it. */
+  constructor(private readonly liftChoiceUsage = false) {}
 
   push(bytes: Uint8Array): StreamEvent[] {
     return this.translate(this.decoder.push(bytes));
@@ -48,7 +52,8 @@ export class OpenAISseTranslator implements StreamTranslator {
       }
       if (!isRecord(parsed)) continue;
       if (hasFinishReason(parsed)) this.sawFinish = true;
-      events.push({ type: 'chunk', chunk: parsed, raw: data });
+      const lifted = this.liftChoiceUsage ? withChoiceUsageLifted(parsed) : undefined;
+      events.push(lifted ? { type: 'chunk', chunk: lifted } : { type: 'chunk', chunk: parsed, raw: data });
     }
     return events;
   }
@@ -57,4 +62,13 @@ export class OpenAISseTranslator implements StreamTranslator {
 function hasFinishReason(chunk: Record<string, unknown>): boolean {
   const choices = chunk.choices;
   return Array.isArray(choices) && choices.some((choice) => isRecord(choice) && typeof choice.finish_reason === 'string');
+}
+
+/** The chunk with a choice's `usage` moved to the top level, where gw's meter and OpenAI clients read it; else undefined. */
+function withChoiceUsageLifted(chunk: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (chunk.usage !== undefined || !Array.isArray(chunk.choices)) return undefined;
+  const carrier = chunk.choices.find((choice): choice is Record<string, unknown> => isRecord(choice) && isRecord(choice.usage));
+  if (!carrier) return undefined;
+  const choices = chunk.choices.map((choice) => (choice === carrier ? Object.fromEntries(Object.entries(carrier).filter(([key]) => key !== 'usage')) : choice));
+  return merged(chunk, { choices, usage: carrier.usage });
 }

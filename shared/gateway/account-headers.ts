@@ -1,0 +1,18 @@
+import { readAccountHeader } from '../providers/openai-compatible/account-host.js';
+import { OPENAI_COMPATIBLE_PROVIDERS } from '../providers/openai-compatible/catalog.js';
+
+const ADDRESSES = OPENAI_COMPATIBLE_PROVIDERS.flatMap((row) => (row.account ? [row.account] : []));
+
+/**
+ * The per-account headers of the OpenAI-compatible providers (`x-gw-cloudflare-account-id`, …), read once with the
+ * other `x-gw-*` headers: a value that does not name an account of its provider is a 400 here, so no URL is ever
+ * built from it.
+ */
+export function readAccountHeaders(headers: Record<string, string>): Record<string, string> {
+  const accounts: Record<string, string> = {};
+  for (const address of ADDRESSES) {
+    const value = readAccountHeader(address, headers[address.header]);
+    if (value !== undefined) accounts[address.header] = value;
+  }
+  return accounts;
+}
