@@ -100,4 +100,47 @@ describe('editing control-plane resources in the console, in Debian chromium', {
     expect(stored).toMatchObject({ name: 'Edited tools', tools: { allow: ['echo'] } });
     expect(JSON.stringify(stored)).not.toContain('mcp-token');
   });
+
+  it('edits a guardrail into a new version, and shows gw’s 400 for a config its type refuses', async () => {
+    const created = await api('POST', '/v1/guardrails', { name: 'prefix-to-edit', type: 'add_prefix', config: { prefix: 'Be brief. ', position: 'last_user' } });
+    await open('guardrails');
+    await poll(() => rows('Guardrails', 'prefix-to-edit').count()).toBe(1);
+    await rows('Guardrails', 'prefix-to-edit').click();
+    const form = page.getByRole('form', { name: 'Edit guardrail prefix-to-edit' });
+    expect(JSON.parse(await form.getByLabel('config (JSON)').inputValue())).toMatchObject({ prefix: 'Be brief. ' });
+    expect(await form.getByLabel('type').inputValue()).toBe('add_prefix');
+
+    await form.getByLabel('config (JSON)').fill('{"prefix": 42}');
+    await form.getByRole('button', { name: 'Save new version' }).click();
+    await poll(() => form.getByRole('alert').textContent()).toMatch(/prefix/);
+
+    await form.getByLabel('config (JSON)').fill('{"prefix": "Answer in French. ", "position": "last_user"}');
+    await form.getByRole('button', { name: 'Save new version' }).click();
+    await poll(() => form.getByRole('status').textContent()).toBe('Saved version 2');
+    expect(await form.getByRole('alert').count()).toBe(0);
+    const stored = await api('GET', `/v1/guardrails/${String(created.id)}`);
+    expect(stored).toMatchObject({ version: 2, config: { prefix: 'Answer in French. ' } });
+  });
+
+  it('edits a saved config into a new version (PUT), validated in the browser, gw’s 400 beside the editor', async () => {
+    const created = await api('POST', '/v1/configs', { name: 'config-to-edit', config: { strategy: { mode: 'single' }, targets: [{ provider: 'openai' }] } });
+    await open('configs');
+    await poll(() => rows('Saved configs', 'config-to-edit').count()).toBe(1);
+    await rows('Saved configs', 'config-to-edit').click();
+    const editor = page.getByRole('form', { name: 'Config editor' });
+    await poll(async () => JSON.parse(await editor.getByLabel('config (JSON)').inputValue()) as unknown).toMatchObject({ strategy: { mode: 'single' } });
+    await editor.getByLabel('config (JSON)').fill('{"strategy": {"mode": "fallbak"}, "targets": [{"provider": "openai"}]}');
+    expect(await editor.getByRole('button', { name: 'Save new version' }).isDisabled()).toBe(true);
+
+    await editor.getByLabel('config (JSON)').fill('{"strategy": {"mode": "fallback"}, "targets": [{"provider": "openai"}, {"provider": "anthropic"}]}');
+    await editor.getByLabel('name').fill('x'.repeat(300));
+    await editor.getByRole('button', { name: 'Save new version' }).click();
+    await poll(() => editor.getByRole('alert').textContent()).toMatch(/name/);
+
+    await editor.getByLabel('name').fill('config-edited');
+    await editor.getByRole('button', { name: 'Save new version' }).click();
+    await poll(() => editor.getByRole('status').filter({ hasText: 'Saved version' }).textContent()).toBe('Saved version 2');
+    const stored = await api('GET', `/v1/configs/${String(created.id)}`);
+    expect(stored).toMatchObject({ name: 'config-edited', version: 2, config: { strategy: { mode: 'fallback' } } });
+  });
 });
