@@ -212,10 +212,11 @@ export const EXPORTS: ResourceDescription = {
   title: 'Exports',
   path: '/v1/exports',
   readScope: 'logs:read',
-  note: 'Request logs matching filters, written as JSON Lines; the list refreshes while one is running.',
+  note: 'Request logs matching filters, written as JSON Lines, Parquet or CSV; the list refreshes while one is running.',
   columns: [
     { label: 'Id', cell: (row) => <code>{text(row.id)}</code> },
     { label: 'Status', cell: (row) => <span data-testid="export-status">{text(row.status)}</span> },
+    { label: 'Format', cell: (row) => text(row.format) },
     { label: 'Filters', cell: (row) => <code>{JSON.stringify(row.filters ?? {})}</code> },
     { label: 'Rows', cell: (row) => text(row.row_count) },
     { label: 'Created', cell: (row) => when(row.created_at) },
@@ -224,6 +225,8 @@ export const EXPORTS: ResourceDescription = {
   create: {
     label: 'Create an export',
     fields: [
+      // The formats POST /v1/exports accepts (shared/control-plane/exports/schemas.ts).
+      { name: 'format', label: 'format', kind: 'select', options: ['jsonl', 'parquet', 'csv'], initial: 'jsonl' },
       { name: 'model', label: 'model', kind: 'text', optional: true },
       { name: 'provider', label: 'provider', kind: 'text', optional: true },
       { name: 'status', label: 'status', kind: 'text', optional: true },
