@@ -15,7 +15,8 @@ import { signInToConsole } from './console-support.js';
 
 /**
  * Accessibility: axe-core, the standard rules engine, runs in Debian chromium on every console page with seeded
- * data (a request log, a policy), on the request detail, with the policy editor open, and at 390 px; any violation
+ * data (a request log, a policy, a deployment, a guardrail), on the request detail, with the policy editor, a
+ * deployment's edit form and a guardrail's editor open, and at 390 px; any violation
  * of any impact fails, naming the rule and the nodes, so the fix goes into console/src and never into the test.
  */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -57,6 +58,8 @@ beforeAll(async () => {
   await buildConsole(consoleDir);
   gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
   await api('POST', '/v1/policies/rate-limits', rateLimitPayload());
+  await api('POST', '/v1/deployments', { name: 'axe-deployment', type: 'production', config: { strategy: { mode: 'single' }, targets: [{ provider: 'openai' }] } });
+  await api('POST', '/v1/guardrails', { name: 'axe-guardrail', type: 'add_prefix', config: { prefix: 'Be brief. ', position: 'last_user' } });
   const { sink } = await logEngines();
   sink.append('requests', [
     requestRow(logRecord({ id: LOG_ID, trace_id: 'axe-trace-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, cost: 0.002 })),
@@ -104,6 +107,23 @@ describe('the console has no axe violation of any impact, in Debian chromium', {
     await visit('policies');
     await page.getByRole('table', { name: 'Rate-limit policies' }).locator('tbody tr').first().click();
     await page.getByRole('button', { name: /save/i }).first().waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
+  it('with a deployment open in its edit form, showing gw’s refusal', async () => {
+    await visit('deployments');
+    await page.getByRole('table', { name: 'Deployments', exact: true }).locator('tbody tr').filter({ hasText: 'axe-deployment' }).click();
+    const form = page.getByRole('form', { name: 'Edit axe-deployment' });
+    await form.getByLabel(/^config/).fill('{"targets": [');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByRole('alert').waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
+  it('with a guardrail open in its editor', async () => {
+    await visit('guardrails');
+    await page.getByRole('table', { name: 'Guardrails', exact: true }).locator('tbody tr').filter({ hasText: 'axe-guardrail' }).click();
+    await page.getByRole('form', { name: 'Edit guardrail axe-guardrail' }).waitFor();
     expect(await violations()).toEqual([]);
   });
 
