@@ -41,7 +41,7 @@ export function ConfigsPage({ api }: { api: Api }) {
   };
   return (
     <Section title="Configs">
-      <ErrorBanner error={error ?? configs.error} />
+      <ErrorBanner error={configs.error} />
       <div class="split">
         <div>
           <Table<Json>
@@ -86,6 +86,8 @@ export function ConfigsPage({ api }: { api: Api }) {
             {selected ? 'Save new version' : 'Create config'}
           </button>
           {saved ? <p role="status">{saved}</p> : null}
+          {/* gw's 400 (or 409 for a concurrent update) belongs beside the form that sent it. */}
+          <ErrorBanner error={error} />
           {selected && versions.data ? (
             <Table<Json>
               label="Versions"

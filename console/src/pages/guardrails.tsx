@@ -16,6 +16,9 @@ export function GuardrailsPage({ api }: { api: Api }) {
   const [type, setType] = useState('add_prefix');
   const [config, setConfig] = useState(JSON.stringify(EXAMPLES.add_prefix, null, 2));
   const [error, setError] = useState<Error>();
+  // The guardrail opened from the list: the form edits it (PUT, a new version) instead of creating one.
+  const [selected, setSelected] = useState<Json>();
+  const [saved, setSaved] = useState<string>();
   const write = useCapability(api, { scope: 'guardrails:write' });
   let parsed: unknown;
   let parseError: string | undefined;
@@ -28,16 +31,37 @@ export function GuardrailsPage({ api }: { api: Api }) {
     setError(undefined);
     work().then(() => guardrails.reload(), setError);
   };
+  const open = (row: Json) => {
+    setSelected(row);
+    setName(String(row.name ?? ''));
+    setType(String(row.type));
+    setConfig(JSON.stringify(row.config ?? {}, null, 2));
+    setSaved(undefined);
+    setError(undefined);
+  };
+  const save = () => {
+    setError(undefined);
+    setSaved(undefined);
+    const request = selected ? api.put<Json>(`/v1/guardrails/${segment(String(selected.id))}`, { name, type, config: parsed }) : api.post<Json>('/v1/guardrails', { name, type, config: parsed });
+    request.then((result) => {
+      if (selected) {
+        setSelected(result);
+        setSaved(`Saved version ${String(result.version)}`);
+      }
+      guardrails.reload();
+    }, setError);
+  };
+  const types = selected && !(String(selected.type) in EXAMPLES) ? [...Object.keys(EXAMPLES), String(selected.type)] : Object.keys(EXAMPLES);
   return (
     <Section title="Guardrails">
-      <ErrorBanner error={error ?? guardrails.error} />
+      <ErrorBanner error={guardrails.error} />
       <WriteNote write={write} what="guardrails" />
       <form
         class="editor"
-        aria-label="Create a guardrail"
+        aria-label={selected ? `Edit guardrail ${String(selected.name)}` : 'Create a guardrail'}
         onSubmit={(event) => {
           event.preventDefault();
-          if (!parseError) act(() => api.post('/v1/guardrails', { name, type, config: parsed }));
+          if (!parseError) save();
         }}
       >
         <TextInput label="name" name="guardrail_name" value={name} onInput={setName} />
@@ -48,10 +72,10 @@ export function GuardrailsPage({ api }: { api: Api }) {
             onChange={(event) => {
               const next = (event.target as HTMLSelectElement).value;
               setType(next);
-              setConfig(JSON.stringify(EXAMPLES[next], null, 2));
+              setConfig(JSON.stringify(EXAMPLES[next] ?? {}, null, 2));
             }}
           >
-            {Object.keys(EXAMPLES).map((value) => (
+            {types.map((value) => (
               <option value={value}>{value}</option>
             ))}
           </select>
@@ -61,13 +85,30 @@ export function GuardrailsPage({ api }: { api: Api }) {
         </Field>
         {parseError ? <p class="invalid">{parseError}</p> : null}
         <button type="submit" disabled={write.can !== 'yes' || Boolean(parseError) || !name} title={write.reason}>
-          Create guardrail
+          {selected ? 'Save new version' : 'Create guardrail'}
         </button>
+        {selected ? (
+          <button
+            type="button"
+            onClick={() => {
+              setSelected(undefined);
+              setName('');
+              setType('add_prefix');
+              setConfig(JSON.stringify(EXAMPLES.add_prefix, null, 2));
+            }}
+          >
+            New guardrail
+          </button>
+        ) : null}
+        {saved ? <p role="status">{saved}</p> : null}
+        {/* gw's 400 (its message names the config field) belongs beside the form that sent it. */}
+        <ErrorBanner error={error} />
       </form>
       <Table<Json>
         label="Guardrails"
         rows={guardrails.data?.data ?? []}
         empty={guardrails.loading ? 'Loading…' : 'No guardrails.'}
+        onOpen={open}
         columns={[
           { label: 'Name', cell: (row) => text(row.name) },
           { label: 'Type', cell: (row) => text(row.type) },

@@ -51,6 +51,11 @@ export interface ResourceDescription {
   /** `path` when creating is not a POST to the collection (users are invited at /v1/admin/users/invites). */
   create?: { label: string; fields: FormField[]; body?: (values: Json) => Json; path?: string };
   actions?: RowAction[];
+  /**
+   * Editing an opened row: fields prefilled from it, sent as the API defines (PATCH or PUT to the row's path). The
+   * body is checked in the browser first (JSON fields parse); a 400 from gw is shown next to the form.
+   */
+  edit?: { method: 'PATCH' | 'PUT'; fields: (row: Json) => FormField[]; body?: (values: Json) => Json };
   /** Query filters shown above the list (name → label). */
   filters?: { name: string; label: string; placeholder?: string }[];
   /** Extra detail fetched when a row opens (e.g. an MCP server's handshake metadata), shown beside the row. */

@@ -26,7 +26,7 @@ export function DownloadLink({ row }: { row: Json }) {
     if (!response.ok) return setError(`HTTP ${response.status}`);
     const link = document.createElement('a');
     link.href = URL.createObjectURL(await response.blob());
-    link.download = `gw-logs-${id}.jsonl`;
+    link.download = `gw-logs-${id}.${String(row.format ?? 'jsonl')}`;
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   };

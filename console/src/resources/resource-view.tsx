@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, JsonView, Section, SecretOnce, Table, TextInput, useLoad } from '../components';
@@ -121,7 +122,24 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           }}
         />
       ) : null}
-      {selected ? <Detail api={api} resource={resource} row={selected} onClose={() => setSelected(undefined)} /> : null}
+      {selected ? (
+        <Detail api={api} resource={resource} row={selected} onClose={() => setSelected(undefined)}>
+          {resource.edit ? (
+            <EditForm
+              api={api}
+              resource={resource}
+              row={selected}
+              path={`${resource.path}/${encodeURIComponent(idOf(selected))}`}
+              disabled={!allowed}
+              reason={why}
+              onSaved={(saved) => {
+                setSelected(saved);
+                list.reload();
+              }}
+            />
+          ) : null}
+        </Detail>
+      ) : null}
     </Section>
   );
 }
@@ -188,6 +206,57 @@ function CreateForm({ resource, disabled, reason, onCreate }: { resource: Resour
   );
 }
 
+/**
+ * An opened row's edit form: prefilled from the row, checked in the browser (bodyOf throws on bad JSON or tags)
+ * before anything is sent; gw's 400 (its message names the field) is shown under the form that caused it.
+ */
+function EditForm({ api, resource, row, path, disabled, reason, onSaved }: { api: Api; resource: ResourceDescription; row: Json; path: string; disabled: boolean; reason?: string; onSaved: (saved: Json) => void }) {
+  const edit = resource.edit!;
+  const fields = edit.fields(row);
+  const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const [error, setError] = useState<Error>();
+  const [saving, setSaving] = useState(false);
+  const name = String(row.name ?? row.id);
+  return (
+    <form
+      class="filters"
+      aria-label={`Edit ${name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        setError(undefined);
+        let body: Json;
+        try {
+          body = bodyOf(fields, values);
+          if (edit.body) body = edit.body(body);
+        } catch (invalid) {
+          return setError(invalid as Error);
+        }
+        setSaving(true);
+        (edit.method === 'PUT' ? api.put(path, body) : api.patch(path, body)).then(
+          (saved) => {
+            setSaving(false);
+            // Secrets leave the page as soon as they are sent.
+            setValues({});
+            onSaved(saved);
+          },
+          (failed: Error) => {
+            setSaving(false);
+            setError(failed);
+          },
+        );
+      }}
+    >
+      {fields.map((field) => (
+        <FieldInput field={field} value={values[field.name] ?? field.initial ?? (field.kind === 'checkbox' ? false : '')} disabled={disabled} onChange={(value) => setValues({ ...values, [field.name]: value })} />
+      ))}
+      <button type="submit" disabled={disabled || saving} title={disabled ? reason : undefined}>
+        Save changes
+      </button>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
+
 function FieldInput({ field, value, disabled, onChange }: { field: FormField; value: string | boolean; disabled: boolean; onChange: (value: string | boolean) => void }) {
   const name = `field_${field.name}`;
   const onInput = (event: Event) => onChange((event.target as HTMLInputElement).value);
@@ -217,7 +286,7 @@ function FieldInput({ field, value, disabled, onChange }: { field: FormField; va
   );
 }
 
-function Detail({ api, resource, row, onClose }: { api: Api; resource: ResourceDescription; row: Json; onClose: () => void }) {
+function Detail({ api, resource, row, onClose, children }: { api: Api; resource: ResourceDescription; row: Json; onClose: () => void; children?: ComponentChildren }) {
   const extra = useLoad(() => (resource.detail ? resource.detail(api, row) : Promise.resolve(undefined)), [JSON.stringify(row)]);
   return (
     <div class="detail">
@@ -228,6 +297,7 @@ function Detail({ api, resource, row, onClose }: { api: Api; resource: ResourceD
         </button>
       </header>
       <JsonView value={row} label={`${resource.title} record`} />
+      {children}
       {resource.detail ? (
         <>
           <ErrorBanner error={extra.error} />

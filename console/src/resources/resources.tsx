@@ -138,15 +138,35 @@ export const MCP_SERVERS: ResourceDescription = {
       { name: 'allow', label: 'allowed tools (optional)', kind: 'list', optional: true, placeholder: 'search, read_*' },
       { name: 'deny', label: 'denied tools (optional)', kind: 'list', optional: true },
     ],
-    body: ({ token, allow, deny, ...body }) => ({
-      ...body,
-      ...(token ? { auth: { type: 'bearer', token } } : {}),
-      ...(allow || deny ? { tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) } } : {}),
-    }),
+    body: mcpServerBody,
   },
   actions: [deleteAction('/v1/mcp-servers', 'MCP server')],
+  // PATCH: a new url or token runs the handshake again; an empty token keeps the stored one (never shown).
+  edit: {
+    method: 'PATCH',
+    fields: (row) => {
+      const tools = (row.tools ?? {}) as Json;
+      return [
+        { name: 'name', label: 'name', kind: 'text', initial: String(row.name ?? '') },
+        { name: 'url', label: 'url', kind: 'text', initial: typeof row.url === 'string' ? row.url : '' },
+        { name: 'token', label: 'new bearer token (optional)', kind: 'secret', optional: true },
+        { name: 'allow', label: 'allowed tools (optional)', kind: 'list', optional: true, initial: ((tools.allow as string[] | undefined) ?? []).join(', ') },
+        { name: 'deny', label: 'denied tools (optional)', kind: 'list', optional: true, initial: ((tools.deny as string[] | undefined) ?? []).join(', ') },
+      ];
+    },
+    body: mcpServerBody,
+  },
   detail: (api, row) => api.get(`/v1/mcp-servers/${segment(String(row.id))}/metadata`),
 };
+
+/** An MCP server's body from the form: a token becomes bearer auth, allow/deny lists become tool rules. */
+function mcpServerBody({ token, allow, deny, ...body }: Json): Json {
+  return {
+    ...body,
+    ...(token ? { auth: { type: 'bearer', token } } : {}),
+    ...(allow || deny ? { tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) } } : {}),
+  };
+}
 
 export const DEPLOYMENTS: ResourceDescription = {
   title: 'Deployments',
@@ -173,6 +193,16 @@ export const DEPLOYMENTS: ResourceDescription = {
     ],
   },
   actions: [deleteAction('/v1/deployments', 'deployment')],
+  // PATCH: the fields sent replace the stored ones.
+  edit: {
+    method: 'PATCH',
+    fields: (row) => [
+      { name: 'name', label: 'name', kind: 'text', initial: String(row.name ?? '') },
+      { name: 'type', label: 'type', kind: 'select', options: ['production', 'non-production'], initial: String(row.type ?? 'production') },
+      { name: 'config', label: 'config (JSON: inline, or {"id": "cfg-…"})', kind: 'json', initial: JSON.stringify(row.config ?? {}) },
+      { name: 'description', label: 'description (optional)', kind: 'text', optional: true, initial: typeof row.description === 'string' ? row.description : '' },
+    ],
+  },
 };
 
 const EXPORT_IDS = 'gw.console.exports';
@@ -182,10 +212,11 @@ export const EXPORTS: ResourceDescription = {
   title: 'Exports',
   path: '/v1/exports',
   readScope: 'logs:read',
-  note: 'Request logs matching filters, written as JSON Lines; the list refreshes while one is running.',
+  note: 'Request logs matching filters, written as JSON Lines, Parquet or CSV; the list refreshes while one is running.',
   columns: [
     { label: 'Id', cell: (row) => <code>{text(row.id)}</code> },
     { label: 'Status', cell: (row) => <span data-testid="export-status">{text(row.status)}</span> },
+    { label: 'Format', cell: (row) => text(row.format) },
     { label: 'Filters', cell: (row) => <code>{JSON.stringify(row.filters ?? {})}</code> },
     { label: 'Rows', cell: (row) => text(row.row_count) },
     { label: 'Created', cell: (row) => when(row.created_at) },
@@ -194,6 +225,8 @@ export const EXPORTS: ResourceDescription = {
   create: {
     label: 'Create an export',
     fields: [
+      // The formats POST /v1/exports accepts (shared/control-plane/exports/schemas.ts).
+      { name: 'format', label: 'format', kind: 'select', options: ['jsonl', 'parquet', 'csv'], initial: 'jsonl' },
       { name: 'model', label: 'model', kind: 'text', optional: true },
       { name: 'provider', label: 'provider', kind: 'text', optional: true },
       { name: 'status', label: 'status', kind: 'text', optional: true },

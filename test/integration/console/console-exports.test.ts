@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole } from '../../../scripts/build-console.js';
+import { requestRow } from '../../../shared/observability/engine/columns.js';
+import { logEngines } from '../../../shared/observability/engine/select.js';
+import { launchChromium } from '../../support/browser.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { logRecord } from '../observability/log-engine-support.js';
+import { signInToConsole } from './console-support.js';
+
+/**
+ * Exports in Debian chromium with a format choice: each format POST /v1/exports accepts can be picked, the list
+ * says which one a row is, and the downloaded file is that format (named and shaped so).
+ */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-exports-'));
+let gateway: TestGateway;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  await buildConsole(consoleDir);
+  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
+  const { sink } = await logEngines();
+  sink.append('requests', [
+    requestRow(logRecord({ id: 'export-format-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, model: 'gpt-4o-mini' })),
+  ]);
+  await sink.flush();
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  rmSync(consoleDir, { recursive: true, force: true });
+});
+
+describe('exports with a format choice, in Debian chromium', { timeout: 120_000 }, () => {
+  it('offers the formats the API accepts, and a CSV export downloads as CSV', async () => {
+    await page.goto(`${gateway.url}/console#/exports`);
+    const create = page.getByRole('form', { name: 'Create an export' });
+    expect(await create.getByLabel('format').locator('option').allTextContents()).toEqual(['jsonl', 'parquet', 'csv']);
+    await create.getByLabel('format').selectOption('csv');
+    await create.getByLabel('model').fill('gpt-4o-mini');
+    await create.getByRole('button', { name: 'Create export' }).click();
+    await poll(() => page.getByTestId('export-status').first().textContent()).toBe('completed');
+    const row = page.getByRole('table', { name: 'Exports' }).locator('tbody tr').first();
+    expect(await row.textContent()).toContain('csv');
+    const download = page.waitForEvent('download');
+    await row.getByRole('button', { name: /^Download / }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^gw-logs-.+\.csv$/);
+    const [header, first] = readFileSync((await file.path())!, 'utf8').split('\n');
+    expect(header.split(',')).toContain('model');
+    expect(first).toContain('export-format-1');
+  });
+});
