@@ -13,7 +13,7 @@ import { settings } from '../settings.js';
 import { secretStore } from '../store/secrets/secret-store-factory.js';
 import { readUpstreamBody, type UpstreamResponse } from '../gateway/upstream-client.js';
 import { readMcpServerSecret, upstreamAuthHeaders } from './credentials.js';
-import { filterServerMessage, inspectPost, parseErrorResponse, type InspectedPost } from './jsonrpc.js';
+import { filterServerMessage, inspectPost, invalidRequestResponse, isJsonRpcBody, parseErrorResponse, type InspectedPost } from './jsonrpc.js';
 import { findMcpServer } from './lookup.js';
 import { callMcpServer, type McpHttpMethod } from './outbound.js';
 import { redact } from '../observability/redact.js';
@@ -68,6 +68,7 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
       } catch {
         return jsonResponse(400, parseErrorResponse(), { 'x-gw-trace-id': traceId });
       }
+      if (!isJsonRpcBody(body)) return jsonResponse(400, invalidRequestResponse(), { 'x-gw-trace-id': traceId });
       inspected = inspectPost(body, server.tools);
       spans.begin(inspected.toolCalls);
       // Only denied calls: gw answers them itself, the server never hears of them. Denied notifications only:

@@ -11,7 +11,8 @@ export async function checkConsoleUnderStage(stack: DeployedStack): Promise<void
   const page = await stack.request('GET', pageUrl);
   expect(page.status, page.body).toBe(200);
   expect(page.headers['content-type'] ?? page.headers['Content-Type']).toContain('text/html');
-  const references = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], pageUrl));
+  // A `data:` URI (the inline favicon) is part of the page itself: nothing to fetch from the stage.
+  const references = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], pageUrl)).filter((url) => url.protocol !== 'data:');
   expect(references.length).toBeGreaterThan(1);
   for (const url of references) {
     const asset = await stack.request('GET', url.href);
