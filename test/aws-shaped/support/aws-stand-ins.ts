@@ -48,6 +48,8 @@ export interface RequestLogResources {
   workgroup: string;
   /** The workgroup's result location (`s3://<results bucket>/results/`). */
   outputLocation: string;
+  /** The compaction's workgroup and its result location (`s3://<results bucket>/compaction/`), when the stack has one. */
+  compaction?: { workgroup: string; outputLocation: string };
   database: string;
   dataBucket: string;
   resultsBucket: string;
@@ -97,6 +99,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     account,
     workgroup: logs.workgroup,
     outputLocation: logs.outputLocation,
+    otherWorkgroups: logs.compaction ? { [logs.compaction.workgroup]: logs.compaction.outputLocation } : {},
     database: logs.database,
     dataBucket: logs.dataBucket,
     buckets: { [logs.resultsBucket]: results, [logs.dataBucket]: data },

@@ -154,12 +154,16 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
   const statements = functionStatements(json, place);
   const authorize = templateAuthorizer(statements, (key) => (key ? functionByKey.get(key) : undefined));
   const logVariable = (name: string) => String(resolveValue(json, variablesOf('control-plane')[name], place));
-  const workgroup = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::Athena::WorkGroup' && resource.Properties?.Name === logVariable('GW_ATHENA_WORKGROUP'))!;
-  const workgroupConfiguration = workgroup.Properties!.WorkGroupConfiguration as { ResultConfiguration: { OutputLocation: unknown } };
+  const outputLocationOf = (name: string) => {
+    const workgroup = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::Athena::WorkGroup' && resource.Properties?.Name === name)!;
+    const configuration = workgroup.Properties!.WorkGroupConfiguration as { ResultConfiguration: { OutputLocation: unknown } };
+    return String(resolveValue(json, configuration.ResultConfiguration.OutputLocation, place));
+  };
   const logs = {
     streams: { requests: logVariable('GW_LOG_STREAM_REQUESTS'), spans: logVariable('GW_LOG_STREAM_SPANS') },
     workgroup: logVariable('GW_ATHENA_WORKGROUP'),
-    outputLocation: String(resolveValue(json, workgroupConfiguration.ResultConfiguration.OutputLocation, place)),
+    outputLocation: outputLocationOf(logVariable('GW_ATHENA_WORKGROUP')),
+    compaction: { workgroup: logVariable('GW_ATHENA_COMPACTION_WORKGROUP'), outputLocation: outputLocationOf(logVariable('GW_ATHENA_COMPACTION_WORKGROUP')) },
     database: logVariable('GW_ATHENA_DATABASE'),
     dataBucket: names[dataId],
     resultsBucket: names[resultsId],
