@@ -11,6 +11,7 @@ import { buildFunctions } from '../../scripts/build.js';
 import { parseSettings } from '../../shared/settings.js';
 import { TABLES } from '../../shared/store/table-definitions.js';
 import { startAwsStandIns, type AwsStandIns } from '../aws-shaped/support/aws-stand-ins.js';
+import { templateDeaggregation } from '../aws-shaped/support/firehose-stand-in.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Template } from '../support/iam-policy.js';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.js';
 import { readRecordedCounts, recordedCountsFrom, writeRecordedCounts, type RecordedCounts } from '../../scripts/cost/recorded-counts.js';
@@ -157,7 +158,7 @@ beforeAll(async () => {
   denied = authorize.denied;
   checked = authorize.checked;
   requestsStream = environment.GW_LOG_STREAM_REQUESTS;
-  const logs = { streams: { requests: environment.GW_LOG_STREAM_REQUESTS, spans: environment.GW_LOG_STREAM_SPANS }, workgroup: 'unused', outputLocation: 's3://unused/results/', database: 'unused', dataBucket: 'unused-data', resultsBucket: 'unused-results' };
+  const logs = { streams: { requests: environment.GW_LOG_STREAM_REQUESTS, spans: environment.GW_LOG_STREAM_SPANS }, workgroup: 'unused', outputLocation: 's3://unused/results/', database: 'unused', dataBucket: 'unused-data', resultsBucket: 'unused-results', deaggregation: templateDeaggregation(json) };
   standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], logs, authorize });
 
   // The operator (this process) creates the tables and the organisation straight in the store.

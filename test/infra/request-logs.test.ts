@@ -49,6 +49,8 @@ describe('the delivery streams', () => {
         ProcessingConfiguration: {
           Enabled: true,
           Processors: [
+            // Records carry many rows (firehose-sink.ts packs them): split first, then each row's day is read.
+            { Type: 'RecordDeAggregation', Parameters: [{ ParameterName: 'SubRecordType', ParameterValue: 'JSON' }] },
             {
               Type: 'MetadataExtraction',
               Parameters: [

@@ -363,6 +363,9 @@ export class RequestLogs extends Construct {
         processingConfiguration: {
           enabled: true,
           processors: [
+            // gw packs up to 500 rows (JSON lines) into one record, since each record is billed rounded up to 5 KB
+            // (firehose-sink.ts); Firehose splits them again before the day is read out of each row.
+            { type: 'RecordDeAggregation', parameters: [{ parameterName: 'SubRecordType', parameterValue: 'JSON' }] },
             {
               type: 'MetadataExtraction',
               parameters: [

@@ -53,6 +53,8 @@ export interface RequestLogResources {
   database: string;
   dataBucket: string;
   resultsBucket: string;
+  /** The delivery streams' multi-record deaggregation (firehose-stand-in.ts templateDeaggregation). */
+  deaggregation?: 'JSON';
 }
 
 export async function startAwsStandIns(options: { region: string; account: string; bucket: string; logs: RequestLogResources; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
@@ -93,6 +95,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     streams: [logs.streams.requests, logs.streams.spans],
     authorize,
     destination: { objects: data, prefixes: { [logs.streams.requests]: 'requests/', [logs.streams.spans]: 'spans/' } },
+    deaggregation: logs.deaggregation,
   });
   const athena = athenaStandIn({
     region,

@@ -9,6 +9,7 @@ import { matchResource, routes, type RouteView } from '../../infra/support/api-r
 import { synthGwStack } from '../../infra/support/synth.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Statement, type Template } from '../../support/iam-policy.js';
 import { startAwsStandIns, type AwsStandIns } from './aws-stand-ins.js';
+import { templateDeaggregation } from './firehose-stand-in.js';
 
 /**
  * The stack as deployed, on loopback: the synthesised template decides everything it decides on AWS (which function
@@ -163,6 +164,7 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     streams: { requests: logVariable('GW_LOG_STREAM_REQUESTS'), spans: logVariable('GW_LOG_STREAM_SPANS') },
     workgroup: logVariable('GW_ATHENA_WORKGROUP'),
     outputLocation: outputLocationOf(logVariable('GW_ATHENA_WORKGROUP')),
+    deaggregation: templateDeaggregation(json),
     compaction: { workgroup: logVariable('GW_ATHENA_COMPACTION_WORKGROUP'), outputLocation: outputLocationOf(logVariable('GW_ATHENA_COMPACTION_WORKGROUP')) },
     database: logVariable('GW_ATHENA_DATABASE'),
     dataBucket: names[dataId],
