@@ -31,6 +31,7 @@ export interface AwsStandIns {
   data: ReturnType<typeof memoryObjects>;
   /** Each delivery stream's rows, as received. */
   delivered: FirehoseStandIn['delivered'];
+  records: FirehoseStandIn['records'];
   executions: AthenaStandIn['executions'];
   close(): Promise<void>;
 }
@@ -131,6 +132,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     results,
     data,
     delivered: firehose.delivered,
+    records: firehose.records,
     executions: athena.executions,
     async close() {
       for (const server of servers) await server.close();

@@ -20,6 +20,8 @@ export interface FirehoseStandIn {
   handler: ReturnType<typeof jsonProtocolHandler>;
   /** Stream name → the rows it received, in arrival order. */
   delivered: Map<string, DeliveredRow[]>;
+  /** Stream name → the byte size of every record it accepted, in arrival order (Firehose bills records, not rows). */
+  records: Map<string, number[]>;
   /** Stream name → the records that failed processing (none are delivered), as their text. */
   processingFailed: Map<string, string[]>;
 }
@@ -57,6 +59,7 @@ export function templateDeaggregation(template: { Resources: Record<string, { Ty
 
 export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandIn {
   const delivered = new Map(options.streams.map((stream) => [stream, [] as DeliveredRow[]]));
+  const received = new Map(options.streams.map((stream) => [stream, [] as number[]]));
   let files = 0;
   /** Records that failed processing, by stream (Firehose writes them under the error output prefix). */
   const processingFailed = new Map<string, string[]>();
@@ -72,7 +75,9 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       const byDay = new Map<string, string[]>();
       for (const record of records) {
         // A record is bytes as Firehose stores them; the record format conversion reads JSON objects out of them.
-        const text = Buffer.from(record.Data ?? '', 'base64').toString('utf8');
+        const bytes = Buffer.from(record.Data ?? '', 'base64');
+        received.get(stream)!.push(bytes.byteLength);
+        const text = bytes.toString('utf8');
         const lines = text.split('\n').filter((entry) => entry.trim() !== '');
         // Without deaggregation a record is one row; with it, at most 500 sub-records. Either way a record that
         // breaks the rule fails processing as a whole: none of its rows is delivered.
@@ -96,5 +101,5 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       return { FailedPutCount: 0, Encrypted: false, RequestResponses: records.map((_record, index) => ({ RecordId: `stand-in-${rows.length}-${index}` })) };
     },
   });
-  return { handler, delivered, processingFailed };
+  return { handler, delivered, records: received, processingFailed };
 }
