@@ -158,6 +158,8 @@ const SETTING_READERS = {
   GW_LOG_STREAM_REQUESTS: text('gw-requests'),
   GW_LOG_STREAM_SPANS: text('gw-spans'),
   GW_ATHENA_WORKGROUP: text('gw-logs'),
+  // The daily compaction's own workgroup (its larger scan limit, its result prefix), apart from the read APIs'.
+  GW_ATHENA_COMPACTION_WORKGROUP: text('gw-logs-compaction'),
   GW_ATHENA_DATABASE: text('gw_logs', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue database name)' }),
   GW_ATHENA_TABLE_REQUESTS: text('requests', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue table name)' }),
   GW_ATHENA_TABLE_SPANS: text('spans', 1, { test: /^[a-z0-9_]{1,255}$/, message: 'must be lower-case letters, digits and underscores (a Glue table name)' }),

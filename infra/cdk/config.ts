@@ -35,6 +35,7 @@ export const STACK_OWNED_SETTINGS: readonly string[] = [
   'GW_LOG_STREAM_REQUESTS',
   'GW_LOG_STREAM_SPANS',
   'GW_ATHENA_WORKGROUP',
+  'GW_ATHENA_COMPACTION_WORKGROUP',
   'GW_ATHENA_DATABASE',
   'GW_ATHENA_TABLE_REQUESTS',
   'GW_ATHENA_TABLE_SPANS',
@@ -122,6 +123,11 @@ const contextSchema = z
      * minimum is 10): a query that would read more is cancelled, at $5 per TB a 10 GB query costs 5 cents.
      */
     logQueryScanLimitMb: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(10_000_000).default(10_240)),
+    /**
+     * The same for the daily compaction's own workgroup (MB): its UNLOAD reads a whole day of a table, so a busy day
+     * needs far more than a read query may scan; 1 TiB (at most $5 a run) by default.
+     */
+    compactionScanLimitMb: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(10_000_000).default(1_048_576)),
     /** First day the request-log tables' `day` partition projection covers (it runs to today). */
     requestLogsStartDate: z.preprocess(emptyToUndefined, z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').default('2026-01-01')),
     /** Run cdk-nag's AwsSolutions checks during synth. */

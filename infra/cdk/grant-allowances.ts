@@ -59,12 +59,12 @@ export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
   ...compactionOnBehalf('glue:GetPartitions', REQUEST_LOG_TABLES),
   ...compactionOnBehalf('s3:GetObject', ['bucket/log-data/requests/*', 'bucket/log-data/spans/*']),
   ...compactionOnBehalf('s3:GetBucketLocation', ['bucket/log-data', 'bucket/log-results']),
-  ...(['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts'] as const).flatMap((action) => compactionOnBehalf(action, ['bucket/log-data/compacted/*', 'bucket/log-results/results/*'])),
-  ...compactionOnBehalf('s3:PutObject', ['bucket/log-results/results/*']),
+  ...(['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts'] as const).flatMap((action) => compactionOnBehalf(action, ['bucket/log-data/compacted/*', 'bucket/log-results/compaction/*'])),
+  ...compactionOnBehalf('s3:PutObject', ['bucket/log-results/compaction/*']),
   {
     fn: 'compact-request-logs',
     action: 'athena:StopQueryExecution',
-    resource: 'workgroup/gw-logs',
+    resource: 'workgroup/gw-logs-compaction',
     reason: 'An UNLOAD still running at the function\'s deadline (15 minutes, less a margin) is stopped so it writes nothing more (compaction.ts waitForUnload); a day\'s UNLOAD takes seconds to a minute, so no test waits that long.',
   },
   {

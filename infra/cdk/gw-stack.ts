@@ -79,6 +79,7 @@ export class GwStack extends Stack {
       columns: props.requestLogColumns ?? REQUEST_LOG_COLUMNS,
       retentionDays: parseSettings(config.settings).LOG_RETENTION_DISPLAY,
       scanLimitBytes: config.logQueryScanLimitMb * 1024 * 1024,
+      compactionScanLimitBytes: config.compactionScanLimitMb * 1024 * 1024,
       projectionStartDate: config.requestLogsStartDate,
       logRetention,
       production,

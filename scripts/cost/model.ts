@@ -62,8 +62,6 @@ export const ASSUMPTIONS = {
   /** CloudWatch Logs per request: API Gateway access log ~0.6 KB + the gateway's log line ~0.9 KB (docs/deploy.md). */
   accessLogKb: 0.6,
   functionLogKb: 0.9,
-  /** Raw size of a Firehose record before the 5 KB rounding (records measured 0.5–0.9 KB with encodeRow). */
-  firehoseRecordKb: 1,
   /** Parquet in S3 per million requests (requests ~150 B a record plus spans, docs/deploy.md), kept 90 days. */
   storedGbPerMillion: 0.25,
   storedMonths: 90 / 30.4,
@@ -165,7 +163,7 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, counts: Recor
     add('lambdaRequests', 'Lambda Managed Instances requests', '1 invocation per request', perRequest(prices.lambda.managedInstancesRequestsPerMillion / 1e6), prices.lambda.source);
     add('instances', `EC2 instances (${inputs.instanceType}, on demand)`, `${fleet.instances} instance(s): ${fleet.environments} environment(s) of 1 vCPU for ${fleet.inFlight.toFixed(0)} requests in flight at ${inputs.concurrencyPerEnvironment} per environment`, ec2, prices.ec2.source);
     add('managementFee', 'Lambda Managed Instances management fee', `${(prices.lambda.managedInstancesFeeShareOfEc2 * 100).toFixed(0)} % of the instances' price`, ec2 * prices.lambda.managedInstancesFeeShareOfEc2, prices.lambda.source);
-    const natKb = inputs.requestKb + inputs.answerKb + counts.firehose.recordsPerRequest * ASSUMPTIONS.firehoseRecordKb;
+    const natKb = inputs.requestKb + inputs.answerKb + counts.firehose.kbPerRequest;
     add('natHours', 'NAT gateway hours', `${inputs.natGateways} NAT gateway(s) × ${HOURS_PER_MONTH} h`, inputs.natGateways * prices.vpc.natGatewayPerHour * HOURS_PER_MONTH, prices.vpc.source);
     add('natData', 'NAT gateway data processed (provider calls, Firehose; DynamoDB and S3 use free endpoints)', `${natKb.toFixed(1)} KB per request`, perRequest((natKb / KB_PER_GB) * prices.vpc.natGatewayPerGbProcessed), prices.vpc.source);
   }

@@ -19,10 +19,20 @@ export interface RecordedCounts {
     /** Index entries DynamoDB writes with each write (the charged item carries a global-index key: +1 WRU each). */
     indexEntriesPerWrite: number;
   };
+  /**
+   * Records Firehose received and the KB it billed, divided by the requests. The gateway packs the rows of a flush
+   * into one record per table (firehose-sink.ts), so these are per flush: measured with one flush per request, as a
+   * Lambda drains at the end of every invocation (the dearest case: ~2 records, one per table). Where invocations
+   * overlap (managed instances, concurrency) a flush carries several requests' rows and a request costs less.
+   */
   firehose: {
     recordsPerRequest: number;
     /** Firehose bills each record rounded up to 5 KB: the sum over a request's records. */
     billedKbPerRequest: number;
+    /** Rows (a request row and its spans) per request: what the records carry, whatever their packing. */
+    rowsPerRequest: number;
+    /** The bytes of those records per request, in KB to 0.1 (what crosses a NAT gateway). */
+    kbPerRequest: number;
   };
   secretsManagerCallsPerRequest: number;
   s3CallsPerRequest: number;
@@ -35,9 +45,9 @@ const round = (value: number) => Math.round(value * 1000) / 1000;
 
 /**
  * Counts per request from what the stand-ins saw: `calls` as `<function> <service>:<action> <arn>` (the IAM check's
- * log), `recordBytes` the size of every Firehose record.
+ * log), `recordBytes` the size of every Firehose record, `rows` the rows they carried.
  */
-export function recordedCountsFrom(requests: number, calls: readonly string[], recordBytes: readonly number[]): RecordedCounts {
+export function recordedCountsFrom(requests: number, calls: readonly string[], recordBytes: readonly number[], rows: number): RecordedCounts {
   const operations: Record<string, number> = {};
   let reads = 0;
   let writes = 0;
@@ -62,7 +72,13 @@ export function recordedCountsFrom(requests: number, calls: readonly string[], r
     requests,
     operations: Object.fromEntries(Object.entries(operations).sort().map(([key, count]) => [key, round(count / requests)])),
     dynamodb: { readsPerRequest: round(reads / requests), writesPerRequest: round(writes / requests), indexEntriesPerWrite: 0 },
-    firehose: { recordsPerRequest: round(recordBytes.length / requests), billedKbPerRequest: round(billedKb / requests) },
+    firehose: {
+      recordsPerRequest: round(recordBytes.length / requests),
+      billedKbPerRequest: round(billedKb / requests),
+      rowsPerRequest: round(rows / requests),
+      // To 0.1 KB: ids and times vary a few bytes from run to run, and the NAT line needs no more.
+      kbPerRequest: Math.round((recordBytes.reduce((sum, bytes) => sum + bytes, 0) / 1024 / requests) * 10) / 10,
+    },
     secretsManagerCallsPerRequest: round(secrets / requests),
     s3CallsPerRequest: round(s3 / requests),
   };

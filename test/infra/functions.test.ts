@@ -41,15 +41,16 @@ const REQUEST_LOG_GRANTS = {
     ...['GetObject', 'PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].flatMap((action) => [`s3:${action} log-results/results/*`, `s3:${action} log-results/exports/*`]),
   ],
   // The daily compaction: UNLOADs read the raw tables and write compacted/; it deletes the raw files it replaced.
+  // Its queries run in its own workgroup (its own scan limit), never the read APIs'.
   compact: [
-    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryRuntimeStatistics', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs')}`),
+    ...['StartQueryExecution', 'GetQueryExecution', 'GetQueryRuntimeStatistics', 'StopQueryExecution'].map((action) => `athena:${action} ${ARN('athena', 'workgroup/gw-logs-compaction')}`),
     ...GLUE_TABLES.slice(0, 2).map((resource) => `glue:GetDatabase ${resource}`),
     ...['GetTable', 'GetPartitions'].flatMap((action) => GLUE_TABLES.map((resource) => `glue:${action} ${resource}`)),
     's3:ListBucket log-data',
     ...['log-data', 'log-results'].map((bucket) => `s3:GetBucketLocation ${bucket}`),
     ...['GetObject', 'DeleteObject'].flatMap((action) => [`s3:${action} log-data/requests/*`, `s3:${action} log-data/spans/*`]),
     ...['GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-data/compacted/*`),
-    ...['PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/results/*`),
+    ...['PutObject', 'AbortMultipartUpload', 'ListMultipartUploadParts'].map((action) => `s3:${action} log-results/compaction/*`),
   ],
 } as const;
 const FAILED_RUN_GRANTS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} failed-runs`);

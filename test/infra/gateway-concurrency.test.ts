@@ -11,6 +11,7 @@ import { buildFunctions } from '../../scripts/build.js';
 import { parseSettings } from '../../shared/settings.js';
 import { TABLES } from '../../shared/store/table-definitions.js';
 import { startAwsStandIns, type AwsStandIns } from '../aws-shaped/support/aws-stand-ins.js';
+import { templateDeaggregation } from '../aws-shaped/support/firehose-stand-in.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Template } from '../support/iam-policy.js';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.js';
 import { readRecordedCounts, recordedCountsFrom, writeRecordedCounts, type RecordedCounts } from '../../scripts/cost/recorded-counts.js';
@@ -157,7 +158,7 @@ beforeAll(async () => {
   denied = authorize.denied;
   checked = authorize.checked;
   requestsStream = environment.GW_LOG_STREAM_REQUESTS;
-  const logs = { streams: { requests: environment.GW_LOG_STREAM_REQUESTS, spans: environment.GW_LOG_STREAM_SPANS }, workgroup: 'unused', outputLocation: 's3://unused/results/', database: 'unused', dataBucket: 'unused-data', resultsBucket: 'unused-results' };
+  const logs = { streams: { requests: environment.GW_LOG_STREAM_REQUESTS, spans: environment.GW_LOG_STREAM_SPANS }, workgroup: 'unused', outputLocation: 's3://unused/results/', database: 'unused', dataBucket: 'unused-data', resultsBucket: 'unused-results', deaggregation: templateDeaggregation(json) };
   standIns = await startAwsStandIns({ region: REGION, account: ACCOUNT, bucket: names[bucketId], logs, authorize });
 
   // The operator (this process) creates the tables and the organisation straight in the store.
@@ -231,12 +232,20 @@ describe('billed operations per warm request (recorded for npm run cost)', () =>
     await send(0);
     await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBe(1), { timeout: 30_000, interval: 50 });
     const streams = [...standIns.delivered.keys()];
-    const before = { checked: checked.length, rows: streams.map((stream) => standIns.delivered.get(stream)!.length) };
-    for (let index = 1; index <= WARM; index++) await send(index);
+    const before = { checked: checked.length, records: streams.map((stream) => standIns.records.get(stream)!.length), rows: streams.map((stream) => standIns.delivered.get(stream)!.length) };
+    // One flush per request, as a Lambda drains at the end of each invocation (recorded-counts.ts): each request's
+    // records are in before the next starts, so the count is the same however fast the machine is.
+    for (let index = 1; index <= WARM; index++) {
+      const received = streams.map((stream) => standIns.records.get(stream)!.length);
+      await send(index);
+      await vi.waitFor(() => expect(streams.every((stream, at) => standIns.records.get(stream)!.length > received[at])).toBe(true), { timeout: 30_000, interval: 20 });
+    }
     await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBe(1 + WARM), { timeout: 30_000, interval: 50 });
     const calls = checked.slice(before.checked);
-    const records = streams.map((stream, index) => standIns.delivered.get(stream)!.slice(before.rows[index]).map(({ row }) => Buffer.byteLength(`${JSON.stringify(row)}\n`)));
-    measured = recordedCountsFrom(WARM, calls, records.flat());
+    // The records Firehose received (each billed rounded up to 5 KB), each holding the rows of one flush.
+    const records = streams.flatMap((stream, index) => standIns.records.get(stream)!.slice(before.records[index]));
+    const rows = streams.reduce((sum, stream, index) => sum + standIns.delivered.get(stream)!.length - before.rows[index], 0);
+    measured = recordedCountsFrom(WARM, calls, records, rows);
     // Whether the item a usage charge rewrites carries an index key: DynamoDB then also writes the index entry.
     const { dynamoDocumentClient } = await import('../../shared/store/dynamo-client.js');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');

@@ -18,7 +18,7 @@ let template: Template;
 const idOf = (element: unknown) => stack.getLogicalId(element as CfnElement);
 
 beforeAll(() => {
-  ({ stack, template } = synthGwStack({ context: { settings: { LOG_RETENTION_DISPLAY: 30 }, logQueryScanLimitMb: 200, requestLogsStartDate: '2026-06-01' } }));
+  ({ stack, template } = synthGwStack({ context: { settings: { LOG_RETENTION_DISPLAY: 30 }, logQueryScanLimitMb: 200, compactionScanLimitMb: 50_000, requestLogsStartDate: '2026-06-01' } }));
 });
 
 function streamOf(table: string) {
@@ -49,6 +49,8 @@ describe('the delivery streams', () => {
         ProcessingConfiguration: {
           Enabled: true,
           Processors: [
+            // Records carry many rows (firehose-sink.ts packs them): split first, then each row's day is read.
+            { Type: 'RecordDeAggregation', Parameters: [{ ParameterName: 'SubRecordType', ParameterValue: 'JSON' }] },
             {
               Type: 'MetadataExtraction',
               Parameters: [
@@ -149,13 +151,42 @@ describe('the Athena workgroup and buckets', () => {
     });
   });
 
+  it('scan-limit isolation: the compaction has a workgroup of its own, enforced, with its larger limit from context and its own result prefix', () => {
+    template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      Name: 'gw-logs-compaction',
+      State: 'ENABLED',
+      WorkGroupConfiguration: {
+        EnforceWorkGroupConfiguration: true,
+        BytesScannedCutoffPerQuery: 50_000 * 1024 * 1024,
+        EngineVersion: { SelectedEngineVersion: 'Athena engine version 3' },
+        ResultConfiguration: {
+          OutputLocation: { 'Fn::Join': ['', ['s3://', { Ref: idOf(stack.requestLogs.resultsBucket.node.defaultChild) }, '/compaction/']] },
+          EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+    expect(Object.values(resources(template, 'AWS::Athena::WorkGroup'))).toHaveLength(2);
+    const variables = (functionProperties(template, 'compact-request-logs').Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.GW_ATHENA_COMPACTION_WORKGROUP).toBe('gw-logs-compaction');
+  });
+
+  it('defaults the compaction limit to 1 TiB, a hundred times the read cutoff', () => {
+    const { template: defaults } = synthGwStack({ context: {} });
+    defaults.hasResourceProperties('AWS::Athena::WorkGroup', { Name: 'gw-logs', WorkGroupConfiguration: Match.objectLike({ BytesScannedCutoffPerQuery: 10_240 * 1024 * 1024 }) });
+    defaults.hasResourceProperties('AWS::Athena::WorkGroup', { Name: 'gw-logs-compaction', WorkGroupConfiguration: Match.objectLike({ BytesScannedCutoffPerQuery: 1024 ** 4 }) });
+  });
+
   it('expires rows at the log retention, query results after a day and exports after a week; both buckets private, encrypted, TLS only', () => {
     const bucket = (construct: unknown) => resources(template, 'AWS::S3::Bucket')[idOf(construct)].Properties as Record<string, unknown>;
     const data = bucket(stack.requestLogs.dataBucket.node.defaultChild);
     const results = bucket(stack.requestLogs.resultsBucket.node.defaultChild);
     expect((data.LifecycleConfiguration as { Rules: unknown[] }).Rules).toEqual(expect.arrayContaining([expect.objectContaining({ ExpirationInDays: 30, Status: 'Enabled' })]));
     expect((results.LifecycleConfiguration as { Rules: unknown[] }).Rules).toEqual(
-      expect.arrayContaining([expect.objectContaining({ Prefix: 'results/', ExpirationInDays: 1 }), expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 7 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'results/', ExpirationInDays: 1 }),
+        expect.objectContaining({ Prefix: 'compaction/', ExpirationInDays: 1 }),
+        expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 7 }),
+      ]),
     );
     for (const properties of [data, results]) {
       expect(properties).toMatchObject({
@@ -185,5 +216,6 @@ describe('the Athena workgroup and buckets', () => {
     staging.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', { DeliveryStreamName: 'gw-staging-requests' });
     staging.hasResourceProperties('AWS::Glue::Database', { DatabaseInput: { Name: 'gw_staging_logs' } });
     staging.hasResourceProperties('AWS::Athena::WorkGroup', { Name: 'gw-staging-logs' });
+    staging.hasResourceProperties('AWS::Athena::WorkGroup', { Name: 'gw-staging-logs-compaction' });
   });
 });

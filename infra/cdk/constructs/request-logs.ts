@@ -38,6 +38,11 @@ export interface RequestLogsProps {
   retentionDays: number;
   /** Athena cancels a query of the workgroup that would scan more than this (BytesScannedCutoffPerQuery). */
   scanLimitBytes: number;
+  /**
+   * The same for the daily compaction's own workgroup: an UNLOAD reads a whole day of both tables, far more than a
+   * read API query may, and a day it cannot compact stays raw (slower, dearer reads) until the limit is raised.
+   */
+  compactionScanLimitBytes: number;
   /** First day the `day` partition projection covers ('YYYY-MM-DD'); it runs to NOW. */
   projectionStartDate: string;
   logRetention: RetentionDays;
@@ -56,11 +61,14 @@ export class RequestLogs extends Construct {
   readonly resultsBucket: Bucket;
   readonly databaseName: string;
   readonly workgroupName: string;
+  /** The daily compaction's workgroup: its own scan limit and result prefix, apart from the read APIs'. */
+  readonly compactionWorkgroupName: string;
   readonly streamNames: Readonly<Record<EngineTable, string>>;
   readonly tableNames: Readonly<Record<EngineTable, string>> = { requests: 'requests', spans: 'spans' };
   /** The daily compaction's tables (`<table>_compacted`, under `compacted/<table>/` of the data bucket). */
   readonly compactedTableNames: Readonly<Record<EngineTable, string>> = { requests: compactedTable('requests'), spans: compactedTable('spans') };
   readonly workgroup: CfnWorkGroup;
+  readonly compactionWorkgroup: CfnWorkGroup;
   readonly streams: Readonly<Record<EngineTable, CfnDeliveryStream>>;
 
   constructor(scope: Construct, id: string, props: RequestLogsProps) {
@@ -70,6 +78,7 @@ export class RequestLogs extends Construct {
     const base = stack.stackName.slice(0, 55);
     this.streamNames = { requests: `${base}-requests`, spans: `${base}-spans` };
     this.workgroupName = `${stack.stackName}-logs`;
+    this.compactionWorkgroupName = `${stack.stackName}-logs-compaction`;
     this.databaseName = `${stack.stackName.toLowerCase().replace(/[^a-z0-9]/g, '_')}_logs`;
     const removalPolicy = props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
@@ -79,6 +88,8 @@ export class RequestLogs extends Construct {
     this.resultsBucket = this.bucket('Results', 'bucket/log-results', removalPolicy, [
       { id: 'expire-query-results', enabled: true, prefix: 'results/', expiration: Duration.days(RESULTS_EXPIRE_DAYS) },
       { id: 'expire-exports', enabled: true, prefix: 'exports/', expiration: Duration.days(EXPORTS_EXPIRE_DAYS) },
+      // UNLOAD manifests of the compaction: nothing reads them after the run.
+      { id: 'expire-compaction-results', enabled: true, prefix: 'compaction/', expiration: Duration.days(RESULTS_EXPIRE_DAYS) },
     ]);
 
     const database = new CfnDatabase(this, 'Database', {
@@ -91,24 +102,8 @@ export class RequestLogs extends Construct {
     const delivery = this.deliveryRole(props);
     this.streams = Object.fromEntries(TABLES.map((table) => [table, this.deliveryStream(table, delivery, tables[table])])) as Record<EngineTable, CfnDeliveryStream>;
 
-    this.workgroup = new CfnWorkGroup(this, 'Workgroup', {
-      name: this.workgroupName,
-      description: `gw ${stack.stackName}: request-log queries and exports`,
-      state: 'ENABLED',
-      // A development stack's workgroup goes with the stack even when it holds saved queries.
-      recursiveDeleteOption: !props.production,
-      workGroupConfiguration: {
-        // Callers cannot choose another result location, skip encryption or lift the scan limit.
-        enforceWorkGroupConfiguration: true,
-        publishCloudWatchMetricsEnabled: true,
-        bytesScannedCutoffPerQuery: props.scanLimitBytes,
-        engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
-        resultConfiguration: {
-          outputLocation: this.resultsBucket.s3UrlForObject('results/'),
-          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
-        },
-      },
-    });
+    this.workgroup = this.athenaWorkgroup('Workgroup', this.workgroupName, 'request-log queries and exports', props.scanLimitBytes, 'results/', props.production);
+    this.compactionWorkgroup = this.athenaWorkgroup('CompactionWorkgroup', this.compactionWorkgroupName, 'daily request-log compaction', props.compactionScanLimitBytes, 'compaction/', props.production);
   }
 
   /** The gateway: `firehose:PutRecordBatch` on the two delivery streams, nothing else. */
@@ -131,7 +126,7 @@ export class RequestLogs extends Construct {
         sid: 'requestLogQueries',
         // GetQueryRuntimeStatistics: an export's row count (UNLOAD returns no result set).
         actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:GetQueryRuntimeStatistics', 'athena:StopQueryExecution'],
-        resources: [this.workgroupArn()],
+        resources: [this.workgroupArn(this.workgroupName)],
       }),
       new PolicyStatement({ sid: 'requestLogDatabase', actions: ['glue:GetDatabase'], resources: [glue('catalog'), glue(`database/${this.databaseName}`)] }),
       new PolicyStatement({
@@ -167,7 +162,7 @@ export class RequestLogs extends Construct {
       new PolicyStatement({
         sid: 'requestLogCompactionQueries',
         actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryRuntimeStatistics', 'athena:StopQueryExecution'],
-        resources: [this.workgroupArn()],
+        resources: [this.workgroupArn(this.compactionWorkgroupName)],
       }),
       new PolicyStatement({ sid: 'requestLogCompactionDatabase', actions: ['glue:GetDatabase'], resources: [glue('catalog'), glue(`database/${this.databaseName}`)] }),
       new PolicyStatement({
@@ -186,7 +181,7 @@ export class RequestLogs extends Construct {
       new PolicyStatement({
         sid: 'requestLogCompactionResults',
         actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-        resources: [this.resultsBucket.arnForObjects('results/*')],
+        resources: [this.resultsBucket.arnForObjects('compaction/*')],
       }),
     ];
     for (const statement of statements) role.addToPrincipalPolicy(statement);
@@ -202,7 +197,7 @@ export class RequestLogs extends Construct {
         `Firehose writes the raw ${table} files under run-time day prefixes; the compaction reads them (through Athena) and deletes those it replaced.`,
       ]),
       [`${arn(this.dataBucket)}/compacted/*`, 'The compacted files and markers of each day are written under run-time day and bucket prefixes of compacted/ (by UNLOAD and the compaction).'],
-      [`${arn(this.resultsBucket)}/results/*`, 'Athena writes each UNLOAD\'s manifest under a run-time query id in the workgroup result prefix.'],
+      [`${arn(this.resultsBucket)}/compaction/*`, 'Athena writes each UNLOAD\'s manifest under a run-time query id in the compaction workgroup\'s result prefix.'],
     ];
     for (const [resource, reason] of reasons) Validations.of(policy).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
   }
@@ -213,6 +208,7 @@ export class RequestLogs extends Construct {
       GW_LOG_STREAM_REQUESTS: this.streamNames.requests,
       GW_LOG_STREAM_SPANS: this.streamNames.spans,
       GW_ATHENA_WORKGROUP: this.workgroupName,
+      GW_ATHENA_COMPACTION_WORKGROUP: this.compactionWorkgroupName,
       GW_ATHENA_DATABASE: this.databaseName,
       GW_ATHENA_TABLE_REQUESTS: this.tableNames.requests,
       GW_ATHENA_TABLE_SPANS: this.tableNames.spans,
@@ -234,8 +230,32 @@ export class RequestLogs extends Construct {
     for (const [resource, reason] of reasons) Validations.of(policy).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
   }
 
-  private workgroupArn(): string {
-    return Stack.of(this).formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.workgroupName });
+  private workgroupArn(name: string): string {
+    return Stack.of(this).formatArn({ service: 'athena', resource: 'workgroup', resourceName: name });
+  }
+
+  /**
+   * A workgroup whose enforced configuration writes encrypted results under `resultPrefix` of the results bucket
+   * and cancels a query past `scanLimitBytes`: callers cannot choose another location, skip encryption or lift the limit.
+   */
+  private athenaWorkgroup(id: string, name: string, purpose: string, scanLimitBytes: number, resultPrefix: string, production: boolean): CfnWorkGroup {
+    return new CfnWorkGroup(this, id, {
+      name,
+      description: `gw ${Stack.of(this).stackName}: ${purpose}`,
+      state: 'ENABLED',
+      // A development stack's workgroup goes with the stack even when it holds saved queries.
+      recursiveDeleteOption: !production,
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        bytesScannedCutoffPerQuery: scanLimitBytes,
+        engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
+        resultConfiguration: {
+          outputLocation: this.resultsBucket.s3UrlForObject(resultPrefix),
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+      },
+    });
   }
 
   private tableArns(kind: 'raw' | 'compacted'): string[] {
@@ -343,6 +363,9 @@ export class RequestLogs extends Construct {
         processingConfiguration: {
           enabled: true,
           processors: [
+            // gw packs up to 500 rows (JSON lines) into one record, since each record is billed rounded up to 5 KB
+            // (firehose-sink.ts); Firehose splits them again before the day is read out of each row.
+            { type: 'RecordDeAggregation', parameters: [{ parameterName: 'SubRecordType', parameterValue: 'JSON' }] },
             {
               type: 'MetadataExtraction',
               parameters: [

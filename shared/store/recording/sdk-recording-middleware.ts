@@ -78,7 +78,7 @@ const OPERATIONS_OF: Readonly<Record<RecordedService, OperationsOf>> = {
   // Services checked by action only (grant-check.ts): their resources are named in the template in ways a recording
   // cannot reproduce (delivery streams, work groups, roles to assume), so the resource is what the input names.
   firehose: (command, input) => [{ action: command, resource: `deliverystream/${String(input.DeliveryStreamName ?? '*')}` }],
-  // A query id names no workgroup: every call of gw's engine runs in the one the stack gives it.
+  // A query id names no workgroup: a call is in the one its client was made for (`recordedClient`'s `implied`).
   athena: (command, input) => [{ action: command, resource: `workgroup/${String(input.WorkGroup ?? settings().GW_ATHENA_WORKGROUP)}` }],
   glue: (command, input) => [{ action: command, resource: `table/${String(input.DatabaseName ?? '*')}/${String(input.TableName ?? input.Name ?? '*')}` }],
   sts: (command, input) => [{ action: command, resource: `role/${String(input.RoleArn ?? '*')}` }],
@@ -105,13 +105,13 @@ function recordCapacity(command: string, consumed: ConsumedCapacity | ConsumedCa
  * Records every command `client` sends as the operation(s) it needs on `service` (see the module comment), and
  * returns `client`. Use it on every AWS SDK client, right where it is constructed.
  */
-export function recordedClient<C extends RecordableClient>(client: C, service: RecordedService): C {
+export function recordedClient<C extends RecordableClient>(client: C, service: RecordedService, implied: Input = {}): C {
   if (!isRecordingAwsOperations()) return client;
   const operationsOf = OPERATIONS_OF[service];
   const middleware: InitializeMiddleware<object, object> =
     (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
       const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      for (const { action, resource } of operationsOf(command, (args.input ?? {}) as Input)) recordAwsOperation({ service, action, resource });
+      for (const { action, resource } of operationsOf(command, { ...implied, ...((args.input ?? {}) as Input) })) recordAwsOperation({ service, action, resource });
       if (service !== 'dynamodb' || !CAPACITY_COMMANDS.has(command) || !isMeasuringConsumedCapacity()) return next(args);
       const input = { ReturnConsumedCapacity: 'TOTAL', ...(args.input as Input) };
       const result = await next({ ...args, input });

@@ -33,6 +33,11 @@ export interface AthenaStandInOptions {
   dataBucket: string;
   /** The workgroup's enforced result location (`s3://<results bucket>/results/`): each query's CSV goes there. */
   outputLocation: string;
+  /**
+   * Further workgroups by name, each with its own enforced result location (the stack's compaction workgroup,
+   * `s3://<results bucket>/compaction/`); a query names its workgroup and its results go where that one says.
+   */
+  otherWorkgroups?: Record<string, string>;
   /** Buckets queries may write into (results, UNLOAD), by name. */
   buckets: Record<string, ObjectBacking>;
   authorize: StandInAuthorizer;
@@ -42,6 +47,8 @@ interface Execution {
   id: string;
   query: string;
   workgroup: string;
+  /** The execution's workgroup's enforced result location. */
+  outputLocation: string;
   parameters: string[];
   state: 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
   reason?: string;
@@ -111,6 +118,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
   // One query at a time on the one connection: each reloads the tables from what Firehose has received.
   let queue: Promise<unknown> = Promise.resolve();
   const workgroupArn = (workgroup: string) => `arn:aws:athena:${region}:${account}:workgroup/${workgroup}`;
+  const outputLocations = new Map<string, string>([[options.workgroup, options.outputLocation], ...Object.entries(options.otherWorkgroups ?? {})]);
 
   const check = (caller: string | undefined, action: string, resource: string) => {
     if (!authorize(caller, action, resource)) throw accessDenied(caller, action, resource);
@@ -228,7 +236,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     }
     const counted = await db.runAndReadAll(`SELECT count(*) FROM (${sql})`);
     execution.outputRows = Number(counted.getRows()[0][0]);
-    await writeObject(caller, `${options.outputLocation}${execution.id}-manifest.csv`, Buffer.from(urls.map((url) => `${url}\n`).join('')));
+    await writeObject(caller, `${execution.outputLocation}${execution.id}-manifest.csv`, Buffer.from(urls.map((url) => `${url}\n`).join('')));
   }
 
   async function run(execution: Execution, caller: string | undefined): Promise<void> {
@@ -246,7 +254,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
         execution.columns = result.columnNames().map((name, index) => ({ name, type: trinoType(types[index]) }));
         execution.rows = result.getRows().map((row) => row.map(athenaText));
         execution.outputRows = execution.rows.length;
-        await writeObject(caller, `${options.outputLocation}${execution.id}.csv`, Buffer.from(resultCsv(execution)));
+        await writeObject(caller, `${execution.outputLocation}${execution.id}.csv`, Buffer.from(resultCsv(execution)));
       }
       if (execution.state === 'RUNNING') execution.state = 'SUCCEEDED';
     } catch (error) {
@@ -263,10 +271,11 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
     StartQueryExecution: ({ input, caller }) => {
       const workgroup = String(input.WorkGroup ?? 'primary');
       check(caller, 'athena:StartQueryExecution', workgroupArn(workgroup));
-      if (workgroup !== options.workgroup) throw new AwsServiceError('InvalidRequestException', `WorkGroup ${workgroup} is not found.`);
+      const outputLocation = outputLocations.get(workgroup);
+      if (outputLocation === undefined) throw new AwsServiceError('InvalidRequestException', `WorkGroup ${workgroup} is not found.`);
       const query = String(input.QueryString ?? '');
       const parameters = (input.ExecutionParameters as string[] | undefined) ?? [];
-      const execution: Execution = { id: randomUUID(), query, workgroup, parameters, state: 'QUEUED', submitted: Date.now(), columns: [], rows: [], unload: parseUnload(query) !== undefined };
+      const execution: Execution = { id: randomUUID(), query, workgroup, outputLocation, parameters, state: 'QUEUED', submitted: Date.now(), columns: [], rows: [], unload: parseUnload(query) !== undefined };
       executions.set(execution.id, execution);
       queue = queue.then(() => run(execution, caller));
       return { QueryExecutionId: execution.id };
@@ -281,7 +290,7 @@ export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
           WorkGroup: execution.workgroup,
           ExecutionParameters: execution.parameters.length ? execution.parameters : undefined,
           QueryExecutionContext: { Database: options.database },
-          ResultConfiguration: { OutputLocation: `${options.outputLocation}${execution.id}${execution.unload ? '-manifest' : ''}.csv` },
+          ResultConfiguration: { OutputLocation: `${execution.outputLocation}${execution.id}${execution.unload ? '-manifest' : ''}.csv` },
           Status: {
             State: execution.state,
             StateChangeReason: execution.reason,

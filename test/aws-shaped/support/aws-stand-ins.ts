@@ -31,6 +31,7 @@ export interface AwsStandIns {
   data: ReturnType<typeof memoryObjects>;
   /** Each delivery stream's rows, as received. */
   delivered: FirehoseStandIn['delivered'];
+  records: FirehoseStandIn['records'];
   executions: AthenaStandIn['executions'];
   close(): Promise<void>;
 }
@@ -48,9 +49,13 @@ export interface RequestLogResources {
   workgroup: string;
   /** The workgroup's result location (`s3://<results bucket>/results/`). */
   outputLocation: string;
+  /** The compaction's workgroup and its result location (`s3://<results bucket>/compaction/`), when the stack has one. */
+  compaction?: { workgroup: string; outputLocation: string };
   database: string;
   dataBucket: string;
   resultsBucket: string;
+  /** The delivery streams' multi-record deaggregation (firehose-stand-in.ts templateDeaggregation). */
+  deaggregation?: 'JSON';
 }
 
 export async function startAwsStandIns(options: { region: string; account: string; bucket: string; logs: RequestLogResources; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
@@ -91,12 +96,14 @@ export async function startAwsStandIns(options: { region: string; account: strin
     streams: [logs.streams.requests, logs.streams.spans],
     authorize,
     destination: { objects: data, prefixes: { [logs.streams.requests]: 'requests/', [logs.streams.spans]: 'spans/' } },
+    deaggregation: logs.deaggregation,
   });
   const athena = athenaStandIn({
     region,
     account,
     workgroup: logs.workgroup,
     outputLocation: logs.outputLocation,
+    otherWorkgroups: logs.compaction ? { [logs.compaction.workgroup]: logs.compaction.outputLocation } : {},
     database: logs.database,
     dataBucket: logs.dataBucket,
     buckets: { [logs.resultsBucket]: results, [logs.dataBucket]: data },
@@ -125,6 +132,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     results,
     data,
     delivered: firehose.delivered,
+    records: firehose.records,
     executions: athena.executions,
     async close() {
       for (const server of servers) await server.close();

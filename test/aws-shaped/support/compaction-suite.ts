@@ -67,8 +67,12 @@ export function describeRequestLogCompaction(harness: () => CompactionHarness): 
       const marker = JSON.parse(stack.standIns.data.objects.get(state)!.toString('utf8')) as { raw_files: string[]; rows: number; slice: string };
       expect(marker).toMatchObject({ raw_files: raw, rows: requestRows });
       expect(keysUnder(`compacted/requests/${marker.slice}/ws_bucket=${workspaceBucket(workspaceId)}/`).length).toBeGreaterThan(0);
-      // The UNLOAD ran as the compaction function, in the workgroup.
-      expect(stack.checked.some((entry) => entry.startsWith('compact-request-logs athena:StartQueryExecution '))).toBe(true);
+      // The UNLOAD ran as the compaction function, in the compaction's own workgroup (its scan limit), its manifest
+      // under that workgroup's result prefix.
+      const started = stack.checked.filter((entry) => entry.startsWith('compact-request-logs athena:StartQueryExecution '));
+      expect(started.length).toBeGreaterThan(0);
+      expect(started.every((entry) => /:workgroup\/[^ ]+-logs-compaction$/.test(entry))).toBe(true);
+      expect([...stack.standIns.results.objects.keys()].some((key) => key.startsWith('compaction/') && key.endsWith('-manifest.csv'))).toBe(true);
     });
 
     it('answers the same logs, analytics and trace from the compacted tables, reading only the workspace\'s bucket', async () => {

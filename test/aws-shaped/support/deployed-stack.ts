@@ -9,6 +9,7 @@ import { matchResource, routes, type RouteView } from '../../infra/support/api-r
 import { synthGwStack } from '../../infra/support/synth.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Statement, type Template } from '../../support/iam-policy.js';
 import { startAwsStandIns, type AwsStandIns } from './aws-stand-ins.js';
+import { templateDeaggregation } from './firehose-stand-in.js';
 
 /**
  * The stack as deployed, on loopback: the synthesised template decides everything it decides on AWS (which function
@@ -154,12 +155,17 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
   const statements = functionStatements(json, place);
   const authorize = templateAuthorizer(statements, (key) => (key ? functionByKey.get(key) : undefined));
   const logVariable = (name: string) => String(resolveValue(json, variablesOf('control-plane')[name], place));
-  const workgroup = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::Athena::WorkGroup' && resource.Properties?.Name === logVariable('GW_ATHENA_WORKGROUP'))!;
-  const workgroupConfiguration = workgroup.Properties!.WorkGroupConfiguration as { ResultConfiguration: { OutputLocation: unknown } };
+  const outputLocationOf = (name: string) => {
+    const workgroup = Object.values(json.Resources).find((resource) => resource.Type === 'AWS::Athena::WorkGroup' && resource.Properties?.Name === name)!;
+    const configuration = workgroup.Properties!.WorkGroupConfiguration as { ResultConfiguration: { OutputLocation: unknown } };
+    return String(resolveValue(json, configuration.ResultConfiguration.OutputLocation, place));
+  };
   const logs = {
     streams: { requests: logVariable('GW_LOG_STREAM_REQUESTS'), spans: logVariable('GW_LOG_STREAM_SPANS') },
     workgroup: logVariable('GW_ATHENA_WORKGROUP'),
-    outputLocation: String(resolveValue(json, workgroupConfiguration.ResultConfiguration.OutputLocation, place)),
+    outputLocation: outputLocationOf(logVariable('GW_ATHENA_WORKGROUP')),
+    deaggregation: templateDeaggregation(json),
+    compaction: { workgroup: logVariable('GW_ATHENA_COMPACTION_WORKGROUP'), outputLocation: outputLocationOf(logVariable('GW_ATHENA_COMPACTION_WORKGROUP')) },
     database: logVariable('GW_ATHENA_DATABASE'),
     dataBucket: names[dataId],
     resultsBucket: names[resultsId],

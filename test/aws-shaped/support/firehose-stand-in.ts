@@ -5,7 +5,9 @@ import { AwsServiceError, accessDenied, jsonProtocolHandler } from './json-proto
 /**
  * Amazon Data Firehose on loopback, as far as the gateway's sink uses it: `PutRecordBatch` on the stack's delivery
  * streams, each call checked against the caller's IAM statements. What a stream would deliver to S3 is kept as
- * decoded rows: each record holds JSON lines (firehose-sink.ts), and a row's `day` is the UTC day of its own
+ * decoded rows: each record holds JSON lines (firehose-sink.ts), split into rows by the stream's multi-record
+ * deaggregation (at most 500 a record; a stream without it takes a record as one row, so a record of several rows
+ * fails its processing and lands under `errors/`, as on AWS), and a row's `day` is the UTC day of its own
  * `created_at` (spans: `start_time`), as the stream's dynamic partitioning makes it, `day=!{partitionKeyFromQuery:day}/`
  * from jq's `.created_at[0:10]` (the Athena stand-in reads these rows as the tables).
  */
@@ -18,6 +20,10 @@ export interface FirehoseStandIn {
   handler: ReturnType<typeof jsonProtocolHandler>;
   /** Stream name → the rows it received, in arrival order. */
   delivered: Map<string, DeliveredRow[]>;
+  /** Stream name → the byte size of every record it accepted, in arrival order (Firehose bills records, not rows). */
+  records: Map<string, number[]>;
+  /** Stream name → the records that failed processing (none are delivered), as their text. */
+  processingFailed: Map<string, string[]>;
 }
 
 export interface FirehoseStandInOptions {
@@ -31,11 +37,32 @@ export interface FirehoseStandInOptions {
    * either), as a buffer becomes one file on S3, so the compaction lists, reads and deletes files as on AWS.
    */
   destination?: { objects: ObjectBacking; prefixes: Record<string, string> };
+  /** The streams' RecordDeAggregation processor (`JSON`), as the template configures it; none by default. */
+  deaggregation?: 'JSON';
+}
+
+/** Firehose's cap on the sub-records one record deaggregates into. */
+const MAX_SUB_RECORDS = 500;
+
+/**
+ * The multi-record deaggregation the template's delivery streams configure (every stream the same), so the
+ * stand-in splits records exactly when the stack's streams would.
+ */
+export function templateDeaggregation(template: { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> }): 'JSON' | undefined {
+  const stream = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::KinesisFirehose::DeliveryStream');
+  const destination = stream?.Properties?.ExtendedS3DestinationConfiguration as
+    | { ProcessingConfiguration?: { Processors?: Array<{ Type: string; Parameters?: Array<{ ParameterName: string; ParameterValue: string }> }> } }
+    | undefined;
+  const processor = destination?.ProcessingConfiguration?.Processors?.find((entry) => entry.Type === 'RecordDeAggregation');
+  return processor?.Parameters?.find((parameter) => parameter.ParameterName === 'SubRecordType')?.ParameterValue === 'JSON' ? 'JSON' : undefined;
 }
 
 export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandIn {
   const delivered = new Map(options.streams.map((stream) => [stream, [] as DeliveredRow[]]));
+  const received = new Map(options.streams.map((stream) => [stream, [] as number[]]));
   let files = 0;
+  /** Records that failed processing, by stream (Firehose writes them under the error output prefix). */
+  const processingFailed = new Map<string, string[]>();
   const handler = jsonProtocolHandler('Firehose_20150804', {
     PutRecordBatch: async ({ input, caller }) => {
       const stream = String(input.DeliveryStreamName ?? '');
@@ -48,8 +75,17 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       const byDay = new Map<string, string[]>();
       for (const record of records) {
         // A record is bytes as Firehose stores them; the record format conversion reads JSON objects out of them.
-        const text = Buffer.from(record.Data ?? '', 'base64').toString('utf8');
-        for (const line of text.split('\n').filter((entry) => entry.trim() !== '')) {
+        const bytes = Buffer.from(record.Data ?? '', 'base64');
+        received.get(stream)!.push(bytes.byteLength);
+        const text = bytes.toString('utf8');
+        const lines = text.split('\n').filter((entry) => entry.trim() !== '');
+        // Without deaggregation a record is one row; with it, at most 500 sub-records. Either way a record that
+        // breaks the rule fails processing as a whole: none of its rows is delivered.
+        if (lines.length > (options.deaggregation === 'JSON' ? MAX_SUB_RECORDS : 1)) {
+          processingFailed.set(stream, [...(processingFailed.get(stream) ?? []), text]);
+          continue;
+        }
+        for (const line of lines) {
           const row = JSON.parse(line) as Record<string, unknown>;
           const day = String(row.created_at ?? row.start_time ?? '').slice(0, 10);
           if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new AwsServiceError('InvalidArgumentException', 'a record without the day its partition key query reads');
@@ -65,5 +101,5 @@ export function firehoseStandIn(options: FirehoseStandInOptions): FirehoseStandI
       return { FailedPutCount: 0, Encrypted: false, RequestResponses: records.map((_record, index) => ({ RecordId: `stand-in-${rows.length}-${index}` })) };
     },
   }, { iamPrefix: 'firehose', authorize: options.authorize, resourceOf: (input) => `arn:aws:firehose:${options.region}:${options.account}:deliverystream/${String(input.DeliveryStreamName ?? '*')}` });
-  return { handler, delivered };
+  return { handler, delivered, records: received, processingFailed };
 }

@@ -48,13 +48,23 @@ describe('npm run cost', () => {
 
 describe('the cost model', () => {
   it('bills every Firehose record rounded up to 5 KB, from the recorded record count (the table follows the recorder)', () => {
-    const fiveRecords = recordedCountsFrom(2, [], [900, 500, 500, 500, 500, 900, 500, 500, 500, 500]);
-    expect(fiveRecords.firehose).toEqual({ recordsPerRequest: 5, billedKbPerRequest: 25 });
-    const oneRecord: RecordedCounts = { ...counts, firehose: { recordsPerRequest: 1, billedKbPerRequest: 5 } };
+    const fiveRecords = recordedCountsFrom(2, [], [900, 500, 500, 500, 500, 900, 500, 500, 500, 500], 10);
+    expect(fiveRecords.firehose).toEqual({ recordsPerRequest: 5, billedKbPerRequest: 25, rowsPerRequest: 5, kbPerRequest: 2.8 });
+    const oneRecord: RecordedCounts = { ...counts, firehose: { recordsPerRequest: 1, billedKbPerRequest: 5, rowsPerRequest: 5, kbPerRequest: 2.8 } };
     const many = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, firehose: fiveRecords.firehose }), 'firehoseIngestion').perMillion;
     const one = line(computeCost(DEFAULT_INPUTS, prices, oneRecord), 'firehoseIngestion').perMillion;
     expect(many / one).toBeCloseTo(5, 9);
     expect(one).toBeCloseTo((5 / 1024 / 1024) * prices.firehose.ingestionPerGb * 1e6, 9);
+  });
+
+  it('record packing: rows packed into one record per table bill each record once, however many rows it carries', () => {
+    // Two requests, each flushed alone: a requests record of one row and a spans record of four (firehose-sink.ts).
+    const packed = recordedCountsFrom(2, [], [900, 2_000, 900, 2_000], 10);
+    expect(packed.firehose).toEqual({ recordsPerRequest: 2, billedKbPerRequest: 10, rowsPerRequest: 5, kbPerRequest: 2.8 });
+    // Ten requests in one flush (overlapping invocations): still two records, 5 KB billed per 5 KB carried.
+    const shared = recordedCountsFrom(10, [], [4_500, 20_000], 50);
+    expect(shared.firehose.recordsPerRequest).toBe(0.2);
+    expect(shared.firehose.billedKbPerRequest).toBe(2.5);
   });
 
   it('prices a write to an indexed item at two WRU (the index entry too)', () => {

@@ -31,7 +31,8 @@ export function createFirehoseClient(options: ClientOptions): FirehoseClient {
 
 export function createAthenaClient(options: ClientOptions & { workgroup: string }): AthenaClient {
   const client = new AthenaClient({ region: options.region, endpoint: options.endpoint, maxAttempts: 3, requestHandler: handler() });
-  return traceAwsClient(recordedClient(client, 'athena'));
+  // Recorded under the client's workgroup: the compaction's differs from the read APIs' (a query id names none).
+  return traceAwsClient(recordedClient(client, 'athena', { WorkGroup: options.workgroup }));
 }
 
 /** Lists what an export (UNLOAD) wrote into the results bucket. Path-style with a custom endpoint. */

@@ -9,6 +9,11 @@ import type { EngineColumnsByTable } from './table-columns.js';
 export const MAX_RECORDS_PER_CALL = 500;
 export const MAX_BYTES_PER_CALL = 4 * 1024 * 1024;
 export const MAX_BYTES_PER_RECORD = 1_000 * 1024;
+/**
+ * Rows per record: the streams deaggregate each record into its JSON lines (RecordDeAggregation, SubRecordType JSON,
+ * infra/cdk/constructs/request-logs.ts), which Firehose caps at 500 per record.
+ */
+export const MAX_ROWS_PER_RECORD = 500;
 
 /** Backoff before each retry of the records a call reported as failed; its length bounds the retries. */
 const DEFAULT_RETRY_DELAYS_MS = [100, 400, 1_600];
@@ -25,17 +30,27 @@ export interface FirehoseSinkOptions {
 
 interface Queued {
   table: EngineTable;
-  record: Uint8Array;
+  /** One row's JSON line. */
+  row: Uint8Array;
   /** Test-only attribution: sends as the function that appended the row, whoever flushes (no-op when deployed). */
   sendAs: <R>(work: () => R) => R;
 }
 
+/** One Firehose record: the JSON lines of up to MAX_ROWS_PER_RECORD rows of one table. */
+export interface PackedRecord {
+  record: Uint8Array;
+  rows: number;
+}
+
 /**
- * Request-log rows to Amazon Data Firehose, one JSON line per record (the input record format conversion
- * expects), which Firehose turns into Parquet under `<table>/day=YYYY-MM-DD/`. Rows wait in memory and go out as
- * PutRecordBatch calls of at most 500 records and 4 MiB; records a call reports as failed (`FailedPutCount`,
- * `RequestResponses[i].ErrorCode`) are sent again with backoff, a bounded number of times. Nothing here throws
- * into a request: a row that cannot be sent is counted and logged.
+ * Request-log rows to Amazon Data Firehose as JSON lines (the input record format conversion expects), which
+ * Firehose turns into Parquet under `<table>/day=YYYY-MM-DD/`. Firehose bills each record rounded up to 5 KB, and a
+ * row is ~1 KB, so rows are packed many to a record (up to 500 rows and 1,000 KiB) and the streams split them again
+ * (multi-record deaggregation, before the day is read out of each row): a flush sends about one record per table,
+ * not one per row. Rows wait in memory and go out as PutRecordBatch calls of at most 500 records and 4 MiB; records
+ * a call reports as failed (`FailedPutCount`, `RequestResponses[i].ErrorCode`) are sent again with backoff, a
+ * bounded number of times. Nothing here throws into a request: a row that cannot be sent is counted (rows, not
+ * records) and logged.
  */
 export class FirehoseSink implements LogEventSink {
   private queue: Queued[] = [];
@@ -67,11 +82,12 @@ export class FirehoseSink implements LogEventSink {
         this.drop(table, 1, `row of ${record.byteLength} bytes is over Firehose's ${MAX_BYTES_PER_RECORD}-byte record limit`);
         continue;
       }
-      this.queue.push({ table, record, sendAs });
+      this.queue.push({ table, row: record, sendAs });
       this.queuedBytes += record.byteLength;
     }
-    // A full call's worth goes at once; otherwise a timer bounds how long rows wait in a long-lived process.
-    if (this.queue.length >= MAX_RECORDS_PER_CALL || this.queuedBytes >= MAX_BYTES_PER_CALL) this.startSending();
+    // A full record's worth of rows (or a call's worth of bytes) goes at once; otherwise a timer bounds how long
+    // rows wait in a long-lived process.
+    if (this.queue.length >= MAX_ROWS_PER_RECORD || this.queuedBytes >= MAX_BYTES_PER_CALL) this.startSending();
     else if (this.queue.length > 0) this.timer ??= setTimeout(() => this.startSending(), this.maxDelayMs).unref();
   }
 
@@ -94,10 +110,11 @@ export class FirehoseSink implements LogEventSink {
     this.queuedBytes = 0;
     for (const table of ['requests', 'spans'] as const) {
       const entries = queued.filter((entry) => entry.table === table);
-      for (const batch of batches(entries)) {
-        const sending: Promise<void> = batch[0]
-          .sendAs(() => this.sendWithRetries(table, batch.map((entry) => entry.record)))
-          .catch((error: unknown) => this.drop(table, batch.length, `PutRecordBatch failed: ${(error as Error).message}`))
+      if (entries.length === 0) continue;
+      const sendAs = entries[0].sendAs;
+      for (const batch of batches(packRecords(entries.map((entry) => entry.row)))) {
+        const sending: Promise<void> = sendAs(() => this.sendWithRetries(table, batch))
+          .catch((error: unknown) => this.drop(table, rowsIn(batch), `PutRecordBatch failed: ${(error as Error).message}`))
           .finally(() => this.inFlight.delete(sending));
         this.inFlight.add(sending);
       }
@@ -105,12 +122,12 @@ export class FirehoseSink implements LogEventSink {
   }
 
   /** One call, then only the records it reported as failed, after each delay of the backoff. */
-  private async sendWithRetries(table: EngineTable, records: Uint8Array[]): Promise<void> {
+  private async sendWithRetries(table: EngineTable, records: PackedRecord[]): Promise<void> {
     let pending = records;
     let lastError: string | undefined;
     for (let attempt = 0; ; attempt++) {
       const result = await this.options.client.send(
-        new PutRecordBatchCommand({ DeliveryStreamName: this.options.streams[table], Records: pending.map((Data) => ({ Data })) }),
+        new PutRecordBatchCommand({ DeliveryStreamName: this.options.streams[table], Records: pending.map(({ record }) => ({ Data: record })) }),
       );
       if (!result.FailedPutCount) return;
       const responses = result.RequestResponses ?? [];
@@ -122,13 +139,38 @@ export class FirehoseSink implements LogEventSink {
       // Full jitter: retries from many sandboxes spread out instead of hitting the stream together.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * this.retryDelaysMs[attempt]));
     }
-    this.drop(table, pending.length, `${pending.length} records still failed after ${this.retryDelaysMs.length} retries (last error ${lastError})`);
+    this.drop(table, rowsIn(pending), `${pending.length} records (${rowsIn(pending)} rows) still failed after ${this.retryDelaysMs.length} retries (last error ${lastError})`);
   }
 
   private drop(table: EngineTable, count: number, reason: string): void {
     this.dropped += count;
     logger.error('request-log rows dropped', { table, count, reason });
   }
+}
+
+const rowsIn = (records: readonly PackedRecord[]) => records.reduce((sum, record) => sum + record.rows, 0);
+
+/**
+ * Packs rows (JSON lines of one table) into records of at most MAX_ROWS_PER_RECORD rows and MAX_BYTES_PER_RECORD
+ * bytes, in order: the fewest records, each billed once (rounded up to 5 KB) instead of once per row.
+ */
+export function packRecords(rows: readonly Uint8Array[]): PackedRecord[] {
+  const packed: PackedRecord[] = [];
+  let current: Uint8Array[] = [];
+  let bytes = 0;
+  const close = () => {
+    if (current.length === 0) return;
+    packed.push({ record: Buffer.concat(current, bytes), rows: current.length });
+    current = [];
+    bytes = 0;
+  };
+  for (const row of rows) {
+    if (current.length === MAX_ROWS_PER_RECORD || bytes + row.byteLength > MAX_BYTES_PER_RECORD) close();
+    current.push(row);
+    bytes += row.byteLength;
+  }
+  close();
+  return packed;
 }
 
 /** Splits records into PutRecordBatch calls within both per-call limits, in order. */

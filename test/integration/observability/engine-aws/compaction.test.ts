@@ -79,6 +79,7 @@ beforeAll(async () => {
     database: 'gw_logs',
     dataBucket: DATA,
     outputLocation: `s3://${RESULTS}/results/`,
+    otherWorkgroups: { 'gw-logs-compaction': `s3://${RESULTS}/compaction/` },
     buckets: { [DATA]: data, [RESULTS]: results },
     authorize: () => true,
   });
@@ -86,7 +87,7 @@ beforeAll(async () => {
   const s3Server = await serveOnLoopback(s3StandIn({ buckets: { [DATA]: data, [RESULTS]: results } }));
   servers.push(athenaServer, s3Server);
   // What the stack gives the function (settings are read once, on first use).
-  Object.assign(process.env, { GW_ATHENA_ENDPOINT: athenaServer.url, GW_S3_ENDPOINT: s3Server.url, GW_ATHENA_WORKGROUP: 'gw-logs', GW_LOG_DATA_BUCKET: DATA, GW_LOG_RESULTS_BUCKET: RESULTS });
+  Object.assign(process.env, { GW_ATHENA_ENDPOINT: athenaServer.url, GW_S3_ENDPOINT: s3Server.url, GW_ATHENA_WORKGROUP: 'gw-logs', GW_ATHENA_COMPACTION_WORKGROUP: 'gw-logs-compaction', GW_LOG_DATA_BUCKET: DATA, GW_LOG_RESULTS_BUCKET: RESULTS });
 });
 
 afterAll(async () => {
@@ -137,9 +138,9 @@ describe('compacting a day', () => {
 
     const seen = [...new Set(recordedOperationCounts().map(({ fn, service, action, resource }) => `${fn} ${service}:${action} ${resource.replace(/(day=[^/]+\/).*$/, '$1…').replace(/day=[^/.]+\.[^/]+\//, 'day=….run/')}`))].sort();
     expect(seen).toEqual([
-      'compact-request-logs athena:GetQueryExecution workgroup/gw-logs',
-      'compact-request-logs athena:GetQueryRuntimeStatistics workgroup/gw-logs',
-      'compact-request-logs athena:StartQueryExecution workgroup/gw-logs',
+      'compact-request-logs athena:GetQueryExecution workgroup/gw-logs-compaction',
+      'compact-request-logs athena:GetQueryRuntimeStatistics workgroup/gw-logs-compaction',
+      'compact-request-logs athena:StartQueryExecution workgroup/gw-logs-compaction',
       // The lock: created only if absent, removed at the end.
       'compact-request-logs s3:DeleteObject bucket/log-data/compacted/_gw_compaction.lock',
       `compact-request-logs s3:ListBucket bucket/log-data`,
@@ -161,6 +162,22 @@ describe('compacting a day', () => {
     expect(athena.executions.size).toBe(unloads);
     expect(keys('requests/')).toEqual([late]);
     expect(await countRequests()).toBe(2);
+  });
+});
+
+describe('workgroup isolation: the compaction scans under its own limit, not the read APIs\' cutoff', () => {
+  it('runs every UNLOAD in the compaction workgroup and writes its manifests under that workgroup\'s result location; reads stay in the read workgroup', async () => {
+    putRawFile('gw-requests-1', [{ id: 'a', workspace: 'ws-1', minute: 3 }]);
+    const before = athena.executions.size;
+    await compact();
+    const unloads = [...athena.executions.values()].slice(before);
+    expect(unloads.length).toBeGreaterThan(0);
+    expect(unloads.every((execution) => execution.query.startsWith('UNLOAD ') && execution.workgroup === 'gw-logs-compaction')).toBe(true);
+    const manifests = [...results.objects.keys()].filter((key) => unloads.some((execution) => key.includes(execution.id)));
+    expect(manifests.length).toBe(unloads.length);
+    expect(manifests.every((key) => key.startsWith('compaction/'))).toBe(true);
+    await countRequests();
+    expect([...athena.executions.values()].at(-1)!.workgroup).toBe('gw-logs');
   });
 });
 

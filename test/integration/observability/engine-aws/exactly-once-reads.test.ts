@@ -51,7 +51,7 @@ const query = (groupBy: AnalyticsQuery['groupBy']): AnalyticsQuery => ({
 
 beforeAll(async () => {
   athena = athenaStandIn({ region: 'us-east-1', account: '123456789012', workgroup: 'gw-logs', database: 'gw_logs', dataBucket: DATA, outputLocation: `s3://${RESULTS}/results/`, buckets: { [DATA]: data, [RESULTS]: results }, authorize: () => true });
-  const firehose = firehoseStandIn({ region: 'us-east-1', account: '123456789012', streams: ['gw-requests', 'gw-spans'], authorize: () => true, destination: { objects: data, prefixes: { 'gw-requests': 'requests/', 'gw-spans': 'spans/' } } });
+  const firehose = firehoseStandIn({ region: 'us-east-1', account: '123456789012', streams: ['gw-requests', 'gw-spans'], authorize: () => true, destination: { objects: data, prefixes: { 'gw-requests': 'requests/', 'gw-spans': 'spans/' } }, deaggregation: 'JSON' });
   for (const handler of [athena.handler, s3StandIn({ buckets: { [DATA]: data, [RESULTS]: results } }), firehose.handler]) servers.push(await serveOnLoopback(handler));
   const [athenaUrl, s3Url, firehoseUrl] = servers.map((server) => server.url);
   const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../../shared/observability/background.js';
 import { createFirehoseClient } from '../../../../shared/observability/engine/aws/clients.js';
-import { FirehoseSink, MAX_BYTES_PER_CALL, MAX_BYTES_PER_RECORD, MAX_RECORDS_PER_CALL } from '../../../../shared/observability/engine/aws/firehose-sink.js';
+import { FirehoseSink, MAX_BYTES_PER_CALL, MAX_BYTES_PER_RECORD, MAX_RECORDS_PER_CALL, MAX_ROWS_PER_RECORD } from '../../../../shared/observability/engine/aws/firehose-sink.js';
 import { createAwsLogEngine } from '../../../../shared/observability/engine/aws/index.js';
 import type { EngineRow } from '../../../../shared/observability/engine/types.js';
 import { recordedOperationCounts, resetRecordedOperationCounts, runAsFunction } from '../../../../shared/store/recording/aws-operation-recorder.js';
@@ -9,8 +9,9 @@ import { PROVISIONAL_ENGINE_COLUMNS } from '../../../infra/fixtures/request-log-
 import { startAwsJsonService, type AwsJsonService } from '../../../support/aws-json-service.js';
 
 /**
- * The Firehose sink with the real SDK client against a loopback Firehose (JSON protocol): what a record looks like,
- * how rows are cut into PutRecordBatch calls, and what happens to records a call reports as failed.
+ * The Firehose sink with the real SDK client against a loopback Firehose (JSON protocol): what a record looks like
+ * (JSON lines of many rows, which the streams deaggregate), how rows are packed into records and records into
+ * PutRecordBatch calls, and what happens to records a call reports as failed.
  */
 let firehose: AwsJsonService;
 const STREAMS = { requests: 'gw-requests', spans: 'gw-spans' } as const;
@@ -20,11 +21,15 @@ interface SentRecord {
 }
 const recordsOf = (input: Record<string, unknown>) => input.Records as SentRecord[];
 const decode = (record: SentRecord) => Buffer.from(record.Data, 'base64').toString('utf8');
-const allSent = (stream: string) =>
+/** Every record sent to `stream`, decoded. */
+const recordsSent = (stream: string) =>
   firehose
     .callsOf('PutRecordBatch')
     .filter((call) => call.input.DeliveryStreamName === stream)
     .flatMap((call) => recordsOf(call.input).map(decode));
+/** Every row sent to `stream`: the JSON lines of its records, each with its newline. */
+const allSent = (stream: string) => recordsSent(stream).flatMap((record) => record.split(/(?<=\n)/));
+const idsOf = (record: SentRecord) => decode(record).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
 
 function sink(options: { retryDelaysMs?: number[]; maxDelayMs?: number } = {}): FirehoseSink {
   return new FirehoseSink({
@@ -121,13 +126,24 @@ describe('FirehoseSink flush', () => {
 });
 
 describe('FirehoseSink batching', () => {
-  it('cuts 1,234 rows into calls of at most 500 records, each row sent once', async () => {
+  it('record packing (billing class: each record is billed rounded up to 5 KB): a flush of many requests sends one record per table, not one per row', async () => {
+    const logs = sink();
+    logs.append('requests', Array.from({ length: 20 }, (_unused, index) => request(index)));
+    logs.append('spans', Array.from({ length: 80 }, (_unused, index) => ({ span_id: `s${index}`, trace_id: `trace_${index % 20}`, day: '2026-11-27' })));
+    await logs.flush();
+    expect(recordsSent('gw-requests')).toHaveLength(1);
+    expect(recordsSent('gw-spans')).toHaveLength(1);
+    expect(allSent('gw-requests').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(Array.from({ length: 20 }, (_unused, index) => `req_${index}`));
+    expect(allSent('gw-spans')).toHaveLength(80);
+  });
+
+  it('packs 1,234 rows into records of at most 500 rows (Firehose deaggregates no more), each row sent once', async () => {
     const logs = sink();
     logs.append('requests', Array.from({ length: 1_234 }, (_unused, index) => request(index)));
     await logs.flush();
-    const sizes = firehose.callsOf('PutRecordBatch').map((call) => recordsOf(call.input).length);
-    // The calls go out together, so they may arrive in any order.
-    expect(sizes.sort((a, b) => a - b)).toEqual([234, 500, 500]);
+    const rowsPerRecord = firehose.callsOf('PutRecordBatch').flatMap((call) => recordsOf(call.input).map((record) => idsOf(record).length));
+    // The appends start sends as each record's worth of rows arrives, so the calls may arrive in any order.
+    expect(rowsPerRecord.sort((a, b) => a - b)).toEqual([234, MAX_ROWS_PER_RECORD, MAX_ROWS_PER_RECORD]);
     const ids = allSent('gw-requests').map((line) => (JSON.parse(line) as { id: string }).id);
     expect(new Set(ids).size).toBe(1_234);
     expect(ids.sort()).toEqual(Array.from({ length: 1_234 }, (_unused, index) => `req_${index}`).sort());
@@ -144,6 +160,8 @@ describe('FirehoseSink batching', () => {
       const bytes = recordsOf(call.input).reduce((sum, record) => sum + Buffer.from(record.Data, 'base64').byteLength, 0);
       expect(bytes).toBeLessThanOrEqual(MAX_BYTES_PER_CALL);
       expect(recordsOf(call.input).length).toBeLessThanOrEqual(MAX_RECORDS_PER_CALL);
+      // Rows of 300 KiB pack three to a record of at most 1,000 KiB.
+      for (const record of recordsOf(call.input)) expect(Buffer.from(record.Data, 'base64').byteLength).toBeLessThanOrEqual(MAX_BYTES_PER_RECORD);
     }
     expect(allSent('gw-requests')).toHaveLength(30);
   });
@@ -174,24 +192,28 @@ describe('FirehoseSink failures', () => {
       };
     });
     const logs = sink();
-    logs.append('requests', [0, 1, 2, 3, 4].map((index) => request(index)));
+    // Rows of 600 KiB: one to a record, so five records.
+    const big = 'x'.repeat(600 * 1024);
+    logs.append('requests', [0, 1, 2, 3, 4].map((index) => request(index, { target_path: big })));
     await logs.flush();
     const calls = firehose.callsOf('PutRecordBatch');
+    // Five records of 600 KiB fit one call (under 4 MiB); the retry holds only the two that failed.
     expect(calls).toHaveLength(2);
-    expect(recordsOf(calls[1].input).map((record) => (JSON.parse(decode(record)) as { id: string }).id)).toEqual(['req_1', 'req_3']);
+    expect(recordsOf(calls[0].input).map(idsOf)).toEqual([['req_0'], ['req_1'], ['req_2'], ['req_3'], ['req_4']]);
+    expect(recordsOf(calls[1].input).map(idsOf)).toEqual([['req_1'], ['req_3']]);
     expect(logs.dropped).toBe(0);
   });
 
-  it('gives up on a record after its bounded retries and resolves the flush', async () => {
+  it('gives up on a record after its bounded retries, counts the rows it held as dropped (not the record), and resolves the flush', async () => {
     firehose.on('PutRecordBatch', (input) => ({
       json: { FailedPutCount: 1, RequestResponses: recordsOf(input).map((_record, index) => (index === 0 ? { ErrorCode: 'InternalFailure' } : { RecordId: `r${index}` })) },
     }));
     const logs = sink({ retryDelaysMs: [1, 1, 1] });
-    logs.append('requests', [request(1), request(2)]);
+    logs.append('requests', [request(1), request(2), request(3)]);
     await logs.flush();
-    // One call and three retries of the record that keeps failing.
-    expect(firehose.callsOf('PutRecordBatch').map((call) => recordsOf(call.input).length)).toEqual([2, 1, 1, 1]);
-    expect(logs.dropped).toBe(1);
+    // One call and three retries of the record (all three rows) that keeps failing.
+    expect(firehose.callsOf('PutRecordBatch').map((call) => recordsOf(call.input).map(idsOf))).toEqual(Array.from({ length: 4 }, () => [['req_1', 'req_2', 'req_3']]));
+    expect(logs.dropped).toBe(3);
   });
 
   it('rides out throttling of a whole call (the SDK retries it)', async () => {
