@@ -89,6 +89,11 @@ export const LAMBDA_BUNDLE = {
  */
 export const BUNDLE_BUDGET_KIB: Readonly<Record<string, number>> = {
   'control-plane': 1150,
+  // Round 4 (issues #41-#47) took the gateway from 499.5 to 510 KiB measured side by side: gw's own cold code
+  // +11.8 KiB (20 more catalogue rows and account hosts 4, the reservation of every candidate target 2.3, the
+  // error dialects and the terminal line 1.6, the gw-key check and the request id). Over the 500 KiB aim until
+  // the catalogue rows and the local-only terminal line leave the cold start (a follow-up, not a new normal).
+  gateway: 515,
 };
 
 export const DEFAULT_BUNDLE_BUDGET_KIB = 500;
