@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { checkEncodingFormat, embeddingTexts } from '../common/embedding-input.js';
 import { openAIEmbeddingsList, readEmbeddingsList } from '../common/embeddings-list.js';
-import { isRecord } from '../common/json-guards.js';
+import { summariseDetailError } from '../common/detail-error.js';
 import { noStreamTranslator } from '../common/no-stream.js';
 import type { AdapterInput, ProviderAdapter, ProviderErrorSummary, UpstreamCall } from '../types.js';
 import { jinaHeaders, jinaUrl } from './http.js';
@@ -42,11 +42,5 @@ export const jinaAIAdapter: ProviderAdapter = {
 
 /** Jina answers errors as `{"detail": "…"}`. */
 export function summariseJinaError(status: number, body: unknown): ProviderErrorSummary {
-  const detail = isRecord(body) ? body.detail : undefined;
-  const message =
-    (typeof detail === 'string' && detail) ||
-    (detail !== undefined && JSON.stringify(detail).slice(0, 500)) ||
-    (typeof body === 'string' && body.trim().slice(0, 500)) ||
-    `${PROVIDER_NAME} answered with HTTP ${status}`;
-  return { message, code: status === 401 ? 'invalid_api_key' : status === 402 ? 'payment_required' : status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request', param: null };
+  return summariseDetailError(PROVIDER_NAME, status, body);
 }

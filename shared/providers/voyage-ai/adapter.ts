@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { checkEncodingFormat, embeddingTexts } from '../common/embedding-input.js';
 import { openAIEmbeddingsList, readEmbeddingsList } from '../common/embeddings-list.js';
-import { isRecord } from '../common/json-guards.js';
+import { summariseDetailError } from '../common/detail-error.js';
 import { noStreamTranslator } from '../common/no-stream.js';
 import type { AdapterInput, ProviderAdapter, ProviderErrorSummary, UpstreamCall } from '../types.js';
 import { voyageHeaders, voyageUrl } from './http.js';
@@ -39,13 +39,7 @@ export const voyageAIAdapter: ProviderAdapter = {
   createStreamTranslator: () => noStreamTranslator(PROVIDER_NAME),
 };
 
-/** Voyage answers errors as `{"detail": "…"}` (FastAPI style; a list of problems for a 422). */
+/** Voyage answers errors as `{"detail": "…"}`. */
 export function summariseVoyageError(status: number, body: unknown): ProviderErrorSummary {
-  const detail = isRecord(body) ? body.detail : undefined;
-  const message =
-    (typeof detail === 'string' && detail) ||
-    (detail !== undefined && JSON.stringify(detail).slice(0, 500)) ||
-    (typeof body === 'string' && body.trim().slice(0, 500)) ||
-    `${PROVIDER_NAME} answered with HTTP ${status}`;
-  return { message, code: status === 401 ? 'invalid_api_key' : status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request', param: null };
+  return summariseDetailError(PROVIDER_NAME, status, body);
 }
