@@ -88,7 +88,8 @@ export const LAMBDA_BUNDLE = {
  * - control-plane: 1,081 KiB: the MCP client (~320 KiB), gw's own code, zod (every route validates its body).
  */
 export const BUNDLE_BUDGET_KIB: Readonly<Record<string, number>> = {
-  'control-plane': 1150,
+  // The control plane: 1,152 KiB after round 4 (unknown-path 404s, number checks, log sorting, analytics caps).
+  'control-plane': 1170,
   // Round 4 (issues #41-#47) took the gateway from 499.5 to 510 KiB measured side by side: gw's own cold code
   // +11.8 KiB (20 more catalogue rows and account hosts 4, the reservation of every candidate target 2.3, the
   // error dialects and the terminal line 1.6, the gw-key check and the request id). Over the 500 KiB aim until
