@@ -71,6 +71,10 @@ export function createGatewayApp(
     }
     request.headers['x-gw-trace-id'] = traceId;
     try {
+      // The caller's key is read beside the gw-key check's lookup, not after it: the handler's authentication then
+      // finds that read in flight or cached, and a cold request keeps two store round trips in sequence, not three.
+      const apiKey = request.headers['x-gw-api-key'];
+      if (apiKey) authenticator.authenticate(apiKey).catch(() => undefined);
       await keepGatewayKeysFromProviders(request.headers, authenticator);
       const { handler, params } = router.match(request.method, request.path);
       return await handler(request, params);
