@@ -61,7 +61,9 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
     memoryRecords: options.memoryRecords,
   };
   const module = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
-  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...workerOptions } });
+  // No inherited execArgv: a preload of the main thread (`--import` of a watchdog, a profiler) would run again in
+  // the worker, where process-wide hooks misfire (stdin ends at once there); worker-entry.mjs loads what it needs.
+  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...workerOptions }, execArgv: [] });
   // The sink exists once the database is open; statuses before that need no answer.
   const opened: { sink?: JournalSink } = {};
   const link = new WorkerLink(worker, (status: WriterStatus) => opened.sink?.onStatus(status));
