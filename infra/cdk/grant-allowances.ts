@@ -22,6 +22,12 @@ const compactionOnBehalf = (action: string, resources: readonly string[]): Grant
  */
 export const GRANT_ALLOWANCES: readonly GrantAllowance[] = [
   {
+    fn: 'compact-request-logs',
+    action: 's3:DeleteObject',
+    resource: 'bucket/log-data/spans/*',
+    reason: 'Raw files of a compacted day are deleted as garbage collection an hour after the day switched to its compacted side (compaction.ts); the tests run that collection over raw request files, and a span file left over is never read twice (the day reads compacted) and expires with the bucket lifecycle.',
+  },
+  {
     fn: 'gateway',
     action: 's3:GetObject',
     resource: 'bucket/blobs/*',
