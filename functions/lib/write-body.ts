@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { settledOrAborted } from '../../shared/abort-race.js';
 import { isStreamBody, type ResponseBody } from '../../shared/http/types.js';
 
 export interface WriteBodyOptions {
@@ -78,29 +79,9 @@ function endStopped(target: Writable, giveUp: () => void, options: WriteBodyOpti
   return false;
 }
 
-/**
- * `work`, or STOPPED as soon as `signal` aborts. One listener per wait, removed when it settles (a race against one
- * long-lived promise would keep a reaction per chunk until the stream ends). A read left pending settles later, unseen.
- */
+/** `work`, or STOPPED as soon as `signal` aborts (shared/abort-race.ts). */
 function orStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof STOPPED> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.resolve(STOPPED);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(STOPPED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return settledOrAborted(work, signal, () => STOPPED);
 }
 
 /** Resolves once the target drained its buffer, or closed (then the caller sees `destroyed`). */

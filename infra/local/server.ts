@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { settledOrAborted } from '../../shared/abort-race.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -159,23 +160,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 /** `work`, unless the start-up is stopped first (a phase can wait long: an external store that does not answer). */
 function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(new StartupStopped());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new StartupStopped());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+  return settledOrAborted(work, signal, (): never => {
+    throw new StartupStopped();
   });
 }
 
