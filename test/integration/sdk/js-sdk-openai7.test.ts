@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
-import OpenAI7 from 'openai7';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type GwClient } from '../../../sdk/js/src/index.js';
+import { OpenAI7, installedNode22ClientVersion } from '../../clients/node22/clients.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { chatStream, openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 
-// The SDK built on openai 7 (the devDependency alias `openai7`), as it runs beside openai 7 in a user's project.
-// js-sdk.test.ts runs the same SDK on openai 6. openai 7 declares Node >= 22; these tests run it on Node 20.
-vi.mock('openai', async () => await import('openai7'));
+// The SDK built on openai 7 (installed in test/clients/node22, the client releases that declare Node >= 22), as it
+// runs beside openai 7 in a user's project. js-sdk.test.ts runs the same SDK on openai 6; these run on Node 20 and 24.
+vi.mock('openai', async () => (await import('../../clients/node22/clients.js')).openai7Module);
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
@@ -29,7 +29,7 @@ describe('sdk/js with openai 7', () => {
     const peer = (JSON.parse(readFileSync('sdk/js/package.json', 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies.openai;
     expect(caretMajors(peer)).toEqual([6, 7]);
     expect(major(installedVersion('openai'))).toBe(6);
-    expect(major(installedVersion('openai7'))).toBe(7);
+    expect(major(installedNode22ClientVersion('openai'))).toBe(7);
   });
 
   it('is an openai 7 client that runs chat completions through gw with gw’s headers', async () => {
