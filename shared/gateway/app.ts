@@ -1,5 +1,6 @@
 import { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { DependencyUnavailableError, errorResponse, toGatewayError } from '../http/errors.js';
+import { dialectErrorResponse, errorDialectOf } from '../http/error-dialect.js';
 import { Router } from '../http/router.js';
 import type { NeutralRequest, NeutralResponse } from '../http/types.js';
 import { logger } from '../observability/logger.js';
@@ -71,12 +72,13 @@ export function createGatewayApp(
     }
     request.headers['x-gw-trace-id'] = traceId;
     try {
+      // The route first: a wrong method costs no store read and is not reported as a credential problem.
+      const { handler, params } = router.match(request.method, request.path);
       // The caller's key is read beside the gw-key check's lookup, not after it: the handler's authentication then
       // finds that read in flight or cached, and a cold request keeps two store round trips in sequence, not three.
       const apiKey = request.headers['x-gw-api-key'];
       if (apiKey) authenticator.authenticate(apiKey).catch(() => undefined);
       await keepGatewayKeysFromProviders(request.headers, authenticator);
-      const { handler, params } = router.match(request.method, request.path);
       return await handler(request, params);
     } catch (thrown) {
       const error = errorWithoutCredentials(toGatewayError(thrown), request);
@@ -84,7 +86,12 @@ export function createGatewayApp(
         logger.error('unhandled error in gateway', { trace_id: traceId, error: thrown as Error });
       }
       if (thrown instanceof DependencyUnavailableError) logger.error('a dependency failed', { trace_id: traceId, code: thrown.code, reason: thrown.message });
+      // A routing error is answered in the sender's dialect: Anthropic SDKs read only their own shape, and a
+      // GET /v1/messages (a browser, a health probe) comes from no SDK at all, so the path decides there.
+      if (ROUTING_ERRORS.has(error.code)) return dialectErrorResponse(error, errorDialectOf(request.headers, request.path), gatewayHeaders({ traceId }));
       return errorResponse(error, merged(gatewayHeaders({ traceId }), error.headers));
     }
   }
 }
+
+const ROUTING_ERRORS: ReadonlySet<string> = new Set(['method_not_allowed', 'route_not_found']);

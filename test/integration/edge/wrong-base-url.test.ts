@@ -84,6 +84,29 @@ describe('unknown paths name the path gw serves (wrong base URL)', () => {
     expect(body.error.message).toContain('/v1/chat/completions');
   });
 
+  // Class: a routing error (wrong path or wrong method) is answered in the sender's dialect, before authentication.
+  it.each([
+    ['GET', '/v1/messages', { 'anthropic-version': '2023-06-01', 'x-api-key': 'not-a-gw-key' }],
+    ['GET', '/v1/messages', {}],
+    ['DELETE', '/v1/messages/count_tokens', { 'anthropic-version': '2023-06-01' }],
+  ])('%s %s (an Anthropic path, wrong method): 405 in Anthropic’s shape with Allow, before authentication', async (method, path, headers) => {
+    const response = await fetch(`${gateway.url}${path}`, { method, headers });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toContain('POST');
+    const body = (await response.json()) as AnthropicShaped;
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(body.error.message).toContain(`${method} is not allowed on ${path}`);
+    expect(response.headers.get('x-gw-error-code')).toBe('method_not_allowed');
+  });
+
+  it('GET /v1/chat/completions (an OpenAI path, wrong method): 405 in OpenAI’s shape with Allow, before authentication', async () => {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toContain('POST');
+    const body = (await response.json()) as OpenAIShaped;
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+  });
+
   it('a real control-plane path without credentials is still a 401: only unknown paths are answered first', async () => {
     const response = await fetch(`${gateway.url}/v1/configs`);
     expect(response.status).toBe(401);
