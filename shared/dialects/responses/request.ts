@@ -4,7 +4,7 @@ import { refuseOrRecordDrop } from '../../providers/common/unsupported-params.js
 import type { OpenAIBody } from '../../providers/types.js';
 import type { UnsupportedParamRule } from '../types.js';
 import { checkBody, responsesRequestSchema } from '../schemas.js';
-import { chatName, chatToolsFrom } from './tools.js';
+import { chatName, chatToolsFrom, webSearchOptionsFrom } from './tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,8 +72,10 @@ export function responsesToCanonical(body: OpenAIBody, provider: string, rule: U
   }
   if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
   if (isRecord(body.reasoning) && typeof body.reasoning.effort === 'string') chat.reasoning_effort = body.reasoning.effort;
-  const tools = Array.isArray(body.tools) ? chatToolsFrom(body.tools, provider, rule) : [];
+  const tools = Array.isArray(body.tools) ? chatToolsFrom(body.tools, provider, body.model, rule) : [];
   if (tools.length > 0) chat.tools = tools;
+  const webSearch = Array.isArray(body.tools) ? webSearchOptionsFrom(body.tools, provider, body.model) : undefined;
+  if (webSearch) chat.web_search_options = webSearch;
   if (body.tool_choice !== undefined) chat.tool_choice = toolChoice(body.tool_choice);
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
   if (format) chat.response_format = responseFormat(format);

@@ -68,8 +68,14 @@ export function reasoningItem(text: string): Json {
   return { type: 'reasoning', id: newId('rs'), summary: [{ type: 'summary_text', text }] };
 }
 
-export function messageItem(id: string, text: string, status = 'completed'): Json {
-  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+export function messageItem(id: string, text: string, status = 'completed', annotations: Json[] = []): Json {
+  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations, logprobs: [] }] };
+}
+
+/** Chat's `url_citation` annotations (`{type, url_citation: {...}}`) → the Responses form (the fields inline). */
+export function responsesAnnotations(annotations: unknown): Json[] {
+  if (!Array.isArray(annotations)) return [];
+  return annotations.filter(isRecord).map((annotation) => (isRecord(annotation.url_citation) ? { type: 'url_citation', ...annotation.url_citation } : annotation));
 }
 
 export function functionCallItem(id: string, callId: string, name: string, args: string, status = 'completed'): Json {
@@ -82,7 +88,7 @@ export function canonicalToResponse(completion: Json, body: OpenAIBody): Json {
   const reply = recordField(choice, 'message') ?? {};
   const output: Json[] = [];
   if (typeof reply.reasoning_content === 'string' && reply.reasoning_content !== '') output.push(reasoningItem(reply.reasoning_content));
-  if (typeof reply.content === 'string' && reply.content !== '') output.push(messageItem(newId('msg'), reply.content));
+  if (typeof reply.content === 'string' && reply.content !== '') output.push(messageItem(newId('msg'), reply.content, 'completed', responsesAnnotations(reply.annotations)));
   if (Array.isArray(reply.tool_calls)) {
     const origins = toolOrigins(body);
     for (const call of reply.tool_calls) {

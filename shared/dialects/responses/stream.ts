@@ -2,14 +2,14 @@ import { isRecord, recordField } from '../../providers/common/json-guards.js';
 import type { OpenAIBody } from '../../providers/types.js';
 import { namedEvent } from '../sse.js';
 import type { DialectStreamEncoder } from '../types.js';
-import { messageItem, newId, responseShell, responsesUsageFrom } from './response.js';
+import { messageItem, newId, responsesAnnotations, responseShell, responsesUsageFrom } from './response.js';
 import { callItem, toolOrigins, type ToolOrigin } from './tools.js';
 
 type Json = Record<string, unknown>;
 
 /** The output item being streamed. */
 type OpenItem =
-  | { kind: 'message'; id: string; text: string }
+  | { kind: 'message'; id: string; text: string; annotations: Json[] }
   | { kind: 'reasoning'; id: string; text: string }
   | { kind: 'tool'; id: string; toolIndex: number; callId: string; name: string; args: string };
 
@@ -49,6 +49,7 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const delta = recordField(choice, 'delta') ?? {};
     if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') this.reasoningDelta(out, delta.reasoning_content);
     if (typeof delta.content === 'string' && delta.content !== '') this.textDelta(out, delta.content);
+    if (Array.isArray(delta.annotations)) this.annotationsAdded(out, responsesAnnotations(delta.annotations));
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolDelta(out, call);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return out;
@@ -92,13 +93,23 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
 
   private textDelta(out: Uint8Array[], text: string): void {
     if (this.open?.kind !== 'message') {
-      const item = { kind: 'message' as const, id: newId('msg'), text: '' };
+      const item = { kind: 'message' as const, id: newId('msg'), text: '', annotations: [] as Json[] };
       this.openItem(out, item, { ...messageItem(item.id, '', 'in_progress'), content: [] });
       out.push(this.event('response.content_part.added', { item_id: item.id, output_index: this.output.length, content_index: 0, part: outputText('') }));
     }
     const open = this.open as Extract<OpenItem, { kind: 'message' }>;
     open.text += text;
     out.push(this.event('response.output_text.delta', { item_id: open.id, output_index: this.output.length, content_index: 0, delta: text, logprobs: [] }));
+  }
+
+  /** Citations of the text streamed so far (web search): they belong to the open message. */
+  private annotationsAdded(out: Uint8Array[], annotations: Json[]): void {
+    if (this.open?.kind !== 'message') return;
+    for (const annotation of annotations) {
+      const fields = { item_id: this.open.id, output_index: this.output.length, content_index: 0, annotation_index: this.open.annotations.length, annotation };
+      this.open.annotations.push(annotation);
+      out.push(this.event('response.output_text.annotation.added', fields));
+    }
   }
 
   private reasoningDelta(out: Uint8Array[], text: string): void {
@@ -147,8 +158,8 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     let item: Json;
     if (open.kind === 'message') {
       out.push(this.event('response.output_text.done', { item_id: open.id, output_index: outputIndex, content_index: 0, text: open.text, logprobs: [] }));
-      out.push(this.event('response.content_part.done', { item_id: open.id, output_index: outputIndex, content_index: 0, part: outputText(open.text) }));
-      item = messageItem(open.id, open.text);
+      out.push(this.event('response.content_part.done', { item_id: open.id, output_index: outputIndex, content_index: 0, part: outputText(open.text, open.annotations) }));
+      item = messageItem(open.id, open.text, 'completed', open.annotations);
     } else if (open.kind === 'reasoning') {
       const part = { type: 'summary_text', text: open.text };
       out.push(this.event('response.reasoning_summary_text.done', { item_id: open.id, output_index: outputIndex, summary_index: 0, text: open.text }));
@@ -168,6 +179,6 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   }
 }
 
-function outputText(text: string): Json {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+function outputText(text: string, annotations: Json[] = []): Json {
+  return { type: 'output_text', text, annotations, logprobs: [] };
 }

@@ -15,9 +15,11 @@ type Json = Record<string, unknown>;
  *   goes back to the client as `{type: "function_call", namespace, name}` as OpenAI would answer.
  * - A `custom` (free-form) tool takes one string: it becomes a function with a single `input` string parameter,
  *   and its calls go back as `custom_tool_call` items carrying that string.
- * - Built-in tools that run on OpenAI's side (web search, file search, code interpreter, …) have no equivalent on
- *   a translated target: they follow the unsupported-parameter rule, named `tools.<type>` in the 400 or in
- *   `x-gw-dropped-params` when the caller allows dropping.
+ * - `web_search` (and its `web_search_preview` forms) becomes chat's `web_search_options` on targets that run a
+ *   web search of their own (Anthropic's server tool: Anthropic, and Claude on Vertex AI; see webSearchOptionsFrom).
+ * - Other built-in tools that run on OpenAI's side (file search, code interpreter, …), and web search elsewhere,
+ *   have no equivalent on a translated target: they follow the unsupported-parameter rule, named `tools.<type>` in
+ *   the 400 or in `x-gw-dropped-params` when the caller allows dropping.
  */
 
 /** What a chat function name stood for in the client's request. */
@@ -35,13 +37,43 @@ const CUSTOM_TOOL_PARAMETERS = {
   required: ['input'],
 };
 
-/** The chat tools for a Responses body's `tools`, dropping (or refusing) the built-in ones. */
-export function chatToolsFrom(tools: unknown[], provider: string, rule: UnsupportedParamRule): Json[] {
+/** Whether the target's chat translation runs a web search of its own for `web_search_options`: Anthropic's models. */
+function targetSearches(provider: string, model: unknown): boolean {
+  return provider === 'anthropic' || (provider === 'vertex-ai' && typeof model === 'string' && /claude/i.test(model));
+}
+const WEB_SEARCH_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+
+/**
+ * A Responses `web_search` tool → chat `web_search_options`, where the target can search: the user's approximate
+ * location carries over. A domain filter cannot be honoured there, and searching more widely than the caller
+ * asked is never done silently: such a tool stays unsupported.
+ */
+export function webSearchOptionsFrom(tools: unknown[], provider: string, model: unknown): Json | undefined {
+  if (!targetSearches(provider, model)) return undefined;
+  const tool = tools.find((candidate) => isRecord(candidate) && WEB_SEARCH_TYPES.has(String(candidate.type)) && candidate.filters === undefined) as Json | undefined;
+  if (!tool) return undefined;
+  const options: Json = {};
+  const location = recordOrUndefined(tool.user_location);
+  if (location) {
+    const approximate: Json = {};
+    for (const name of ['city', 'region', 'country', 'timezone']) if (typeof location[name] === 'string') approximate[name] = location[name];
+    options.user_location = { type: 'approximate', approximate };
+  }
+  if (typeof tool.search_context_size === 'string') options.search_context_size = tool.search_context_size;
+  return options;
+}
+
+const recordOrUndefined = (value: unknown): Json | undefined => (isRecord(value) ? value : undefined);
+
+/** The chat tools for a Responses body's `tools`, dropping (or refusing) the built-in ones the target cannot run. */
+export function chatToolsFrom(tools: unknown[], provider: string, model: unknown, rule: UnsupportedParamRule): Json[] {
   const out: Json[] = [];
   const unsupported: string[] = [];
+  const searching = webSearchOptionsFrom(tools, provider, model) !== undefined;
   tools.forEach((tool, index) => {
     if (!isRecord(tool)) throw badRequest('invalid_tool', `tools[${index}] must be an object`, `tools.${index}`);
     if (tool.type === 'function' || tool.type === 'custom') out.push(chatTool(tool, undefined, `tools.${index}`));
+    else if (searching && WEB_SEARCH_TYPES.has(String(tool.type)) && tool.filters === undefined) return;
     else if (tool.type === 'namespace') out.push(...namespaceTools(tool, index));
     else if (!rule.dropUnsupportedParams) {
       throw badRequest(

@@ -2,6 +2,8 @@ import { settings } from '../../settings.js';
 import { ModelConfigChain } from './model-configs.js';
 import { LocalFileConfigSource, LogStoreConfigSource, ProxyConfigSource, type ModelConfigSource } from './sources.js';
 import { tokenCounts } from './usage-tokens.js';
+import { roundUsd } from './cost.js';
+import { webSearchFee } from './web-search-fees.js';
 
 export { ModelConfigChain, MODEL_CONFIG_CACHE_TTL_MS } from './model-configs.js';
 export type { ModelPrice } from './cost.js';
@@ -28,14 +30,14 @@ function configuredSources(): ModelConfigSource[] {
 
 /**
  * The USD cost of a response: 0 without tokens, null when the model has no price anywhere (logged as
- * unknown, never as 0).
+ * unknown, never as 0). Searches the provider ran on its side are added at their per-search fee.
  */
 export async function costOfUsage(provider: string | undefined, model: string | undefined, usage: Record<string, unknown> | undefined): Promise<number | null> {
   const tokens = tokenCounts(usage);
   if (!tokens || tokens.total === 0) return tokens ? 0 : null;
   if (!provider || !model) return null;
   const price = await modelConfigs().pricing(provider, model);
-  return price ? price.cost(tokens) : null;
+  return price ? roundUsd(price.cost(tokens) + webSearchFee(provider, usage!)) : null;
 }
 
 export { UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';

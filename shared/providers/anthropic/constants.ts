@@ -25,7 +25,6 @@ export const UNSUPPORTED_PARAMS = [
   'audio',
   'modalities',
   'prediction',
-  'web_search_options',
   'store',
   'metadata',
   'verbosity',

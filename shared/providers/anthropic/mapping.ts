@@ -27,6 +27,8 @@ export interface AnthropicTokenCounts {
   output: number;
   cacheRead?: number;
   cacheCreation?: number;
+  /** Web searches Anthropic ran (`server_tool_use.web_search_requests`), priced per search (pricing/web-search-fees.ts). */
+  webSearches?: number;
 }
 
 export function mergeTokenCounts(counts: AnthropicTokenCounts, usage: unknown): AnthropicTokenCounts {
@@ -36,6 +38,7 @@ export function mergeTokenCounts(counts: AnthropicTokenCounts, usage: unknown): 
     output: numberField(usage, 'output_tokens') ?? counts.output,
     cacheRead: numberField(usage, 'cache_read_input_tokens') ?? counts.cacheRead,
     cacheCreation: numberField(usage, 'cache_creation_input_tokens') ?? counts.cacheCreation,
+    webSearches: (isRecord(usage.server_tool_use) ? numberField(usage.server_tool_use, 'web_search_requests') : undefined) ?? counts.webSearches,
   };
 }
 
@@ -50,12 +53,14 @@ export type AnthropicOpenAIUsage = OpenAIUsage;
 export function usageFrom(counts: AnthropicTokenCounts): AnthropicOpenAIUsage {
   const cacheRead = counts.cacheRead ?? 0;
   const cacheCreation = counts.cacheCreation ?? 0;
-  return openAIUsage({
+  const usage = openAIUsage({
     promptTokens: counts.input + cacheRead + cacheCreation,
     completionTokens: counts.output,
     cachedTokens: counts.cacheRead,
     cacheWriteTokens: cacheCreation,
   });
+  if (counts.webSearches) usage.server_tool_use = { web_search_requests: counts.webSearches };
+  return usage;
 }
 
 export const NO_TOKENS: AnthropicTokenCounts = { input: 0, output: 0 };

@@ -7,13 +7,16 @@ import type { AnthropicBlock } from './request-content.js';
 import { toAnthropicConversation } from './request-messages.js';
 import { toAnthropicTools } from './request-tools.js';
 import { planThinking } from './thinking.js';
+import { webSearchTool } from './web-search.js';
 
 /**
  * The full Messages API body (including `model` and `stream`) for an OpenAI chat-completions body.
  * Throws a 400 GatewayError for anything Anthropic cannot honour.
  */
 export function toAnthropicMessagesBody(input: AdapterInput): Record<string, unknown> {
-  const accepted = withoutUnsupportedParams({ ...input, body: withoutNoOpParams(input.body) }, 'Anthropic', UNSUPPORTED_PARAMS);
+  // Web search is Anthropic's own server tool (web-search.ts), declared beside the client's function tools.
+  const { web_search_options: webSearch, ...requested } = input.body;
+  const accepted = withoutUnsupportedParams({ ...input, body: withoutNoOpParams(requested) }, 'Anthropic', UNSUPPORTED_PARAMS);
   const { thinking, maxTokens, body } = planThinking(input, accepted, 'Anthropic');
   const { system, messages } = toAnthropicConversation(body.messages);
   const output = responseFormat(body.response_format);
@@ -34,6 +37,7 @@ export function toAnthropicMessagesBody(input: AdapterInput): Record<string, unk
   if (user) anthropic.metadata = { user_id: user };
   if (thinking) anthropic.thinking = thinking;
   Object.assign(anthropic, toAnthropicTools(body));
+  if (webSearch !== undefined && webSearch !== null) anthropic.tools = [...((anthropic.tools as unknown[] | undefined) ?? []), webSearchTool(webSearch)];
   if (output.format) anthropic.output_config = { format: output.format };
   anthropic.stream = input.stream;
   return anthropic;

@@ -6,10 +6,12 @@ import type { AdapterInput, StreamEvent, StreamTranslator } from '../types.js';
 import { statusForAnthropicError, summariseAnthropicError } from './errors.js';
 import { finishReasonFrom, mergeTokenCounts, NO_TOKENS, usageFrom, type AnthropicTokenCounts } from './mapping.js';
 import { usesLegacyFunctions } from './request-tools.js';
+import { citationsOf } from './web-search.js';
 
 /** What the translator remembers about one Anthropic content block, by the block's `index`. */
 type BlockState =
-  | { kind: 'text' }
+  /** `start` is where the block begins in the answer's text; web search citations arrive before its text. */
+  | { kind: 'text'; start: number; text: string; citations: unknown[] }
   /** `toolIndex` counts tool_use blocks only: OpenAI's tool-call index, not Anthropic's block index. */
   | { kind: 'tool'; toolIndex: number; sentArguments: boolean; name: string; json: string }
   | { kind: 'thinking'; thinking: string; signature?: string }
@@ -33,6 +35,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   private factory?: ChunkFactory;
   private readonly blocks = new Map<number, BlockState>();
   private toolCount = 0;
+  /** Characters of answer text sent so far: annotation indexes count in it. */
+  private written = 0;
   private roleSent = false;
   private finishSent = false;
   private over = false;
@@ -113,9 +117,10 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     const block = recordField(event, 'content_block') ?? {};
     switch (block.type) {
       case 'text': {
-        this.blocks.set(index, { kind: 'text' });
+        const state: BlockState = { kind: 'text', start: this.written, text: '', citations: Array.isArray(block.citations) ? [...(block.citations as unknown[])] : [] };
+        this.blocks.set(index, state);
         const text = stringField(block, 'text');
-        if (text) this.emit(out, this.factoryNow().content(text));
+        if (text) this.sendText(state, text, out);
         return;
       }
       case 'tool_use':
@@ -161,9 +166,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     switch (delta.type) {
       case 'text_delta': {
         const text = stringField(delta, 'text');
-        if (text && state.kind === 'text') this.emit(out, this.factoryNow().content(text));
+        if (text && state.kind === 'text') this.sendText(state, text, out);
         return;
       }
+      case 'citations_delta':
+        if (state.kind === 'text' && isRecord(delta.citation)) state.citations.push(delta.citation);
+        return;
       case 'input_json_delta': {
         const partial = stringField(delta, 'partial_json');
         if (partial && state.kind === 'tool') {
@@ -184,7 +192,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
         if (state.kind === 'thinking') state.signature = stringField(delta, 'signature') ?? state.signature;
         return;
       default:
-        // citations_delta and future delta types: nothing OpenAI's chunk format can carry.
+        // Future delta types: nothing OpenAI's chunk format can carry.
         return;
     }
   }
@@ -194,6 +202,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     const state = this.blocks.get(index);
     this.blocks.delete(index);
     if (!state) return;
+    if (state.kind === 'text') {
+      // A cited block's span is known once its text is: the annotations follow the text they cite.
+      const annotations = citationsOf({ citations: state.citations }, state.start, state.text.length);
+      if (annotations.length > 0) this.emit(out, this.delta({ annotations }));
+      return;
+    }
     if (state.kind === 'tool' && !state.sentArguments) {
       // A tool without input still needs valid JSON arguments once reassembled.
       this.sendArguments(state, '{}', out);
@@ -253,6 +267,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   }
 
   /** A chunk with a delta ChunkFactory has no method for (legacy function_call, thinking_blocks). */
+  private sendText(state: Extract<BlockState, { kind: 'text' }>, text: string, out: StreamEvent[]): void {
+    state.text += text;
+    this.written += text.length;
+    this.emit(out, this.factoryNow().content(text));
+  }
+
   private delta(delta: Record<string, unknown>): Record<string, unknown> {
     const factory = this.factoryNow();
     return {

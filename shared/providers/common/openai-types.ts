@@ -45,6 +45,8 @@ export interface OpenAIUsage {
   /** The same cache writes under Anthropic's name, which the Messages dialect and older readers use. */
   cache_creation_input_tokens?: number;
   completion_tokens_details?: { reasoning_tokens?: number };
+  /** Searches a provider ran on its side (Anthropic's web search), billed per search on top of tokens. */
+  server_tool_use?: { web_search_requests: number };
 }
 
 export type OpenAIFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';

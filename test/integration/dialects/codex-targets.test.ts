@@ -73,8 +73,9 @@ function namespaced(names: string[]): string {
 }
 
 /** How each target kind is named, as Codex's `http_headers` / `env_http_headers` would send it. */
-const TARGETS: Array<{ kind: string; model: string; headers: () => Record<string, string> }> = [
-  { kind: 'anthropic', model: 'claude-sonnet-4-5', headers: () => ({ 'x-gw-provider': 'anthropic', 'x-gw-custom-host': `${upstream.url}/v1`, authorization: 'Bearer sk-ant-provider' }) },
+const TARGETS: Array<{ kind: string; model: string; searches?: true; headers: () => Record<string, string> }> = [
+  // Anthropic runs web search as its own server tool (web-search-translation.test.ts); the others have none.
+  { kind: 'anthropic', model: 'claude-sonnet-4-5', searches: true, headers: () => ({ 'x-gw-provider': 'anthropic', 'x-gw-custom-host': `${upstream.url}/v1`, authorization: 'Bearer sk-ant-provider' }) },
   {
     kind: 'bedrock',
     model: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
@@ -110,14 +111,14 @@ function doneItems(stream: Json[]): Json[] {
 }
 
 describe('Codex CLI (Responses API) to every translated target', () => {
-  it.each(TARGETS)('$kind: namespace tools become function tools, web_search dropped under the header, the tool loop completes', async ({ model, headers }) => {
+  it.each(TARGETS)('$kind: namespace tools become function tools, web_search translated or dropped under the header, the tool loop completes', async ({ model, searches, headers }) => {
     const dropHeader = { 'x-gw-drop-unsupported-params': 'true' };
     const body: Json = { ...captured.body, model };
     upstream.requests.length = 0;
 
     const first = await sendAsCodex({ ...headers(), ...dropHeader }, body);
     expect(first.status, await first.clone().text()).toBe(200);
-    expect(first.headers.get('x-gw-dropped-params')).toBe('tools.web_search');
+    expect(first.headers.get('x-gw-dropped-params')).toBe(searches ? null : 'tools.web_search');
     const firstEvents = await events(first);
     expect(firstEvents.at(-1)?.type).toBe('response.completed');
     expect(firstEvents.map((event) => event.sequence_number)).toEqual(firstEvents.map((_, index) => index));
@@ -128,7 +129,8 @@ describe('Codex CLI (Responses API) to every translated target', () => {
     // What the provider was offered: the namespace's tools as functions, apply_patch as a one-string function.
     const offered = JSON.stringify(upstream.requests[0].json);
     for (const name of ['exec_command', 'update_plan', 'apply_patch', 'collab__spawn_agent', 'collab__wait']) expect(offered).toContain(`"${name}"`);
-    expect(offered).not.toContain('web_search');
+    if (searches) expect(offered).toContain('"web_search_20250305"');
+    else expect(offered).not.toContain('web_search');
     expect(offered).not.toContain('client_metadata');
 
     // Codex's next turn: the history, an earlier reasoning item with encrypted content, the call and its output.
@@ -151,14 +153,22 @@ describe('Codex CLI (Responses API) to every translated target', () => {
     expect(JSON.stringify(upstream.requests[1].json)).toContain('collab__spawn_agent');
   });
 
-  it('without the drop header, web_search (no equivalent on the target) is a 400 unsupported_tool that names the tool and the header', async () => {
-    const response = await sendAsCodex(TARGETS[0].headers(), { ...captured.body, model: TARGETS[0].model });
+  it('without the drop header, web_search on a target with no search of its own is a 400 unsupported_tool that names the tool and the header', async () => {
+    const bedrock = TARGETS.find((target) => target.kind === 'bedrock')!;
+    const response = await sendAsCodex(bedrock.headers(), { ...captured.body, model: bedrock.model });
     expect(response.status).toBe(400);
     const error = ((await response.json()) as { error: { code: string; message: string; param: string } }).error;
     expect(error.code).toBe('unsupported_tool');
     expect(error.param).toBe('tools.4.type');
     expect(error.message).toContain("'web_search'");
     expect(error.message).toContain('x-gw-drop-unsupported-params');
+  });
+
+  it('to Anthropic, Codex’s default set-up (multi-agent tools and web search) needs no header at all', async () => {
+    const response = await sendAsCodex(TARGETS[0].headers(), { ...captured.body, model: TARGETS[0].model });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('x-gw-dropped-params')).toBeNull();
+    expect((await events(response)).at(-1)?.type).toBe('response.completed');
   });
 
   it('with web search disabled (`-c web_search=disabled`), the default multi-agent set-up needs no header at all', async () => {

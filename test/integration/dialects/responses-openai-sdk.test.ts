@@ -203,9 +203,11 @@ describe('stored responses: delete, workspaces, errors', () => {
   });
 
   it('a built-in tool on a target that cannot run it is a 400 naming the tool', async () => {
-    const error = await client('anthropic').responses.create({ model: MODEL, input: 'News?', tools: [{ type: 'web_search_preview' }] }).catch((thrown: unknown) => thrown);
+    // File search reads OpenAI's vector stores: nothing on Anthropic's side can run it (web search can: see
+    // web-search-translation.test.ts).
+    const error = await client('anthropic').responses.create({ model: MODEL, input: 'News?', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as Error).message).toContain('web_search_preview');
+    expect((error as Error).message).toContain('file_search');
     // An OpenAI target runs it: the tool goes through as it is.
     await client('openai').responses.create({ model: MODEL, input: 'News?', tools: [{ type: 'web_search_preview' }] });
     expect((rig.openai.requests.at(-1)!.json as { tools: unknown[] }).tools).toEqual([{ type: 'web_search_preview' }]);

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { MOCK_RATE_LIMIT_HEADERS } from '../../support/mock-anthropic.js';
+import type { MockHandler } from '../../support/mock-upstream.js';
+import { targetHeaders, useDialectRig, type DialectRig } from './dialect-setup.js';
+
+/**
+ * Class: an OpenAI built-in tool with an equivalent on the target is translated, not refused. OpenAI's web search
+ * (Responses `web_search`, chat `web_search_options`) runs as Anthropic's server tool `web_search_20250305`, and
+ * Anthropic's `web_search_result_location` citations come back as OpenAI's `url_citation` annotations, JSON and
+ * streamed. The upstream answers are shaped as Anthropic's web search documentation shows them.
+ */
+let rig: DialectRig;
+useDialectRig((started) => (rig = started));
+
+type Json = Record<string, unknown>;
+const INTRO = 'Searching. ';
+const CITED = 'Paris hosted the 2024 Summer Olympics.';
+const source = { url: 'https://example.org/paris-2024', title: 'Paris 2024' };
+const citation = { type: 'web_search_result_location', ...source, encrypted_index: 'enc_1', cited_text: 'Paris hosted the Games' };
+const usage = { input_tokens: 900, output_tokens: 40, server_tool_use: { web_search_requests: 1 } };
+const content: Json[] = [
+  { type: 'text', text: INTRO },
+  { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'olympics 2024 host city' } },
+  { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', ...source, encrypted_content: 'enc_page', page_age: null }] },
+  { type: 'text', text: CITED, citations: [citation] },
+];
+
+function streamed(): string[] {
+  const events: Json[] = [{ type: 'message_start', message: { id: 'msg_ws', type: 'message', role: 'assistant', model: 'claude-mock', content: [], stop_reason: null, usage: { input_tokens: 900, output_tokens: 1 } } }];
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      if (block.citations) events.push({ type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: block });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  events.push({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 40 } }, { type: 'message_stop' });
+  return events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+}
+
+const webSearchAnswer: MockHandler = (request) =>
+  (request.json as Json).stream === true
+    ? { headers: MOCK_RATE_LIMIT_HEADERS, chunks: streamed() }
+    : { headers: MOCK_RATE_LIMIT_HEADERS, json: { id: 'msg_ws', type: 'message', role: 'assistant', model: 'claude-mock', content, stop_reason: 'end_turn', stop_sequence: null, usage } };
+
+async function post(path: string, body: Json): Promise<Response> {
+  rig.anthropic.setHandler(webSearchAnswer);
+  return fetch(`${rig.gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-gw-api-key': rig.gateway.apiKey, authorization: 'Bearer sk-ant-provider', 'content-type': 'application/json', ...targetHeaders('anthropic', rig.anthropic) },
+    body: JSON.stringify({ model: 'claude-sonnet-4-5', ...body }),
+  });
+}
+
+const expectedAnnotation = { type: 'url_citation', ...source, start_index: INTRO.length, end_index: INTRO.length + CITED.length };
+const sentTools = () => (rig.anthropic.requests.at(-1)!.json as Json).tools as Json[];
+const sseEvents = (text: string) => text.split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]').map((line) => JSON.parse(line.slice(6)) as Json);
+
+describe('OpenAI web search → Anthropic’s web search server tool', () => {
+  const webSearchTool = { type: 'web_search', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } };
+
+  it('Responses: the web_search tool runs as web_search_20250305 and the citations are url_citation annotations', async () => {
+    const response = await post('/v1/responses', { input: 'Where were the 2024 Olympics?', tools: [webSearchTool] });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gw-dropped-params')).toBeNull();
+    expect(sentTools()).toEqual([{ type: 'web_search_20250305', name: 'web_search', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } }]);
+    const body = (await response.json()) as { output: Array<{ type: string; content?: Array<{ text: string; annotations: Json[] }> }> };
+    const message = body.output.find((item) => item.type === 'message')!;
+    expect(message.content![0].text).toBe(INTRO + CITED);
+    expect(message.content![0].annotations).toEqual([expectedAnnotation]);
+    const { start_index, end_index } = expectedAnnotation;
+    expect(message.content![0].text.slice(start_index, end_index)).toBe(CITED);
+  });
+
+  it('Responses stream: response.output_text.annotation.added, and the completed response carries the annotation', async () => {
+    const response = await post('/v1/responses', { input: 'Where were the 2024 Olympics?', tools: [webSearchTool], stream: true });
+    expect(response.status).toBe(200);
+    const events = sseEvents(await response.text());
+    const added = events.filter((event) => event.type === 'response.output_text.annotation.added');
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ annotation_index: 0, annotation: expectedAnnotation });
+    const completed = events.find((event) => event.type === 'response.completed')!.response as { output: Array<{ type: string; content?: Array<{ annotations: Json[] }> }> };
+    expect(completed.output.find((item) => item.type === 'message')!.content![0].annotations).toEqual([expectedAnnotation]);
+  });
+
+  it('chat completions: web_search_options runs the search and the message carries annotations, JSON and streamed', async () => {
+    const request = { messages: [{ role: 'user', content: 'Where were the 2024 Olympics?' }], web_search_options: { user_location: { type: 'approximate', approximate: { city: 'Paris' } } } };
+    const json = await post('/v1/chat/completions', request);
+    expect(json.status).toBe(200);
+    expect(sentTools()).toEqual([{ type: 'web_search_20250305', name: 'web_search', user_location: { type: 'approximate', city: 'Paris' } }]);
+    const completion = (await json.json()) as { choices: Array<{ message: { content: string; annotations: Json[] } }>; usage: Json };
+    // The search is billed per search: its count travels in the usage, and the cost includes its fee.
+    expect(completion.usage.server_tool_use).toEqual({ web_search_requests: 1 });
+    const chatAnnotation = { type: 'url_citation', url_citation: { ...source, start_index: INTRO.length, end_index: INTRO.length + CITED.length } };
+    expect(completion.choices[0].message).toMatchObject({ content: INTRO + CITED, annotations: [chatAnnotation] });
+
+    const stream = await post('/v1/chat/completions', { ...request, stream: true });
+    const chunks = sseEvents(await stream.text()) as Array<{ choices: Array<{ delta: { content?: string; annotations?: Json[] } }> }>;
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(INTRO + CITED);
+    expect(chunks.flatMap((chunk) => chunk.choices[0]?.delta.annotations ?? [])).toEqual([chatAnnotation]);
+  });
+
+  it('a web_search tool with a domain filter is never widened into an unfiltered search: 400 unless dropping is allowed', async () => {
+    const response = await post('/v1/responses', { input: 'Hi', tools: [{ type: 'web_search', filters: { allowed_domains: ['example.org'] } }] });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: Json }).error).toMatchObject({ code: 'unsupported_tool', param: 'tools.0.type' });
+  });
+});
