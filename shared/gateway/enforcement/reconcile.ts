@@ -75,7 +75,9 @@ export function loggedTotalsStatement(dialect: SqlDialect, scope: LogScope, rang
 }
 
 export async function reconcile(request: ReconcileRequest, deps: ReconcileDependencies = defaults()): Promise<ReconcileReport> {
-  const range: TimeRange = { from: new Date(request.from).toISOString(), to: new Date(request.to ?? deps.now()).toISOString() };
+  // One instant for the whole run: the queries take seconds on Athena, and "the range reaches now" is decided against it.
+  const now = deps.now();
+  const range: TimeRange = { from: new Date(request.from).toISOString(), to: new Date(request.to ?? now).toISOString() };
   const workspace = await deps.workspaces.getWorkspace(request.workspaceId);
   if (!workspace) throw new Error(`no workspace ${request.workspaceId}`);
   const scope: LogScope = { organisationId: workspace.organisation_id, workspaceId: workspace.id };
@@ -112,9 +114,9 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
   compare('completion tokens (analytics ≠ logged)', analytics.completionTokens, logged.completionTokens);
   compare('cost (analytics ≠ logged)', usdToUnits(analytics.cost), loggedCostUnits, usd);
 
-  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, deps);
+  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, now, deps);
   if ('charged' in budget) compare('workspace budget (charged ≠ logged cost + unpriced tokens at default rates)', usdToUnits(budget.charged), usdToUnits(budget.expected), usd);
-  const limits = await reconcileLimits(engine, { organisationId: workspace.organisation_id, workspaceId: workspace.id }, range, deps.now(), deps.limits);
+  const limits = await reconcileLimits(engine, { organisationId: workspace.organisation_id, workspaceId: workspace.id }, range, now, deps.limits);
   for (const comparison of limits.compared) if (!agrees(comparison)) differences.push(limitDifference(comparison));
   return { workspaceId: request.workspaceId, range, analytics, logged, budget, limits, differences };
 }
@@ -132,13 +134,14 @@ async function budgetComparison(
   range: TimeRange,
   loggedCostUnits: bigint,
   logged: ReconcileReport['logged'],
+  now: number,
   deps: ReconcileDependencies,
 ): Promise<ReconcileReport['budget']> {
   const current = await deps.budgets.read(workspaceId);
   if (!current) return { skipped: 'the workspace has no budget record' };
   const periodStart = workspace.budget_last_reset_at ?? workspace.created_at;
   if (Date.parse(periodStart) < Date.parse(range.from)) return { skipped: `the budget's period began at ${periodStart}, before --from` };
-  if (Date.parse(range.to) < Date.parse(periodEndFloor(deps.now()))) return { skipped: 'the range ends before now, while the budget holds every charge up to now' };
+  if (Date.parse(range.to) < Date.parse(periodEndFloor(now))) return { skipped: 'the range ends before now, while the budget holds every charge up to now' };
   // Unpriced models' tokens are charged at the default rates (pricing/unpriced.ts): per token, a whole number of units.
   const unpriced = unpricedUnits(logged.unpricedPromptTokens, logged.unpricedCompletionTokens);
   return { charged: current.currentUsage, expected: unitsToUsd(loggedCostUnits + unpriced), periodStart };
