@@ -127,7 +127,7 @@ async function reconciled(answered: number): Promise<ReconcileReport> {
 describe('reconciliation of every limit counter', { timeout: 240_000 }, () => {
   it('after a concurrent mixed load over every entry point and credential path, every cost and tokens counter agrees with the logs', async () => {
     setup = await limitsEverywhere();
-    const answers = await mixedLoad(160);
+    const answers = await mixedLoad(96);
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
     const report = await reconciled(answers.length);
     expect(report.differences, formatReconcileReport(report)).toEqual([]);
