@@ -5,7 +5,9 @@ export const RECONCILE_USAGE = `       npm run cli -- reconcile --workspace <id>
                                [--data-dir <dir> | --stack <name> [--region <region>] | --outputs-file <file>]
 
   For one workspace and period: analytics' cost and token totals against the sum of the logged requests, and
-  the workspace budget's charges against what those requests cost (docs/enforcement.md, "Reconciliation").
+  the charges of the workspace budget and of every cost or tokens limit (usage limits, tokens rate limits, a
+  workspace provider's budget and tokens limits) against what those requests used (docs/enforcement.md,
+  "Reconciliation").
   Prints every difference; exits 3 when there is one. --to defaults to now. Locally it opens the data
   directory's store and request-log database (GW_DATA_DIR, default .data): stop gw first. With --stack or
   --outputs-file it reads the stack's tables and Athena (GW_LOG_ENGINE=aws; the Athena settings from the

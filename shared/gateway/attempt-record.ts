@@ -24,6 +24,7 @@ export async function recordAttempt<T>(context: GatewayContext, start: AttemptSt
   const record: AttemptRecord = { target_path: start.leafPath, status: 0, latency_ms: 0, retry: start.retry };
   if (start.cacheStatus !== undefined) record.cache_status = start.cacheStatus;
   if (context.options.customHost !== undefined) record.custom_host = context.options.customHost;
+  if (context.workspaceProvider !== undefined) record.workspace_provider = context.workspaceProvider.provider.id;
   context.attempts.push(record);
   const span = startSpan(context, 'attempt', { 'gw.retry': start.retry }, { kind: 'attempt' });
   try {

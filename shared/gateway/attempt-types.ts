@@ -18,6 +18,11 @@ export interface AttemptRecord {
   cache_status?: CacheStatus;
   /** The caller's x-gw-custom-host, so the console's "Reproduce" curl can send the request where it went. */
   custom_host?: string;
+  /**
+   * The id of the workspace provider (`x-gw-provider: @slug`) whose limits the request was admitted under, so the
+   * request log says which provider's counters its usage went to (enforcement/reconcile-limits.ts).
+   */
+  workspace_provider?: string;
 }
 
 /** What the request ended with, for the log record (usage arrives at the end of a stream). */

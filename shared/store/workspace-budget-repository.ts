@@ -4,7 +4,7 @@ import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
-import type { BudgetReset, BudgetStatus } from './workspace-repository.js';
+import type { BudgetReset, BudgetStatus, WorkspaceRecord } from './workspace-repository.js';
 
 /** The budget attributes of a workspace record (see WorkspaceRecord), as enforcement reads them. */
 export interface WorkspaceBudget {
@@ -53,6 +53,24 @@ export class WorkspaceBudgetRepository {
       }),
     );
     return result.Item ? toBudget(result.Item) : undefined;
+  }
+
+  /**
+   * The budget and the workspace's `settings` (for `unpriced_models`) in one read of the workspace item: what the
+   * enforcement snapshot needs of it (enforcement/snapshot-cache.ts), so a snapshot reads the item once, not twice.
+   */
+  async readWithSettings(workspaceId: string): Promise<{ budget: WorkspaceBudget; settings: WorkspaceRecord['settings'] } | undefined> {
+    const attributes = [...BUDGET_ATTRIBUTES, 'settings'];
+    const result = await this.client.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: keys.workspace(workspaceId),
+        ConsistentRead: true,
+        ProjectionExpression: attributes.map((_, index) => `#p${index}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#p${index}`, name])),
+      }),
+    );
+    return result.Item ? { budget: toBudget(result.Item), settings: result.Item.settings as WorkspaceRecord['settings'] } : undefined;
   }
 
   /** Adds `amount` USD to the usage, unless a periodic reset is due (apply it first, then charge again). */

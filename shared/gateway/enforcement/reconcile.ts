@@ -2,13 +2,15 @@ import { logEngines } from '../../observability/engine/select.js';
 import { analyticsTotals } from '../../observability/engine/analytics-queries.js';
 import { rangeConditions, rowsOf, scopeConditions, sql, statement, type LogScope, type TimeRange } from '../../observability/engine/sql.js';
 import type { QueryEngine, SqlDialect, SqlStatement } from '../../observability/engine/types.js';
-import { decimalTextToUnits, UNPRICED_MODEL_RATES, unitsToUsd, usdToUnits } from '../../observability/pricing/index.js';
+import { decimalTextToUnits, unitsToUsd, usdToUnits } from '../../observability/pricing/index.js';
 import { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
+import { agrees, defaultLimitSources, reconcileLimits, unpricedUnits, type LimitComparison, type LimitSources, type LimitsReport } from './reconcile-limits.js';
 
 /**
  * Proof that the numbers agree (issue #41): for a workspace and a period, analytics' totals equal the sum of
- * the logged requests, and the workspace budget was charged exactly what those requests cost. Built on the
+ * the logged requests, and the workspace budget and every limit counter of cost or tokens (reconcile-limits.ts)
+ * were charged exactly what those requests used. Built on the
  * log query layer only (shared/observability/engine), so it reads DuckDB locally and Athena (raw and compacted
  * days) on AWS alike. Every USD amount is compared in integer units of 1e-10 USD (pricing/usd.ts): the logged
  * costs are summed by the engine as DECIMAL(38,10), never as doubles.
@@ -42,6 +44,8 @@ export interface ReconcileReport {
    * covers the whole period (from its start, or the workspace's creation, to now); `skipped` says why not.
    */
   budget: { charged: number; expected: number; periodStart: string } | { skipped: string };
+  /** Every cost or tokens counter of the workspace's policies and providers, window by window (reconcile-limits.ts). */
+  limits: LimitsReport;
   /** Every difference found, one sentence each; empty when the numbers agree. */
   differences: string[];
 }
@@ -50,6 +54,7 @@ export interface ReconcileDependencies {
   engine: () => Promise<QueryEngine>;
   workspaces: Pick<WorkspaceRepository, 'getWorkspace'>;
   budgets: Pick<WorkspaceBudgetRepository, 'read'>;
+  limits: LimitSources;
   now: () => number;
 }
 
@@ -57,6 +62,7 @@ const defaults = (): ReconcileDependencies => ({
   engine: async () => (await logEngines()).engine,
   workspaces: new WorkspaceRepository(),
   budgets: new WorkspaceBudgetRepository(),
+  limits: defaultLimitSources(),
   now: Date.now,
 });
 
@@ -69,7 +75,9 @@ export function loggedTotalsStatement(dialect: SqlDialect, scope: LogScope, rang
 }
 
 export async function reconcile(request: ReconcileRequest, deps: ReconcileDependencies = defaults()): Promise<ReconcileReport> {
-  const range: TimeRange = { from: new Date(request.from).toISOString(), to: new Date(request.to ?? deps.now()).toISOString() };
+  // One instant for the whole run: the queries take seconds on Athena, and "the range reaches now" is decided against it.
+  const now = deps.now();
+  const range: TimeRange = { from: new Date(request.from).toISOString(), to: new Date(request.to ?? now).toISOString() };
   const workspace = await deps.workspaces.getWorkspace(request.workspaceId);
   if (!workspace) throw new Error(`no workspace ${request.workspaceId}`);
   const scope: LogScope = { organisationId: workspace.organisation_id, workspaceId: workspace.id };
@@ -106,9 +114,18 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
   compare('completion tokens (analytics ≠ logged)', analytics.completionTokens, logged.completionTokens);
   compare('cost (analytics ≠ logged)', usdToUnits(analytics.cost), loggedCostUnits, usd);
 
-  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, deps);
+  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, now, deps);
   if ('charged' in budget) compare('workspace budget (charged ≠ logged cost + unpriced tokens at default rates)', usdToUnits(budget.charged), usdToUnits(budget.expected), usd);
-  return { workspaceId: request.workspaceId, range, analytics, logged, budget, differences };
+  const limits = await reconcileLimits(engine, { organisationId: workspace.organisation_id, workspaceId: workspace.id }, range, now, deps.limits);
+  for (const comparison of limits.compared) if (!agrees(comparison)) differences.push(limitDifference(comparison));
+  return { workspaceId: request.workspaceId, range, analytics, logged, budget, limits, differences };
+}
+
+/** `policy "…" (…) tokens per rpd, window … , api_key=…: charged 120 ≠ logged 100` (USD with a `$`). */
+function limitDifference(comparison: LimitComparison): string {
+  const show = (value: number) => (comparison.measure === 'cost' ? `$${value}` : `${value} tokens`);
+  const group = comparison.group === '' ? '' : `, ${comparison.group}`;
+  return `${comparison.limit}, ${comparison.window}${group}: charged ${show(comparison.charged)} ≠ logged ${show(comparison.logged)}`;
 }
 
 async function budgetComparison(
@@ -117,17 +134,17 @@ async function budgetComparison(
   range: TimeRange,
   loggedCostUnits: bigint,
   logged: ReconcileReport['logged'],
+  now: number,
   deps: ReconcileDependencies,
 ): Promise<ReconcileReport['budget']> {
   const current = await deps.budgets.read(workspaceId);
   if (!current) return { skipped: 'the workspace has no budget record' };
   const periodStart = workspace.budget_last_reset_at ?? workspace.created_at;
   if (Date.parse(periodStart) < Date.parse(range.from)) return { skipped: `the budget's period began at ${periodStart}, before --from` };
-  if (Date.parse(range.to) < Date.parse(periodEndFloor(deps.now()))) return { skipped: 'the range ends before now, while the budget holds every charge up to now' };
+  if (Date.parse(range.to) < Date.parse(periodEndFloor(now))) return { skipped: 'the range ends before now, while the budget holds every charge up to now' };
   // Unpriced models' tokens are charged at the default rates (pricing/unpriced.ts): per token, a whole number of units.
-  const perToken = (ratePerMillion: number) => BigInt(Math.round(ratePerMillion * 10_000));
-  const unpricedUnits = BigInt(logged.unpricedPromptTokens) * perToken(UNPRICED_MODEL_RATES.input_per_mtok) + BigInt(logged.unpricedCompletionTokens) * perToken(UNPRICED_MODEL_RATES.output_per_mtok);
-  return { charged: current.currentUsage, expected: unitsToUsd(loggedCostUnits + unpricedUnits), periodStart };
+  const unpriced = unpricedUnits(logged.unpricedPromptTokens, logged.unpricedCompletionTokens);
+  return { charged: current.currentUsage, expected: unitsToUsd(loggedCostUnits + unpriced), periodStart };
 }
 
 /** A range that ends within the last second counts as ending now (`--to` left out is read as the current time). */
@@ -149,6 +166,8 @@ export function formatReconcileReport(report: ReconcileReport): string {
     'charged' in report.budget
       ? `  budget:    charged $${report.budget.charged} since ${report.budget.periodStart}; the logged requests account for $${report.budget.expected}`
       : `  budget:    not compared (${report.budget.skipped})`,
+    `  limits:    ${report.limits.compared.length} counter window(s) compared${report.limits.skipped.length > 0 ? `, ${report.limits.skipped.length} not` : ''}`,
+    ...report.limits.skipped.map((skipped) => `    not compared: ${skipped.limit} (${skipped.reason})`),
   ];
   if (report.differences.length === 0) lines.push('the numbers agree');
   else lines.push(`${report.differences.length} difference(s):`, ...report.differences.map((difference) => `  - ${difference}`));

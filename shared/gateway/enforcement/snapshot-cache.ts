@@ -2,7 +2,6 @@ import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
-import { WorkspaceRepository } from '../../store/workspace-repository.js';
 import type { UnpricedModels } from './target-estimate.js';
 import { merged } from '../../merged.js';
 
@@ -75,17 +74,13 @@ export class EnforcementSnapshots {
 
 async function loadSnapshot(workspaceId: string): Promise<Omit<EnforcementSnapshot, 'fresh'>> {
   const { POLICY_ENABLED, USAGE_LIMITS_ENABLED } = settings();
-  const [policies, budget, unpricedModels] = await Promise.all([
-    POLICY_ENABLED ? listActivePolicies(workspaceId) : Promise.resolve([]),
-    USAGE_LIMITS_ENABLED ? budgets().read(workspaceId) : Promise.resolve(undefined),
-    // Read with the policies (same round trip depth, in the background once warm): only its settings are used.
-    new WorkspaceRepository().getWorkspace(workspaceId).then((workspace) => workspace?.settings?.unpriced_models),
-  ]);
+  // The budget and the unpriced-models setting live on one item: one read, beside the policies' query.
+  const [policies, workspace] = await Promise.all([POLICY_ENABLED ? listActivePolicies(workspaceId) : Promise.resolve([]), budgets().readWithSettings(workspaceId)]);
   return {
     // Archived policies never reach here (the query keeps active ones); the status is checked again anyway.
     policies: policies.filter((policy) => policy.status === 'active' && (policy.kind !== 'usage_limit' || USAGE_LIMITS_ENABLED)),
-    budget,
-    unpricedModels,
+    budget: USAGE_LIMITS_ENABLED ? workspace?.budget : undefined,
+    unpricedModels: workspace?.settings?.unpriced_models,
   };
 }
 

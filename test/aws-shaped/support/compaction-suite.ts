@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CUTOFF_CLEARANCE_MS } from '../../../shared/observability/engine/aws/compaction.js';
+import { formatReconcileReport, reconcile } from '../../../shared/gateway/enforcement/reconcile.js';
 import { workspaceBucket } from '../../../shared/observability/engine/sql.js';
 import type { ApiResponse, DeployedStack } from './deployed-stack.js';
+import { reconcileOnStack } from './reconcile-on-stack.js';
 
 /** What the compaction tests use of deployed-stack.test.ts's harness (its stack is deployed once for every test). */
 export interface CompactionHarness {
@@ -32,6 +34,8 @@ export function describeRequestLogCompaction(harness: () => CompactionHarness): 
     const keysUnder = (prefix: string) => [...stack.standIns.data.objects.keys()].filter((key) => key.startsWith(prefix)).sort();
     let before: { logs: unknown; analytics: unknown; trace: unknown };
     let workspaceId: string;
+    // The reconciliation's period: from before this suite's limits and requests (issue #41).
+    const from = new Date(Date.now() - 1_000).toISOString();
 
     const read = async () => ({
       logs: json<{ data: unknown[] }>(await admin('GET', `/v1/logs?metadata.team=${encodeURIComponent(traceId)}`)).data,
@@ -41,6 +45,19 @@ export function describeRequestLogCompaction(harness: () => CompactionHarness): 
 
     beforeAll(async () => {
       ({ stack, admin, viaMock, chat } = harness());
+      // Limits whose counters the reconciliation compares (the last test): a cost usage limit per API key and a
+      // tokens rate limit per team, both on this suite's requests only.
+      const team = [{ key: 'metadata.team', value: traceId }];
+      const created = await Promise.all([
+        admin('POST', '/v1/policies/usage-limits', { name: 'compaction cost', conditions: team, group_by: [{ key: 'api_key' }], type: 'requests', unit: 'rpd', value: 1_000, credit_limit: { type: 'cost', value: 1_000 }, periodic_reset: 'monthly' }),
+        admin('POST', '/v1/policies/rate-limits', { name: 'compaction tokens', conditions: team, group_by: [{ key: 'metadata.team' }], type: 'tokens', unit: 'rpd', value: 1_000_000 }),
+      ]);
+      expect(created.map((response) => response.status)).toEqual([201, 201]);
+      // The gateway function holds the workspace's policies for GW_POLICY_CACHE_TTL_MS (5 s), then serves them stale
+      // while one read refreshes them: a request of no team starts that read, and the suite's requests come after.
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      expect((await stack.request('POST', '/prod/v1/chat/completions', { headers: viaMock(), body: chat })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const headers = { ...viaMock(), 'x-gw-trace-id': traceId, 'x-gw-metadata': JSON.stringify({ team: traceId }) };
       for (let i = 0; i < 2; i++) expect((await stack.request('POST', '/prod/v1/chat/completions', { headers, body: { ...chat, model } })).status).toBe(200);
       before = await read();
@@ -100,6 +117,21 @@ export function describeRequestLogCompaction(harness: () => CompactionHarness): 
         expect.objectContaining({ table: 'spans', outcome: 'already-compacted', deletedRawFiles: 0 }),
       ]);
       expect([...stack.standIns.data.objects.keys()].sort()).toEqual(files);
+    });
+
+    it('reconciles after the compaction and across the late raw file: analytics, the logged requests and every limit counter agree', async () => {
+      const report = await reconcile({ workspaceId, from }, reconcileOnStack(stack));
+      expect(report.differences, formatReconcileReport(report)).toEqual([]);
+      // The request of no team, the two compacted ones of the team, and the late one read raw: each once.
+      expect(report.logged.requests).toBe(4);
+      expect(report.analytics.requests).toBe(4);
+      expect(report.limits.skipped).toEqual([]);
+      const charged = report.limits.compared.filter((comparison) => comparison.charged > 0).map((comparison) => comparison.limit);
+      expect(charged).toEqual(expect.arrayContaining([expect.stringMatching(/^policy "compaction tokens"/), expect.stringMatching(/^policy "compaction cost"/)]));
+      // Its reads took today from the compacted table (the late file, raw, is the fourth request above).
+      const reads = [...stack.standIns.executions.values()].filter((execution) => execution.query.includes('DECIMAL(38, 10)'));
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.every((execution) => execution.query.includes('FROM requests_compacted'))).toBe(true);
     });
   });
 }

@@ -8,7 +8,7 @@ import { TABLES } from '../../../shared/store/table-definitions.js';
 import { matchResource, routes, type RouteView } from '../../infra/support/api-routes.js';
 import { synthGwStack } from '../../infra/support/synth.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Statement, type Template } from '../../support/iam-policy.js';
-import { startAwsStandIns, type AwsStandIns } from './aws-stand-ins.js';
+import { startAwsStandIns, type AwsStandIns, type RequestLogResources } from './aws-stand-ins.js';
 import { templateDeaggregation } from './firehose-stand-in.js';
 
 /**
@@ -120,6 +120,8 @@ export interface DeployedStack {
   accessKeyOf(name: string): string;
   /** What this process (the operator: bootstrap CLI, test set-up) uses, set in its environment: the store without IAM. */
   operatorEnv: Record<string, string>;
+  /** The request-log resources as the template names them (workgroups, database, buckets), and the region. */
+  logs: RequestLogResources & { region: string };
   request(method: string, url: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiResponse>;
   /** Each function's cold start (its bundle's import). */
   coldStarts: Record<string, ColdStart>;
@@ -295,6 +297,7 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     statements,
     accessKeyOf,
     operatorEnv,
+    logs: { ...logs, region: REGION },
     coldStarts: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.coldStart])),
     pids: Object.fromEntries([...lambdas].map(([name, lambda]) => [name, lambda.pid])),
     request,

@@ -19,6 +19,8 @@ const TRANSLATIONS: ReadonlyArray<[RegExp, string]> = [
   // which DuckDB's md5 gives as hex (characters 15–16).
   // The compaction's cutoff and the reads' raw branch (compaction-sql.ts, compaction-markers.ts): an ISO 8601 instant.
   [/\bfrom_iso8601_timestamp\((\?|'[^']*')\)/g, 'CAST($1 AS TIMESTAMPTZ)'],
+  // A request's end in epoch ms (the reconciliation's admission time, enforcement/reconcile-limits.ts).
+  [/\bto_unixtime\((\w+)\) \* 1000\b/g, 'epoch_ms($1)'],
   [/\bbitwise_and\(from_big_endian_64\(substr\(md5\(to_utf8\((\w+)\)\), 1, 8\)\), (\d+)\)/g, "(('0x' || substr(md5($1), 15, 2))::INTEGER & $2)"],
 ];
 
