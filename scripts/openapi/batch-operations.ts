@@ -52,7 +52,9 @@ function operation(method: OpenApiOperation['method'], path: string, operationId
 const ok = (schema: z.ZodType, description: string) => ({ '200': { description, schema } });
 
 export const batchOperations: OpenApiOperation[] = [
-  operation('post', '/v1/files', 'uploadFile', 'Upload a batch input file (JSON Lines, checked line by line)', { bodyContentType: 'multipart/form-data', body: uploadSchema, responses: ok(fileSchema, 'The stored file.') }),
+  operation('post', '/v1/files', 'uploadFile', 'Upload a batch input file (JSON Lines, checked line by line)', {
+    description: 'multipart/form-data through gw; or, where files live in S3, a JSON body {filename, purpose, bytes} answered with status uploading and an upload_url (presigned PUT, 15 minutes) for files larger than a Lambda invocation takes (docs/batches.md).',
+    bodyContentType: 'multipart/form-data', body: uploadSchema, responses: ok(fileSchema, 'The stored file.') }),
   operation('get', '/v1/files', 'listFiles', 'List the workspace’s files, newest first', { query: listQuery(10_000).extend({ purpose: z.string().optional() }), responses: ok(list(fileSchema, 'BatchFileList'), 'One page of files.') }),
   operation('get', '/v1/files/{fileId}', 'getFile', 'A file of the workspace', { pathParameters: fileId, responses: ok(fileSchema, 'The file.') }),
   operation('delete', '/v1/files/{fileId}', 'deleteFile', 'Delete a file of the workspace', { pathParameters: fileId, responses: ok(z.object({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) }), 'Deleted.') }),

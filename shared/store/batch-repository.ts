@@ -17,6 +17,8 @@ export interface FileRecord {
   blob_key: string;
   /** The batch whose results it holds (purpose `batch_output`). */
   batch_id?: string;
+  /** `uploading`: handed out as a presigned upload, its bytes not yet seen by gw (`bytes` is the size declared). */
+  status?: 'uploading';
 }
 
 /** What admission reserved for a batch, kept with it until its results are read (plain data of an `Admission`). */
@@ -84,6 +86,13 @@ export class BatchRepository {
 
   async listFiles(workspaceId: string, limit: number, after?: string, purpose?: string): Promise<Page<FileRecord>> {
     return this.page<FileRecord>(fileKey(workspaceId, '').pk, 'FILE#', limit, after === undefined ? undefined : fileKey(workspaceId, after), purpose);
+  }
+
+  /** A presigned upload gw has now read and checked: its real size, and no longer `uploading`. */
+  async markFileProcessed(workspaceId: string, id: string, bytes: number): Promise<void> {
+    await dynamoDocumentClient().send(
+      new UpdateCommand({ TableName: this.table, Key: fileKey(workspaceId, id), UpdateExpression: 'SET #bytes = :bytes REMOVE #status', ExpressionAttributeNames: { '#bytes': 'bytes', '#status': 'status' }, ExpressionAttributeValues: { ':bytes': bytes }, ConditionExpression: 'attribute_exists(pk)' }),
+    );
   }
 
   /** True when it was there. */

@@ -9,7 +9,8 @@ import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { releaseAdmission } from '../enforcement/settlement.js';
 import { parseInferenceBody } from '../request-body.js';
 import { resolveBatchTarget, type BatchTarget } from './caller.js';
-import { fileOfWorkspace } from './files.js';
+import { fileOfWorkspace } from './file-records.js';
+import { readyFile } from './presigned-upload.js';
 import { parseBatchInput, serialiseBatchInput, type BatchInputLine } from './jsonl.js';
 import { sendBatchJson } from './provider-calls.js';
 import { BATCH_ENDPOINTS } from './providers/types.js';
@@ -38,7 +39,7 @@ export async function createBatch(request: NeutralRequest, principal: Principal,
     throw badRequest('invalid_body', `${param ? `\`${param}\`: ` : ''}${issue.message}`, param || null);
   }
   const body = parsed.data;
-  const file = await fileOfWorkspace(repository, principal.workspaceId, body.input_file_id);
+  const file = await readyFile(repository, await fileOfWorkspace(repository, principal.workspaceId, body.input_file_id));
   if (file.purpose !== 'batch') throw badRequest('invalid_input_file', `File '${file.id}' was not uploaded with purpose batch`, 'input_file_id');
   const bytes = await blobStore().get(file.blob_key);
   if (!bytes) throw new GatewayError(404, 'file_not_found', `The content of file '${file.id}' is gone`, { param: 'input_file_id' });

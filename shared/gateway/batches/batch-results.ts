@@ -12,7 +12,7 @@ import { BatchRepository, newTimeOrderedId, type BatchRecord } from '../../store
 import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { settleUsage } from '../enforcement/settlement.js';
 import type { BatchTarget } from './caller.js';
-import { storeFile } from './files.js';
+import { storeFile } from './file-records.js';
 import { parseBatchInput, parseResultLines } from './jsonl.js';
 import { sendBatchCall, sendBatchJson } from './provider-calls.js';
 import { endpointOf, admissionOf } from './reservation.js';

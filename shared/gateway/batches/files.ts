@@ -2,41 +2,24 @@ import type { ApiKeyAuthenticator } from '../../auth/authenticate.js';
 import { badRequest, GatewayError } from '../../http/errors.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../../http/types.js';
 import { settings } from '../../settings.js';
-import { BatchRepository, newTimeOrderedId, type FileRecord } from '../../store/batch-repository.js';
+import { BatchRepository, newTimeOrderedId } from '../../store/batch-repository.js';
 import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { batchCaller } from './caller.js';
+import { FILE_ID, fileOfWorkspace, storeFile } from './file-records.js';
+import { readyFile, startPresignedUpload } from './presigned-upload.js';
 import { parseBatchInput } from './jsonl.js';
 import { fileView, listView } from './views.js';
 
-/** gw's file ids (repository newTimeOrderedId): anything else is a 404 before the store is asked. */
-export const FILE_ID = /^file-[0-9a-z]{25}$/;
 /** Purposes a client may upload; `batch_output` files are written by gw from a batch's results. */
 const UPLOAD_PURPOSES = ['batch'];
-
-export function fileBlobKey(workspaceId: string, fileId: string): string {
-  return `batch-files/${workspaceId}/${fileId}.jsonl`;
-}
-
-/** Stores a file's bytes, then its record (a record never points at bytes that are not there). */
-export async function storeFile(repository: BatchRepository, record: Omit<FileRecord, 'blob_key'>, bytes: Uint8Array): Promise<FileRecord> {
-  const stored: FileRecord = Object.assign({ blob_key: fileBlobKey(record.workspace_id, record.id) }, record);
-  await blobStore().put(stored.blob_key, bytes, 'application/jsonl');
-  await repository.putFile(stored);
-  return stored;
-}
-
-/** A file of the caller's workspace, or the one 404 (another workspace's id included). */
-export async function fileOfWorkspace(repository: BatchRepository, workspaceId: string, id: string): Promise<FileRecord> {
-  const record = FILE_ID.test(id) ? await repository.getFile(workspaceId, id) : undefined;
-  if (!record) throw new GatewayError(404, 'file_not_found', `No file '${id}' in this workspace`, { param: 'file_id' });
-  return record;
-}
 
 /** `/v1/files` in OpenAI's shapes, kept by gw (blob store + main table), scoped to the caller's workspace. */
 export function fileHandlers(authenticator: ApiKeyAuthenticator, repository = new BatchRepository()): Record<'upload' | 'list' | 'get' | 'content' | 'remove', Handler> {
   return {
     upload: async (request) => {
       const principal = await batchCaller(request, authenticator);
+      // A JSON body asks for a presigned upload instead (files larger than a Lambda invocation takes).
+      if (/^application\/json\b/i.test(request.headers['content-type'] ?? '')) return startPresignedUpload(request, principal, repository);
       const { file, filename, purpose } = await readUpload(request);
       // A batch input is checked now, so a bad line is refused at upload rather than hours later by the provider.
       if (purpose === 'batch') parseBatchInput(file);
@@ -53,11 +36,17 @@ export function fileHandlers(authenticator: ApiKeyAuthenticator, repository = ne
     },
     get: async (request, params) => {
       const principal = await batchCaller(request, authenticator);
-      return jsonResponse(200, fileView(await fileOfWorkspace(repository, principal.workspaceId, params.fileId)));
+      const record = await fileOfWorkspace(repository, principal.workspaceId, params.fileId);
+      // A presigned upload shows `uploading` until its bytes are there; then gw checks them on this read.
+      const ready = await readyFile(repository, record).catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code === 'file_upload_pending') return record;
+        throw error;
+      });
+      return jsonResponse(200, fileView(ready));
     },
     content: async (request, params) => {
       const principal = await batchCaller(request, authenticator);
-      const record = await fileOfWorkspace(repository, principal.workspaceId, params.fileId);
+      const record = await readyFile(repository, await fileOfWorkspace(repository, principal.workspaceId, params.fileId));
       const bytes = await blobStore().get(record.blob_key);
       if (!bytes) throw new GatewayError(404, 'file_not_found', `The content of file '${record.id}' is gone`, { param: 'file_id' });
       return { status: 200, headers: { 'content-type': 'application/jsonl' }, body: bytes };

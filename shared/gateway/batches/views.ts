@@ -2,7 +2,7 @@ import type { BatchRecord, FileRecord } from '../../store/batch-repository.js';
 
 /** OpenAI's file object. */
 export function fileView(record: FileRecord): Record<string, unknown> {
-  return { id: record.id, object: 'file', bytes: record.bytes, created_at: record.created_at, filename: record.filename, purpose: record.purpose, status: 'processed', status_details: null };
+  return { id: record.id, object: 'file', bytes: record.bytes, created_at: record.created_at, filename: record.filename, purpose: record.purpose, status: record.status ?? 'processed', status_details: null };
 }
 
 /** The fields of the provider's batch object gw passes on as they are: its times, counts and errors. */

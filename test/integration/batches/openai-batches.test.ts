@@ -184,6 +184,9 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     const window = await call(who, 'POST', '/v1/batches', { json: { input_file_id: mixed, endpoint: '/v1/chat/completions', completion_window: '1h' }, headers: viaMock() });
     expect(window.body.error).toMatchObject({ code: 'invalid_body', param: 'completion_window' });
     expect((await call(who, 'GET', '/v1/files/not-a-file')).status).toBe(404);
+    // A presigned upload needs a blob store that presigns (S3); this gw keeps files in a local folder.
+    const presigned = await call(who, 'POST', '/v1/files', { json: { filename: 'big.jsonl', purpose: 'batch', bytes: 100 } });
+    expect(presigned.body.error).toMatchObject({ code: 'presigned_upload_unavailable' });
     expect(upstream.requests.length).toBe(before);
   });
 
