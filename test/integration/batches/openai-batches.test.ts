@@ -190,6 +190,19 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect(upstream.requests.length).toBe(before);
   });
 
+  it('budget: a running batch holds its reservation, so the next batch of a budget it fills is a 412 before anything reaches the provider', async () => {
+    const who = await tenant('batch over budget', { budget: 1 });
+    const fileId = (await upload(who, [line('a'), line('b')])).body.id as string;
+    const create = () => call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+    // gw's budget rule: admitted while the usage (settled plus reserved) is below the limit.
+    expect((await create()).status).toBe(200);
+    expect(await usageOf(who.workspaceId)).toBeGreaterThan(1);
+    const before = upstream.requests.length;
+    const refused = await create();
+    expect(refused.status, refused.text).toBe(412);
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it('a provider that fails the create gives the reservation back: the budget is not held by a batch that never ran', async () => {
     const who = await tenant('batch provider failure', { budget: 100 });
     const fileId = (await upload(who, [line('a')])).body.id as string;
