@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { OpenApiOperation } from '../../shared/control-plane/openapi-operation.js';
 import { dialectOperations } from './dialect-operations.js';
 import { passthroughOperations } from './passthrough-operations.js';
+import { batchOperations } from './batch-operations.js';
 import { GATEWAY_REQUEST_HEADERS } from '../../shared/gateway/request-headers-doc.js';
 
 /**
@@ -68,4 +69,5 @@ export const gatewayOperations: OpenApiOperation[] = [
   inference('/v1/embeddings', 'createEmbedding', 'Embeddings through gw', embeddingRequestSchema, false),
   ...dialectOperations(inference),
   ...passthroughOperations(inference),
+  ...batchOperations,
 ];

@@ -12,6 +12,7 @@ import { buildGatewayContext, forwardInference, type InferenceDependencies } fro
 import { handlerOnFirstRequest } from '../http/lazy-handler.js';
 import { registerDialectRoutes } from '../dialects/routes.js';
 import { registerPassthroughRoutes } from './passthrough/routes.js';
+import { registerBatchRoutes } from './batches/routes.js';
 import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
@@ -46,6 +47,8 @@ export function createGatewayApp(
   registerDialectRoutes(router, inference);
   // Pass-through OpenAI endpoints: images, audio, moderations, rerank (docs/passthrough.md).
   registerPassthroughRoutes(router, inference);
+  // Files and batches in OpenAI's shapes (docs/batches.md).
+  registerBatchRoutes(router, authenticator);
   // The MCP gateway (docs/mcp.md) and the keyless health check.
   // Both are imported on their first request (shared/http/lazy-handler.ts).
   const mcp = handlerOnFirstRequest(async () => (await import('../mcp/gateway.js')).mcpGatewayHandler(authenticator));

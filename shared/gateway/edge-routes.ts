@@ -19,6 +19,13 @@ export const GATEWAY_PATHS: readonly string[] = [
   '/v1/messages/count_tokens',
   // Pass-through OpenAI endpoints (shared/gateway/passthrough/); audio/speech streams binary audio.
   ...PASSTHROUGH_PATHS,
+  // Files and batches in OpenAI's shapes (shared/gateway/batches/): a batch is inference, run by the provider later.
+  '/v1/files',
+  '/v1/files/{fileId}',
+  '/v1/files/{fileId}/content',
+  '/v1/batches',
+  '/v1/batches/{batchId}',
+  '/v1/batches/{batchId}/cancel',
   // gw as an MCP gateway (shared/mcp/): Streamable HTTP, POST + GET (server event stream) + DELETE.
   '/v1/mcp/{server}',
   // Liveness without a key, outside /v1: API Gateway needs it as a resource at the API root.

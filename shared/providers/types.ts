@@ -76,7 +76,8 @@ export interface AdapterInput {
 /** The HTTP call a provider wants made. */
 export interface UpstreamCall {
   url: string;
-  method?: 'POST';
+  // GET: the batch API's reads (shared/gateway/batches/).
+  method?: 'POST' | 'GET';
   headers: Record<string, string>;
   body: string | Uint8Array;
   /** Parameters dropped under `x-gw-drop-unsupported-params`, for the `x-gw-dropped-params` response header. */

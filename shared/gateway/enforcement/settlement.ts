@@ -10,6 +10,8 @@ export interface SettledUsage {
   cacheHit: boolean;
   provider?: string;
   model?: string;
+  /** Already priced by the caller (a batch's results at the provider's batch price): used instead of the standard price. */
+  cost?: number | null;
 }
 
 /** How long past the longest possible upstream call a reservation waits before a replay gives it back. */
@@ -44,7 +46,7 @@ export function settleUsage(admission: Admission | undefined, settled: SettledUs
 async function settleOnce(admission: Admission | undefined, settled: SettledUsage, log: RequestLogger, deps: EnforcementDependencies): Promise<number | null> {
   let cost: number | null = null;
   try {
-    cost = settled.cacheHit ? 0 : await costOfUsage(settled.provider, settled.model, settled.usage);
+    cost = settled.cacheHit ? 0 : settled.cost !== undefined ? settled.cost : await costOfUsage(settled.provider, settled.model, settled.usage);
   } catch (error) {
     log.error('could not price the response', { provider: settled.provider, model: settled.model, error: error as Error });
   }

@@ -53,6 +53,7 @@ export function s3BlobStoreOnFirstUse(options: S3BlobStoreOptions): BlobStore {
     delete: async (key) => (await s3()).delete(key),
     // S3BlobStore always presigns.
     presignedUrl: async (key, ttlSeconds) => (await s3()).presignedUrl!(key, ttlSeconds),
+    presignedUploadUrl: async (key, ttlSeconds, contentType) => (await s3()).presignedUploadUrl!(key, ttlSeconds, contentType),
   };
 }
 

@@ -15,6 +15,12 @@ export interface BlobStore {
    * cannot hand out such URLs (the local folder): callers then serve the bytes themselves.
    */
   presignedUrl?(key: string, ttlSeconds: number): Promise<string>;
+  /**
+   * A URL that stores `key` with one PUT (body of `contentType`) without gw credentials for `ttlSeconds` (S3
+   * presigned): bodies larger than a Lambda invocation takes (batch input files) go straight to the bucket. Absent on
+   * the local folder: there every upload goes through gw.
+   */
+  presignedUploadUrl?(key: string, ttlSeconds: number, contentType: string): Promise<string>;
 }
 
 export class BlobStoreError extends Error {

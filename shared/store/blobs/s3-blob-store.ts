@@ -52,6 +52,11 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key);
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
   }
+
+  async presignedUploadUrl(key: string, ttlSeconds: number, contentType: string): Promise<string> {
+    assertBlobKey(key);
+    return getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), { expiresIn: ttlSeconds });
+  }
 }
 
 /**

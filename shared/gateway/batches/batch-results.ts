@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { isoTime } from '../../iso-time.js';
+import { merged } from '../../merged.js';
+import { runInBackground } from '../../observability/background.js';
+import { recordHead } from '../../observability/log-record.js';
+import { requestLogger } from '../../observability/logger.js';
+import { costOfUsage, sumUsd } from '../../observability/pricing/index.js';
+import { recordFinishedRequest, type FinishedRequest } from '../../observability/request-record.js';
+import { newSpanId } from '../../observability/spans.js';
+import { normaliseUsage, type NormalisedUsage } from '../../observability/usage.js';
+import { BatchRepository, newTimeOrderedId, type BatchRecord } from '../../store/batch-repository.js';
+import { blobStore } from '../../store/blobs/blob-store-factory.js';
+import { settleUsage } from '../enforcement/settlement.js';
+import type { BatchTarget } from './caller.js';
+import { storeFile } from './file-records.js';
+import { parseBatchInput, parseResultLines } from './jsonl.js';
+import { sendBatchCall, sendBatchJson } from './provider-calls.js';
+import { endpointOf, admissionOf } from './reservation.js';
+import { TERMINAL_STATUSES } from './views.js';
+
+/**
+ * What a provider charges for a batched request against its standard price: OpenAI and Azure OpenAI (global
+ * batch) bill batches at half price. The standard price comes from gw's pricing chain.
+ */
+export const BATCH_PRICE_FACTOR: Readonly<Record<string, number>> = { openai: 0.5, 'azure-openai': 0.5 };
+
+/** Reads the provider's batch now and takes in what changed (see `takeProviderView`). */
+export async function refreshBatch(record: BatchRecord, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {
+  const providerBatch = await sendBatchJson(target.adapter, target.api.getBatch(record.provider_batch_id), signal);
+  return takeProviderView(record, providerBatch, target, repository, signal);
+}
+
+/**
+ * Keeps the provider's latest batch object on the record; once the batch has ended (completed, failed, expired,
+ * cancelled) and nobody settled it yet, its results are read (settleBatch).
+ */
+export async function takeProviderView(record: BatchRecord, providerBatch: Record<string, unknown>, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {
+  const status = typeof providerBatch.status === 'string' ? providerBatch.status : record.status;
+  await repository.updateBatch(record.workspace_id, record.id, { status, provider_view: providerBatch });
+  const updated: BatchRecord = merged(record, { status, provider_view: providerBatch });
+  if (!TERMINAL_STATUSES.has(status) || updated.settled_at !== undefined) return updated;
+  return settleBatch(updated, target, repository, signal);
+}
+
+/**
+ * The results of an ended batch, read once (a conditional claim: of two polls, one does it): the provider's
+ * output and error files copied into gw's files, each result line logged as a request of the batch's trace
+ * (priced at the batch price), and the batch's reservation settled with the sum. Reading a file failing gives the
+ * claim back, so the next poll tries again; nothing was charged by then.
+ */
+async function settleBatch(record: BatchRecord, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {
+  const now = Math.floor(Date.now() / 1000);
+  if (!(await repository.claimSettlement(record.workspace_id, record.id, now))) return (await repository.getBatch(record.workspace_id, record.id)) ?? record;
+  let output: CopiedFile | undefined;
+  let errors: CopiedFile | undefined;
+  try {
+    output = await copyResultFile(record, target, record.provider_view.output_file_id, repository, signal);
+    errors = await copyResultFile(record, target, record.provider_view.error_file_id, repository, signal);
+  } catch (error) {
+    await repository.releaseSettlement(record.workspace_id, record.id).catch(() => undefined);
+    throw error;
+  }
+  const results = [...(output?.lines ?? []), ...(errors?.lines ?? [])];
+  const priced = await Promise.all(results.map((line) => priceLine(record, line)));
+  const cost = priced.some((line) => line.usage !== undefined && line.cost === null) ? null : sumUsd(priced.map((line) => line.cost ?? 0));
+  const log = requestLogger(record.trace_id);
+  await settleUsage(admissionOf(record.holdings), { usage: summedUsage(priced), cacheHit: false, provider: record.provider, model: record.model, cost }, log);
+  const inputs = await inputBodies(record);
+  runInBackground('batch result logs', () => Promise.all(priced.map((line) => recordFinishedRequest(resultRecord(record, line, inputs.get(line.customId))))));
+  const settled = { output_file_id: output?.id, error_file_id: errors?.id, cost };
+  await repository.recordSettlement(record.workspace_id, record.id, settled);
+  return merged(record, settled, { settled_at: now, holdings: undefined });
+}
+
+interface CopiedFile {
+  id: string;
+  lines: Array<Record<string, unknown>>;
+}
+
+/** A results file of the provider, kept as a gw file of the batch's workspace (purpose `batch_output`). */
+async function copyResultFile(record: BatchRecord, target: BatchTarget, providerFileId: unknown, repository: BatchRepository, signal?: AbortSignal): Promise<CopiedFile | undefined> {
+  if (typeof providerFileId !== 'string' || providerFileId === '') return undefined;
+  const bytes = await sendBatchCall(target.adapter, target.api.fileContent(providerFileId), signal);
+  const stored = await storeFile(
+    repository,
+    { id: newTimeOrderedId('file'), workspace_id: record.workspace_id, filename: `${record.id}_${providerFileId === record.provider_view.error_file_id ? 'errors' : 'output'}.jsonl`, purpose: 'batch_output', bytes: bytes.length, created_at: Math.floor(Date.now() / 1000), batch_id: record.id },
+    bytes,
+  );
+  return { id: stored.id, lines: parseResultLines(bytes) };
+}
+
+interface PricedLine {
+  customId: string;
+  status: number;
+  usage?: NormalisedUsage;
+  cost: number | null;
+  body: unknown;
+  error?: { type: string | null; code: string | null; message: string | null };
+}
+
+/** One result line: its status, usage and cost at the batch price (null when the model has no price). */
+async function priceLine(record: BatchRecord, line: Record<string, unknown>): Promise<PricedLine> {
+  const response = (line.response ?? {}) as { status_code?: unknown; body?: unknown };
+  const body = (response.body ?? null) as Record<string, unknown> | null;
+  const status = typeof response.status_code === 'number' ? response.status_code : 500;
+  const rawUsage = body && typeof body.usage === 'object' && body.usage !== null ? (body.usage as Record<string, unknown>) : undefined;
+  const usage = normaliseUsage(rawUsage);
+  const standard = rawUsage ? await costOfUsage(record.provider, record.model, rawUsage) : 0;
+  const factor = BATCH_PRICE_FACTOR[record.provider] ?? 1;
+  const cost = standard === null ? null : Math.round(standard * factor * 1e10) / 1e10;
+  const failure = (line.error ?? (body && typeof body.error === 'object' ? body.error : undefined)) as { type?: unknown; code?: unknown; message?: unknown } | null | undefined;
+  const errored = status >= 400 || (failure !== null && failure !== undefined);
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    customId: typeof line.custom_id === 'string' ? line.custom_id : '',
+    status: errored && status < 400 ? 500 : status,
+    usage,
+    cost,
+    body,
+    error: errored ? { type: text(failure?.type), code: text(failure?.code), message: text(failure?.message) } : undefined,
+  };
+}
+
+function summedUsage(lines: readonly PricedLine[]): Record<string, unknown> {
+  const total = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, reasoning_tokens: 0 };
+  for (const { usage } of lines) {
+    if (!usage) continue;
+    for (const key of Object.keys(total) as Array<keyof typeof total>) total[key] += usage[key];
+  }
+  return {
+    prompt_tokens: total.prompt_tokens,
+    completion_tokens: total.completion_tokens,
+    total_tokens: total.total_tokens,
+    prompt_tokens_details: { cached_tokens: total.cached_tokens },
+    completion_tokens_details: { reasoning_tokens: total.reasoning_tokens },
+  };
+}
+
+/** The request bodies of the batch's input, by custom_id, for the logs (none when the input file was deleted). */
+async function inputBodies(record: BatchRecord): Promise<Map<string, Record<string, unknown>>> {
+  const bodies = new Map<string, Record<string, unknown>>();
+  const file = await new BatchRepository().getFile(record.workspace_id, record.input_file_id).catch(() => undefined);
+  const bytes = file ? await blobStore().get(file.blob_key).catch(() => undefined) : undefined;
+  if (!bytes) return bodies;
+  try {
+    for (const line of parseBatchInput(bytes)) bodies.set(line.custom_id, line.body);
+  } catch {
+    // The input was checked when the batch was created; a file changed since then only loses its bodies here.
+  }
+  return bodies;
+}
+
+/** A result line as a request-log record: the batch's trace, caller and virtual key; `batch_id` and `custom_id` in its metadata. */
+function resultRecord(record: BatchRecord, line: PricedLine, requestBody: Record<string, unknown> | undefined): FinishedRequest {
+  const caller = { organisationId: record.organisation_id, workspaceId: record.workspace_id, keyId: record.api_key_id };
+  return {
+    virtual_key_id: record.virtual_key_id ?? null,
+    endpoint: endpointOf(record.endpoint),
+    provider: record.provider,
+    model: record.model,
+    status: line.status,
+    latency_ms: 0,
+    ttft_ms: null,
+    usage: line.usage ?? null,
+    cost: line.cost,
+    cache_status: null,
+    retry_count: 0,
+    last_used_option: null,
+    metadata: merged(record.metadata, { batch_id: record.id, custom_id: line.customId }),
+    error: line.error ?? null,
+    error_code: line.error?.code ?? undefined,
+    stream: false,
+    outcome: line.error ? 'error' : 'success',
+    attempts: [],
+    spans: [],
+    requestBody,
+    responseBody: line.body === null ? undefined : JSON.stringify(line.body),
+    ...recordHead(randomUUID(), record.trace_id, newSpanId(), isoTime(Date.now()), caller),
+  };
+}

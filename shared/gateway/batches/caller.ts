@@ -1,0 +1,64 @@
+import type { ApiKeyAuthenticator } from '../../auth/authenticate.js';
+import { hasScope, type Principal } from '../../auth/principal.js';
+import { noteGatewayAuthenticationFailure } from '../../audit/gateway-authentication-failures.js';
+import { badRequest, GatewayError } from '../../http/errors.js';
+import type { NeutralRequest } from '../../http/types.js';
+import { findProvider } from '../../providers/registry.js';
+import type { ProviderAdapter } from '../../providers/types.js';
+import type { LeafSettings } from '../config/target-tree.js';
+import type { WorkspaceProviderRef } from '../context.js';
+import { applyWorkspaceProvider } from '../provider-target.js';
+import { readRequestOptions, type RequestOptions } from '../request-options.js';
+import { leafFromHeaders, resolveLeafTarget } from '../resolve-target.js';
+import { batchApiFor } from './providers/index.js';
+import type { BatchApi } from './providers/types.js';
+
+/**
+ * The caller of a files or batches route: an API key with `completions:write` (a batch is inference, and its
+ * files are its input: one scope for both, docs/batches.md).
+ */
+export async function batchCaller(request: NeutralRequest, authenticator: ApiKeyAuthenticator): Promise<Principal> {
+  const traceId = request.headers['x-gw-trace-id'] ?? '';
+  const principal = await authenticator.authenticate(request.headers['x-gw-api-key']).catch((thrown: unknown) => {
+    noteGatewayAuthenticationFailure(request, thrown, traceId);
+    throw thrown;
+  });
+  if (!hasScope(principal, 'completions:write')) throw new GatewayError(403, 'missing_scope', 'This API key lacks the completions:write scope (files and batches need it)');
+  return principal;
+}
+
+/** A provider's batch API, resolved for one request: where it is, its credential, and how gw got there. */
+export interface BatchTarget {
+  provider: string;
+  adapter: ProviderAdapter;
+  api: BatchApi;
+  virtualKeyId?: string;
+  options: RequestOptions;
+  /** The target as one leaf of a route tree: what admission estimates and matches policies against. */
+  leaf: LeafSettings;
+  /** `x-gw-provider: @slug`: its limits apply to the batch as to any request. */
+  workspaceProvider?: WorkspaceProviderRef;
+}
+
+/**
+ * The provider a batch request names with gw's usual headers (`x-gw-provider` + `Authorization`, a virtual key,
+ * `x-gw-provider: @workspace-provider`, the x-gw-azure-* coordinates, a custom host), resolved through the same
+ * checks as chat: a stored credential only goes to its own host. A config or deployment is refused: a batch runs
+ * on one provider, chosen when it is created. Without any provider header, `stored` (the batch's own virtual
+ * key) is used; undefined when there is neither.
+ */
+export async function resolveBatchTarget(request: NeutralRequest, principal: Principal, stored?: { virtualKeyId?: string }): Promise<BatchTarget | undefined> {
+  const options = readRequestOptions(request.headers);
+  if (options.config !== undefined || options.deployment !== undefined) {
+    throw badRequest('batch_config_unsupported', 'A batch runs on one provider: name it with x-gw-provider or x-gw-virtual-key, not a config or deployment', options.config !== undefined ? 'x-gw-config' : 'x-gw-deployment');
+  }
+  if (options.provider === undefined && options.virtualKey === undefined) {
+    if (stored?.virtualKeyId === undefined) return undefined;
+    options.virtualKey = stored.virtualKeyId;
+  }
+  const workspaceProvider = await applyWorkspaceProvider(options, principal);
+  const leaf = leafFromHeaders(options);
+  const { adapter, target } = await resolveLeafTarget(leaf, options, undefined, request, principal.workspaceId);
+  const provider = findProvider(adapter.slug)?.slug ?? adapter.slug;
+  return { provider, adapter, api: batchApiFor(provider, target), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
+}

@@ -1,0 +1,255 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { requestLogsOfTrace } from '../../support/request-logs.js';
+import { createKey } from '../control-plane/policies-support.js';
+import { eventually } from '../enforcement/enforcement-support.js';
+import { batchProviderMock } from './mock-batch-provider.js';
+
+// Round prices for the test model: 10 prompt tokens × $0.1 + 5 completion tokens × $0.05 = $1.25 per line at the
+// standard price, $0.625 at OpenAI's batch price (half).
+const MODEL = 'batch-model';
+const LINE_COST = 0.625;
+const pricingDir = mkdtempSync(join(tmpdir(), 'gw-batches-'));
+writeFileSync(join(pricingDir, 'openai.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
+
+let gateway: TestGateway;
+let upstream: MockUpstream;
+let mock: ReturnType<typeof batchProviderMock>;
+
+beforeAll(async () => {
+  mock = batchProviderMock();
+  upstream = await startMockUpstream(mock.handler);
+  gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '100', MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  rmSync(pricingDir, { recursive: true, force: true });
+});
+
+interface Tenant {
+  workspaceId: string;
+  key: string;
+}
+
+async function tenant(name: string, options: { budget?: number; scopes?: string[] } = {}): Promise<Tenant> {
+  const response = await fetch(`${gateway.url}/v1/workspaces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+    body: JSON.stringify(options.budget === undefined ? { name } : { name, budget: { credit_limit: options.budget } }),
+  });
+  const created = (await response.json()) as { id: string };
+  expect(response.status).toBe(201);
+  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: options.scopes ?? ['completions:write'] });
+  return { workspaceId: created.id, key: key.raw };
+}
+
+const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${upstream.url}/v1`, authorization: 'Bearer sk-provider-secret' });
+
+function line(customId: string, model = MODEL) {
+  return JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: `Say hi to ${customId}` }], max_tokens: 20 } });
+}
+
+async function call(who: Tenant, method: string, path: string, options: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { 'x-gw-api-key': who.key, ...options.headers };
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${gateway.url}${path}`, { method, headers, body: options.form ?? (options.json === undefined ? undefined : JSON.stringify(options.json)) });
+  const text = await response.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { text };
+  }
+  return { status: response.status, body, text };
+}
+
+async function upload(who: Tenant, lines: string[], purpose = 'batch') {
+  const form = new FormData();
+  form.set('purpose', purpose);
+  form.set('file', new Blob([lines.join('\n') + '\n']), 'input.jsonl');
+  return call(who, 'POST', '/v1/files', { form });
+}
+
+async function usageOf(workspaceId: string): Promise<number> {
+  return (await new WorkspaceRepository().getWorkspace(workspaceId))?.budget_current_usage ?? 0;
+}
+
+describe('files and batches against OpenAI (a mock as a real HTTP server)', () => {
+  it('runs end to end: upload, create, poll, read results; each result line is a logged request, the batch charged at the batch price', async () => {
+    const who = await tenant('batch end to end', { budget: 100 });
+    const file = await upload(who, [line('one'), line('two'), line('fail-three')]);
+    expect(file.status, file.text).toBe(200);
+    expect(file.body).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl', status: 'processed' });
+    const fileId = file.body.id as string;
+    expect((await call(who, 'GET', `/v1/files/${fileId}`)).body).toMatchObject({ id: fileId, bytes: file.body.bytes });
+    expect((await call(who, 'GET', '/v1/files')).body).toMatchObject({ object: 'list', data: [expect.objectContaining({ id: fileId })], has_more: false });
+
+    const traceId = `batch-e2e-${Date.now()}`;
+    const created = await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { team: 'a' } }, headers: { ...viaMock(), 'x-gw-trace-id': traceId } });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ object: 'batch', input_file_id: fileId, status: 'validating', endpoint: '/v1/chat/completions', metadata: { team: 'a' } });
+    // The provider got the lines as sent and OpenAI's batch body, with the provider credential, never gw's key.
+    const providerUpload = upstream.requests.find((request) => request.path === '/v1/files')!;
+    expect(providerUpload.headers.authorization).toBe('Bearer sk-provider-secret');
+    expect(providerUpload.body).toContain('"custom_id":"fail-three"');
+    expect(JSON.stringify(upstream.requests.map((request) => request.headers))).not.toContain(who.key);
+    // While it runs, the batch holds a reservation on the budget (its estimate at the standard price).
+    expect(await usageOf(who.workspaceId)).toBeGreaterThan(3 * 1.25);
+
+    const batchId = created.body.id as string;
+    const polled = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(polled.body.status).toBe('in_progress');
+    const done = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', output_file_id: expect.stringMatching(/^file-/), error_file_id: expect.stringMatching(/^file-/) });
+
+    const output = await call(who, 'GET', `/v1/files/${done.body.output_file_id as string}/content`);
+    expect(output.text.trim().split('\n').map((text) => (JSON.parse(text) as { custom_id: string }).custom_id)).toEqual(['one', 'two']);
+    const errors = await call(who, 'GET', `/v1/files/${done.body.error_file_id as string}/content`);
+    expect(errors.text).toContain('fail-three');
+
+    // The reservation is replaced by the two answered lines at the batch price.
+    await eventually(async () => (Math.abs((await usageOf(who.workspaceId)) - 2 * LINE_COST) < 1e-9 ? true : undefined), 'the batch charged at the batch price');
+    const logs = await eventually(async () => {
+      const found = await requestLogsOfTrace(traceId);
+      return found.length === 3 ? found : undefined;
+    }, 'three logged result lines');
+    const byLine = Object.fromEntries(logs.map((log) => [log.metadata.custom_id, log]));
+    expect(byLine.one).toMatchObject({ workspace_id: who.workspaceId, provider: 'openai', model: MODEL, status: 200, cost: LINE_COST, endpoint: 'chat', metadata: { batch_id: batchId, team: 'a' } });
+    expect(byLine.one.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    expect(byLine['fail-three']).toMatchObject({ status: 400, outcome: 'error', cost: 0, error: { code: 'invalid_value' } });
+
+    // Read again, the batch is not charged or logged twice.
+    expect((await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() })).body.status).toBe('completed');
+    expect(await usageOf(who.workspaceId)).toBeCloseTo(2 * LINE_COST, 9);
+    expect((await call(who, 'GET', '/v1/batches')).body).toMatchObject({ data: [expect.objectContaining({ id: batchId, status: 'completed' })] });
+  });
+
+  it('workspace isolation: a file or batch id of another workspace is 404 on every route, and never listed', async () => {
+    const owner = await tenant('batch owner');
+    const other = await tenant('batch other');
+    const fileId = (await upload(owner, [line('a')])).body.id as string;
+    const batch = await call(owner, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+    const batchId = batch.body.id as string;
+    for (const [method, path] of [
+      ['GET', `/v1/files/${fileId}`],
+      ['GET', `/v1/files/${fileId}/content`],
+      ['DELETE', `/v1/files/${fileId}`],
+      ['GET', `/v1/batches/${batchId}`],
+      ['POST', `/v1/batches/${batchId}/cancel`],
+    ]) {
+      const answer = await call(other, method, path, { headers: viaMock() });
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(answer.body.error).toMatchObject({ type: 'not_found_error' });
+    }
+    const stolen = await call(other, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.error).toMatchObject({ code: 'file_not_found', param: 'file_id' });
+    expect((await call(other, 'GET', '/v1/files')).body.data).toEqual([]);
+    expect((await call(other, 'GET', '/v1/batches')).body.data).toEqual([]);
+    // Still the owner's.
+    expect((await call(owner, 'GET', `/v1/files/${fileId}`)).status).toBe(200);
+  });
+
+  it('scopes: a key without completions:write is refused on files and batches with 403', async () => {
+    const reader = await tenant('batch reader', { scopes: ['logs:read'] });
+    for (const [method, path] of [
+      ['GET', '/v1/files'],
+      ['GET', '/v1/batches'],
+      ['POST', '/v1/batches'],
+    ]) {
+      const answer = await call(reader, method, path, { json: method === 'POST' ? {} : undefined });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.error).toMatchObject({ code: 'missing_scope' });
+    }
+    expect((await upload(reader, [line('x')])).status).toBe(403);
+  });
+
+  it('bad input is a 400 naming what is wrong, before anything reaches the provider', async () => {
+    const who = await tenant('batch bad input');
+    const before = upstream.requests.length;
+    expect((await upload(who, ['{"custom_id":"a"', line('b')])).body.error).toMatchObject({ code: 'invalid_batch_file', message: expect.stringContaining('line 1'), param: 'file' });
+    expect((await upload(who, [line('a'), line('a')])).body.error).toMatchObject({ code: 'invalid_batch_file', message: expect.stringContaining('used twice') });
+    expect((await upload(who, [line('a')], 'fine-tune')).body.error).toMatchObject({ code: 'invalid_purpose', param: 'purpose' });
+    const mixed = (await upload(who, [line('a'), line('b', 'other-model')])).body.id as string;
+    const answer = await call(who, 'POST', '/v1/batches', { json: { input_file_id: mixed, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'batch_mixed_models', param: 'input_file_id' });
+    const window = await call(who, 'POST', '/v1/batches', { json: { input_file_id: mixed, endpoint: '/v1/chat/completions', completion_window: '1h' }, headers: viaMock() });
+    expect(window.body.error).toMatchObject({ code: 'invalid_body', param: 'completion_window' });
+    expect((await call(who, 'GET', '/v1/files/not-a-file')).status).toBe(404);
+    // A presigned upload needs a blob store that presigns (S3); this gw keeps files in a local folder.
+    const presigned = await call(who, 'POST', '/v1/files', { json: { filename: 'big.jsonl', purpose: 'batch', bytes: 100 } });
+    expect(presigned.body.error).toMatchObject({ code: 'presigned_upload_unavailable' });
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it('budget: a running batch holds its reservation, so the next batch of a budget it fills is a 412 before anything reaches the provider', async () => {
+    const who = await tenant('batch over budget', { budget: 1 });
+    const fileId = (await upload(who, [line('a'), line('b')])).body.id as string;
+    const create = () => call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+    // gw's budget rule: admitted while the usage (settled plus reserved) is below the limit.
+    expect((await create()).status).toBe(200);
+    expect(await usageOf(who.workspaceId)).toBeGreaterThan(1);
+    const before = upstream.requests.length;
+    const refused = await create();
+    expect(refused.status, refused.text).toBe(412);
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it('a provider that fails the create gives the reservation back: the budget is not held by a batch that never ran', async () => {
+    const who = await tenant('batch provider failure', { budget: 100 });
+    const fileId = (await upload(who, [line('a')])).body.id as string;
+    mock.failCreate.status = 503;
+    try {
+      const answer = await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() });
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toMatchObject({ type: 'upstream_error', message: expect.stringContaining('batch service unavailable') });
+    } finally {
+      mock.failCreate.status = undefined;
+    }
+    await eventually(async () => ((await usageOf(who.workspaceId)) === 0 ? true : undefined), 'the reservation given back');
+    expect((await call(who, 'GET', '/v1/batches')).body.data).toEqual([]);
+  });
+
+  it('cancel: the batch ends cancelled, with nothing to charge, and its reservation is given back', async () => {
+    const who = await tenant('batch cancel', { budget: 100 });
+    const fileId = (await upload(who, [line('a'), line('b')])).body.id as string;
+    const batchId = (await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() })).body.id as string;
+    expect(await usageOf(who.workspaceId)).toBeGreaterThan(0);
+    const cancelling = await call(who, 'POST', `/v1/batches/${batchId}/cancel`, { headers: viaMock() });
+    expect(cancelling.status, cancelling.text).toBe(200);
+    expect(cancelling.body.status).toBe('cancelling');
+    const cancelled = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', output_file_id: null });
+    await eventually(async () => ((await usageOf(who.workspaceId)) === 0 ? true : undefined), 'the reservation given back');
+    expect((await call(who, 'POST', `/v1/batches/${batchId}/cancel`, { headers: viaMock() })).body.error).toMatchObject({ code: 'batch_finished' });
+  });
+
+  it('double charge: polls that see the same finished batch at once charge and log it exactly once', async () => {
+    const who = await tenant('batch concurrent polls', { budget: 100 });
+    const fileId = (await upload(who, [line('a')])).body.id as string;
+    const traceId = `batch-once-${Date.now()}`;
+    const batchId = (await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: { ...viaMock(), 'x-gw-trace-id': traceId } })).body.id as string;
+    await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    // The provider now reports the batch completed to every poll.
+    mock.batches.get([...mock.batches.keys()].at(-1)!)!.status = 'in_progress';
+    const answers = await Promise.all(Array.from({ length: 4 }, () => call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() })));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const final = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(final.body.status).toBe('completed');
+    await eventually(async () => (Math.abs((await usageOf(who.workspaceId)) - LINE_COST) < 1e-9 ? true : undefined), 'charged once');
+    const logs = await eventually(async () => {
+      const found = await requestLogsOfTrace(traceId);
+      return found.length > 0 ? found : undefined;
+    }, 'the logged line');
+    expect(logs).toHaveLength(1);
+    expect(await usageOf(who.workspaceId)).toBeCloseTo(LINE_COST, 9);
+  });
+});
