@@ -34,6 +34,7 @@ const ENTRIES: readonly ProviderEntry[] = [
   onFirstUse({ slug: 'cohere', aliases: [], endpoints: ['chat', 'embeddings'] }, async () => (await import('./cohere/adapter.js')).cohereAdapter),
   onFirstUse({ slug: 'voyage-ai', aliases: ['voyage'], endpoints: ['embeddings'] }, async () => (await import('./voyage-ai/adapter.js')).voyageAIAdapter),
   onFirstUse({ slug: 'jina-ai', aliases: ['jina'], endpoints: ['embeddings'] }, async () => (await import('./jina-ai/adapter.js')).jinaAIAdapter),
+  onFirstUse({ slug: 'watsonx', aliases: ['ibm-watsonx', 'watsonx-ai'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./watsonx/adapter.js')).watsonxAdapter),
   onFirstUse({ slug: 'vertex-ai', aliases: ['cloudb'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./vertex-ai/adapter.js')).vertexAIAdapter),
 ];
 
