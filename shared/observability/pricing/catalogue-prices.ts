@@ -38,6 +38,16 @@ export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
   { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28' },
 ];
 
+/**
+ * Models of providers that bill per image, character or minute: listed by /v1/models (so clients can discover them)
+ * without a token price. Stability's list is the adapter's own model table (a test keeps the two equal).
+ */
+export const CATALOGUE_LISTED_MODELS: Readonly<Record<string, readonly string[]>> = {
+  'stability-ai': ['stable-image-core', 'stable-image-ultra', 'sd3.5-large', 'sd3.5-large-turbo', 'sd3.5-medium', 'sd3.5-flash'],
+  elevenlabs: ['eleven_multilingual_v2', 'eleven_flash_v2_5', 'eleven_turbo_v2_5', 'eleven_v3'],
+  deepgram: ['nova-3', 'nova-2'],
+};
+
 /** The row for one model of one provider (exact id, then ignoring case). */
 export function cataloguePriceRow(provider: string, model: string): CataloguePriceRow | undefined {
   const rows = CATALOGUE_PRICE_ROWS.filter((row) => row.provider === provider);
@@ -45,8 +55,8 @@ export function cataloguePriceRow(provider: string, model: string): CataloguePri
 }
 
 export function catalogueModelIds(provider: string): string[] {
-  return CATALOGUE_PRICE_ROWS.filter((row) => row.provider === provider).map((row) => row.model);
+  return [...CATALOGUE_PRICE_ROWS.filter((row) => row.provider === provider).map((row) => row.model), ...(CATALOGUE_LISTED_MODELS[provider] ?? [])];
 }
 
-/** The providers with rows here (listed by /v1/models like the shipped data's). */
-export const CATALOGUE_PRICED_PROVIDERS: readonly string[] = [...new Set(CATALOGUE_PRICE_ROWS.map((row) => row.provider))];
+/** The providers with rows or listed models here (listed by /v1/models like the shipped data's). */
+export const CATALOGUE_PRICED_PROVIDERS: readonly string[] = [...new Set([...CATALOGUE_PRICE_ROWS.map((row) => row.provider), ...Object.keys(CATALOGUE_LISTED_MODELS)])];

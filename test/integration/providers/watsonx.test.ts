@@ -128,4 +128,14 @@ describe('IBM watsonx.ai', () => {
     expect(text).toContain('BXNIM0415E');
     expect(text).not.toContain('ibm-bad-key');
   });
+
+  it('/v1/models lists the priced watsonx models, and a media provider’s models, under their slugs', async () => {
+    const list = async (provider: string) => {
+      const response = await fetch(`${gateway.url}/v1/models?provider=${provider}`, { headers: { 'x-gw-api-key': gateway.apiKey } });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { data: Array<{ id: string; owned_by: string }> }).data;
+    };
+    expect(await list('watsonx')).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'ibm/granite-3-8b-instruct', owned_by: 'watsonx' })]));
+    expect((await list('deepgram')).map((model) => model.id)).toContain('nova-3');
+  });
 });

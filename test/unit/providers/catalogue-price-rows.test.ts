@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE_PRICE_ROWS } from '../../../shared/observability/pricing/catalogue-prices.js';
+import { CATALOGUE_LISTED_MODELS, CATALOGUE_PRICE_ROWS } from '../../../shared/observability/pricing/catalogue-prices.js';
+import { STABILITY_MODELS } from '../../../shared/providers/stability-ai/images.js';
 import { defaultModelIds, defaultPrice, PRICED_PROVIDER_SLUGS } from '../../../shared/observability/pricing/default-prices.js';
 import { findProvider } from '../../../shared/providers/registry.js';
 
@@ -27,5 +28,14 @@ describe('catalogue price rows', () => {
 
   it('keeps the shipped data first where it has the model', () => {
     expect(defaultPrice('cohere', 'command-r')?.cost(tokens(1_000_000, 0))).toBeGreaterThan(0);
+  });
+
+  it('media providers are listed without a token price; Stability’s list is its adapter’s model table', () => {
+    expect([...CATALOGUE_LISTED_MODELS['stability-ai']]).toEqual(STABILITY_MODELS);
+    for (const [provider, models] of Object.entries(CATALOGUE_LISTED_MODELS)) {
+      expect(findProvider(provider)?.slug).toBe(provider);
+      expect(defaultModelIds(provider)).toEqual([...models]);
+      expect(defaultPrice(provider, models[0])).toBeUndefined();
+    }
   });
 });
