@@ -41,6 +41,8 @@ export interface PassthroughAnswer {
 /** What a provider offers of the pass-through endpoints, and how one call to it looks (URL and credential). */
 export interface PassthroughSupport {
   endpoints: readonly PassthroughEndpoint[];
+  /** gw translates the body or the answer (a provider with its own API) rather than relaying OpenAI's: ✓ in docs. */
+  translates?: boolean;
   /**
    * Optional async step before `buildCall`, for providers that reshape the body (a file taken out of the form, a
    * JSON body sent as a form): returns the input to build from.

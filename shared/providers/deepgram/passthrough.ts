@@ -9,6 +9,7 @@ import { DEEPGRAM_API_BASE_URL, deepgramQuery, toOpenAITranscription } from './t
  */
 export const deepgramPassthrough: PassthroughSupport = {
   endpoints: ['audio/transcriptions'],
+  translates: true,
 
   async prepare(input: PassthroughInput): Promise<PassthroughInput> {
     deepgramQuery(input.fields ?? {}); // a field Deepgram cannot honour is refused before the file is copied

@@ -5,6 +5,7 @@ import { ELEVENLABS_API_BASE_URL, toElevenLabsSpeech } from './speech.js';
 /** `/v1/audio/speech` to ElevenLabs' streaming text to speech; the audio bytes are relayed as they arrive. */
 export const elevenLabsPassthrough: PassthroughSupport = {
   endpoints: ['audio/speech'],
+  translates: true,
   buildCall(input: PassthroughInput): UpstreamCall {
     const call = toElevenLabsSpeech(input.fields ?? {});
     const base = (input.target.customHost ?? ELEVENLABS_API_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');

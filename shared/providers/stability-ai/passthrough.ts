@@ -9,6 +9,7 @@ import { toOpenAIImages, toStabilityImageRequest } from './images.js';
  */
 export const stabilityAIPassthrough: PassthroughSupport = {
   endpoints: ['images/generations'],
+  translates: true,
 
   async prepare(input: PassthroughInput): Promise<PassthroughInput> {
     const { form } = toStabilityImageRequest(input.fields ?? {});

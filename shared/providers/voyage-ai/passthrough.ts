@@ -12,6 +12,7 @@ import { voyageHeaders, voyageUrl } from './http.js';
  */
 export const voyageAIPassthrough: PassthroughSupport = {
   endpoints: ['rerank'],
+  translates: true,
   buildCall(input: PassthroughInput): UpstreamCall {
     let body: Record<string, unknown>;
     try {
