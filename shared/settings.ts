@@ -49,6 +49,9 @@ const SETTING_READERS = {
   // Another STS endpoint (a VPC endpoint, tests' stand-in) for the roles virtual keys name (aws.role_arn); the
   // regional STS endpoint of AWS_REGION by default.
   GW_STS_ENDPOINT: optionalUrl(),
+  // The IBM Cloud IAM token endpoint watsonx.ai API keys are exchanged at (a private endpoint, tests' stand-in);
+  // https://iam.cloud.ibm.com/identity/token when unset.
+  GW_WATSONX_IAM_URL: optionalUrl(),
   // The address clients reach gw at (e.g. https://gw.example.com behind a proxy or CDN): links gw hands out, such as
   // an export's local download_url, are built from it, never from the request's Host or X-Forwarded-* headers.
   // Unset: the local server's listening address (shared/http/public-base-url.ts).

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ACCOUNT_ADDRESSES } from './account-headers.js';
 
 // Documentation only (docs/openapi.yaml): the gateway's `x-gw-*` request parameters, as request-options.ts reads
 // them. Here, beside the gateway, so every operation the gateway serves (prompt completions included) names them.
@@ -30,4 +31,10 @@ export const GATEWAY_REQUEST_HEADERS: Array<{ name: string; description: string;
   { name: 'x-gw-aws-secret-access-key', description: 'Bedrock secret access key (spec: x-gw-cloudc-secret-access-key).', schema: stringHeader },
   { name: 'x-gw-aws-session-token', description: 'Bedrock session token (spec: x-gw-cloudc-session-token).', schema: stringHeader },
   { name: 'x-gw-aws-region', description: 'Bedrock region (spec: x-gw-cloudc-region).', schema: stringHeader },
+  // The per-account coordinates (Cloudflare, Databricks, Snowflake, Azure AI, watsonx.ai), from the list that reads them.
+  ...ACCOUNT_ADDRESSES.map((address) => ({
+    name: address.header,
+    description: `Names ${address.describe}; another value is a 400 invalid_header (docs/providers.md).`,
+    schema: stringHeader,
+  })),
 ];

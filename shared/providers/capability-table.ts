@@ -11,7 +11,7 @@ import { providerEntries } from './registry.js';
 export const TABLE_MARKERS = { start: '<!-- providers-table:start -->', end: '<!-- providers-table:end -->' } as const;
 export const FAMILY_MARKERS = { start: '<!-- openai-compatible-table:start -->', end: '<!-- openai-compatible-table:end -->' } as const;
 
-/** Provider × endpoint: ✓ translated or served natively, "pass" relayed untranslated, blank not offered (400). */
+/** Provider × endpoint: ✓ translated or served natively (pass-through endpoints of providers with their own API included), "pass" relayed untranslated, blank not offered (400). */
 export function renderCapabilityTable(): string {
   const entries = providerEntries();
   const passthroughNames = new Set<string>(PASSTHROUGH_ENDPOINTS);
@@ -19,10 +19,12 @@ export function renderCapabilityTable(): string {
   const columns = [...endpointColumns, ...PASSTHROUGH_ENDPOINTS];
   const lines = [`| provider (aliases) | ${columns.map((column) => `\`${column}\``).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
   for (const entry of entries) {
-    const relayed = passthroughSupport(entry.slug)?.endpoints ?? [];
+    const support = passthroughSupport(entry.slug);
+    const relayed = support?.endpoints ?? [];
     const cells = columns.map((column) => {
       if ((entry.endpoints as readonly string[]).includes(column)) return '✓';
-      return (relayed as readonly string[]).includes(column) ? 'pass' : '';
+      if (!(relayed as readonly string[]).includes(column)) return '';
+      return support?.translates ? '✓' : 'pass';
     });
     lines.push(`| ${nameCell(entry.slug, entry.aliases)} | ${cells.join(' | ')} |`);
   }

@@ -1,6 +1,9 @@
 import { azureOpenAIPassthrough } from './azure-openai/passthrough.js';
 import { coherePassthrough } from './cohere/passthrough.js';
 import { jinaAIPassthrough } from './jina-ai/passthrough.js';
+import { deepgramPassthrough } from './deepgram/passthrough.js';
+import { elevenLabsPassthrough } from './elevenlabs/passthrough.js';
+import { stabilityAIPassthrough } from './stability-ai/passthrough.js';
 import { voyageAIPassthrough } from './voyage-ai/passthrough.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
 import { openAICompatiblePassthrough } from './openai-compatible/passthrough.js';
@@ -15,6 +18,9 @@ BY_SLUG.set('azure-openai', azureOpenAIPassthrough);
 BY_SLUG.set('cohere', coherePassthrough);
 BY_SLUG.set('voyage-ai', voyageAIPassthrough);
 BY_SLUG.set('jina-ai', jinaAIPassthrough);
+BY_SLUG.set('stability-ai', stabilityAIPassthrough);
+BY_SLUG.set('elevenlabs', elevenLabsPassthrough);
+BY_SLUG.set('deepgram', deepgramPassthrough);
 
 /** What a provider (canonical slug) offers of the pass-through endpoints; undefined when none. */
 export function passthroughSupport(slug: string): PassthroughSupport | undefined {

@@ -25,10 +25,33 @@ export interface PassthroughInput {
   target: TargetSettings;
   /** Headers the caller asked gw to pass on unprocessed (already filtered). */
   forwardHeaders: Record<string, string>;
+  /** The fields gw read of the body (JSON, or the form's text fields), after override params. */
+  fields?: Record<string, unknown>;
+}
+
+/** A provider's 2xx answer, as read whole, for a provider that answers in its own shape. */
+export interface PassthroughAnswer {
+  endpoint: PassthroughEndpoint;
+  body: Uint8Array;
+  contentType: string;
+  /** The request's fields (`response_format`, `model`, …): how the client wants the answer. */
+  fields: Record<string, unknown>;
 }
 
 /** What a provider offers of the pass-through endpoints, and how one call to it looks (URL and credential). */
 export interface PassthroughSupport {
   endpoints: readonly PassthroughEndpoint[];
+  /** gw translates the body or the answer (a provider with its own API) rather than relaying OpenAI's: ✓ in docs. */
+  translates?: boolean;
+  /**
+   * Optional async step before `buildCall`, for providers that reshape the body (a file taken out of the form, a
+   * JSON body sent as a form): returns the input to build from.
+   */
+  prepare?(input: PassthroughInput): Promise<PassthroughInput>;
   buildCall(input: PassthroughInput): UpstreamCall;
+  /**
+   * For providers with their own API (Stability AI, Deepgram, Voyage's rerank): the answer in OpenAI's (or gw's
+   * rerank) shape, with the content-type it now has. Absent: the provider's bytes are relayed as they are.
+   */
+  translateAnswer?(answer: PassthroughAnswer): { body: string | Uint8Array; contentType: string };
 }

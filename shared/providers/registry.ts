@@ -34,6 +34,11 @@ const ENTRIES: readonly ProviderEntry[] = [
   onFirstUse({ slug: 'cohere', aliases: [], endpoints: ['chat', 'embeddings'] }, async () => (await import('./cohere/adapter.js')).cohereAdapter),
   onFirstUse({ slug: 'voyage-ai', aliases: ['voyage'], endpoints: ['embeddings'] }, async () => (await import('./voyage-ai/adapter.js')).voyageAIAdapter),
   onFirstUse({ slug: 'jina-ai', aliases: ['jina'], endpoints: ['embeddings'] }, async () => (await import('./jina-ai/adapter.js')).jinaAIAdapter),
+  onFirstUse({ slug: 'watsonx', aliases: ['ibm-watsonx', 'watsonx-ai'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./watsonx/adapter.js')).watsonxAdapter),
+  onFirstUse({ slug: 'stability-ai', aliases: ['stability'], endpoints: [] }, async () => (await import('./stability-ai/adapter.js')).stabilityAIAdapter),
+  onFirstUse({ slug: 'elevenlabs', aliases: ['eleven-labs', '11labs'], endpoints: [] }, async () => (await import('./elevenlabs/adapter.js')).elevenLabsAdapter),
+  onFirstUse({ slug: 'deepgram', aliases: [], endpoints: [] }, async () => (await import('./deepgram/adapter.js')).deepgramAdapter),
+  onFirstUse({ slug: 'replicate', aliases: [], endpoints: ['chat'] }, async () => (await import('./replicate/adapter.js')).replicateAdapter),
   onFirstUse({ slug: 'vertex-ai', aliases: ['cloudb'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./vertex-ai/adapter.js')).vertexAIAdapter),
 ];
 

@@ -35,7 +35,8 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     }
     const body = await payloadForTarget(payload, leaf.overrideParams);
     record.model = modelOf(body.fields);
-    const call = support.buildCall({ endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders });
+    const input = { endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders, fields: body.fields };
+    const call = support.buildCall(support.prepare ? await support.prepare(input) : input);
     const upstream = await sendAccepted(context, adapter, call, attemptTimeoutMs(context, leaf));
     const contentType = headerText(upstream.headers['content-type']) ?? (route.streamsAnswer ? 'application/octet-stream' : 'application/json');
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
@@ -43,11 +44,14 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
       record.status = 200;
       return merged(success, { body: relayBytes(upstream, onUsage) });
     }
-    const raw = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
-    const usage = jsonUsage(raw, contentType);
+    const read = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
+    // A provider with its own answer shape (Stability AI, Deepgram, …) is translated to OpenAI's before it counts.
+    const translated = support.translateAnswer?.({ endpoint: route.endpoint, body: read, contentType, fields: body.fields });
+    const raw = translated ? Buffer.from(translated.body) : read;
+    const usage = jsonUsage(raw, translated?.contentType ?? contentType);
     record.status = 200;
     onUsage({ usage });
-    return merged(success, { body: raw });
+    return merged(success, { body: raw, contentType: translated?.contentType ?? contentType });
   });
 }
 

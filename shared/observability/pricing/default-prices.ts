@@ -1,5 +1,6 @@
 import { calcPrice, findProvider, type ModelInfo } from '@pydantic/genai-prices';
-import { roundUsd, type ModelPrice } from './cost.js';
+import { CATALOGUE_PRICED_PROVIDERS, catalogueModelIds, cataloguePriceRow } from './catalogue-prices.js';
+import { priceFromRates, roundUsd, type ModelPrice } from './cost.js';
 import type { ModelCapabilities } from './config-documents.js';
 import type { TokenCounts } from './usage-tokens.js';
 
@@ -38,7 +39,7 @@ const PRICED_PROVIDERS: Readonly<Record<string, string>> = {
 const SOURCE = 'default';
 
 /** The gw providers the shipped data prices (the model catalog lists their models). */
-export const PRICED_PROVIDER_SLUGS: readonly string[] = Object.keys(PRICED_PROVIDERS);
+export const PRICED_PROVIDER_SLUGS: readonly string[] = [...new Set([...Object.keys(PRICED_PROVIDERS), ...CATALOGUE_PRICED_PROVIDERS])];
 
 let shippedDataDate: number | undefined;
 
@@ -68,15 +69,16 @@ export function shippedDataTimestamp(): number {
 /** The model ids the shipped data knows for a gw provider (the model catalog's listing). */
 export function defaultModelIds(provider: string): string[] {
   const providerId = PRICED_PROVIDERS[provider];
-  if (providerId === undefined) return [];
-  return (findProvider({ providerId })?.models ?? []).map((model) => model.id);
+  const shipped = providerId === undefined ? [] : (findProvider({ providerId })?.models ?? []).map((model) => model.id);
+  return [...new Set([...shipped, ...catalogueModelIds(provider)])];
 }
 
 /** The price the package's bundled data gives the model, or undefined when it has none. */
 export function defaultPrice(provider: string, model: string): ModelPrice | undefined {
   const providerId = PRICED_PROVIDERS[provider];
-  if (providerId === undefined) return undefined;
-  if (calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId }) === null) return undefined;
+  // gw's own rows (catalogue-prices.ts) price what the shipped data does not know.
+  const row = cataloguePriceRow(provider, model);
+  if (providerId === undefined || calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId }) === null) return row ? priceFromRates(SOURCE, row.rates) : undefined;
   return {
     source: SOURCE,
     // The package applies the model's own rules (tiers above a prompt size, cache reads and writes).

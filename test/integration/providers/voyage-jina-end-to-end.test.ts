@@ -41,7 +41,9 @@ describe('Voyage AI and Jina AI end to end', () => {
 
     const reranked = await post('voyage-ai', 'pa-test', '/v1/rerank', { model: 'rerank-2.5', query: 'q', documents: ['a', 'b'], top_n: 2 });
     expect(reranked.status).toBe(200);
-    expect(await reranked.json()).toMatchObject({ data: [{ index: 0, relevance_score: 0.4375 }, { index: 1 }] });
+    // rerank answer shape: the same `results` as Cohere and Jina, not Voyage's own `data`
+    const voyageRanked = (await reranked.json()) as Record<string, unknown>;
+    expect(voyageRanked).toEqual({ model: 'rerank-2.5', results: [{ index: 0, relevance_score: 0.4375 }, { index: 1, relevance_score: 0.421875 }], usage: { total_tokens: 26 } });
     expect(upstream.requests.at(-1)?.json).toMatchObject({ top_k: 2 });
   });
 

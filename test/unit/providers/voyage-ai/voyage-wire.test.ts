@@ -38,3 +38,16 @@ describe('Voyage AI embeddings and rerank', () => {
     expect(JSON.parse(String(call.body))).toEqual({ model: 'rerank-2.5', query: 'q', documents: ['a', 'b'], top_k: 1 });
   });
 });
+
+describe('Voyage AI rerank answer shape', () => {
+  it('rerank answer shape: data → results like Cohere and Jina, a returned document as {text}', () => {
+    const mapped = voyageAIPassthrough.translateAnswer!({
+      endpoint: 'rerank',
+      contentType: 'application/json',
+      fields: {},
+      body: new TextEncoder().encode(JSON.stringify({ object: 'list', data: [{ relevance_score: 0.9, index: 1, document: 'Paris' }], model: 'rerank-2.5', usage: { total_tokens: 5 } })),
+    });
+    expect(mapped.contentType).toBe('application/json');
+    expect(JSON.parse(String(mapped.body))).toEqual({ model: 'rerank-2.5', results: [{ index: 1, relevance_score: 0.9, document: { text: 'Paris' } }], usage: { total_tokens: 5 } });
+  });
+});

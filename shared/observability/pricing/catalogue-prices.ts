@@ -1,0 +1,62 @@
+import type { ModelRates } from './config-documents.js';
+
+/**
+ * gw's own price rows, for providers the shipped genai-prices data does not cover (issue #47). Each row names the
+ * provider's page it was taken from and the day the row was written, so a reviewer can check it against the page
+ * and a stale one is easy to spot. Only token prices live here: gw meters tokens; providers that bill per image, character or minute
+ * (Stability AI, ElevenLabs, Deepgram) are listed in docs/providers/<slug>.md with their unit price and are
+ * logged unpriced until gw meters those units. A workspace pricing file overrides any row (model-catalog.md).
+ */
+export interface CataloguePriceRow {
+  provider: string;
+  model: string;
+  rates: ModelRates;
+  /** The provider's own page the price was read from. */
+  source: string;
+  /** The day the row was written from that page (YYYY-MM-DD): a row older than the provider's last change is stale. */
+  written: string;
+}
+
+const WATSONX_PRICES = 'https://www.ibm.com/docs/en/watsonx/saas?topic=models-supported-foundation';
+const JINA_PRICES = 'https://jina.ai/api-dashboard/';
+const REPLICATE_PRICES = 'https://replicate.com/pricing';
+
+/** watsonx.ai bills resource units of 1,000 tokens; its per-RU prices × 1,000 are the per-million rates here. */
+const perThousand = (input: number, output = input): ModelRates => ({ input_per_mtok: input * 1000, output_per_mtok: output * 1000 });
+
+export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
+  { provider: 'watsonx', model: 'ibm/granite-3-8b-instruct', rates: perThousand(0.0002), source: WATSONX_PRICES, written: '2026-11-28' },
+  { provider: 'watsonx', model: 'meta-llama/llama-3-3-70b-instruct', rates: perThousand(0.00071), source: WATSONX_PRICES, written: '2026-11-28' },
+  { provider: 'watsonx', model: 'ibm/slate-125m-english-rtrvr-v2', rates: perThousand(0.0001, 0), source: WATSONX_PRICES, written: '2026-11-28' },
+  // Jina AI sells prepaid token packs; the rate is the pack's price per million tokens, the same for every
+  // embeddings and reranker model of the API.
+  { provider: 'jina-ai', model: 'jina-embeddings-v3', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28' },
+  { provider: 'jina-ai', model: 'jina-embeddings-v4', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28' },
+  { provider: 'jina-ai', model: 'jina-reranker-v2-base-multilingual', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28' },
+  // Replicate's official language models are billed per token (input and output apart).
+  { provider: 'replicate', model: 'meta/meta-llama-3-70b-instruct', rates: { input_per_mtok: 0.65, output_per_mtok: 2.75 }, source: REPLICATE_PRICES, written: '2026-11-28' },
+  { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28' },
+];
+
+/**
+ * Models of providers that bill per image, character or minute: listed by /v1/models (so clients can discover them)
+ * without a token price. Stability's list is the adapter's own model table (a test keeps the two equal).
+ */
+export const CATALOGUE_LISTED_MODELS: Readonly<Record<string, readonly string[]>> = {
+  'stability-ai': ['stable-image-core', 'stable-image-ultra', 'sd3.5-large', 'sd3.5-large-turbo', 'sd3.5-medium', 'sd3.5-flash'],
+  elevenlabs: ['eleven_multilingual_v2', 'eleven_flash_v2_5', 'eleven_turbo_v2_5', 'eleven_v3'],
+  deepgram: ['nova-3', 'nova-2'],
+};
+
+/** The row for one model of one provider (exact id, then ignoring case). */
+export function cataloguePriceRow(provider: string, model: string): CataloguePriceRow | undefined {
+  const rows = CATALOGUE_PRICE_ROWS.filter((row) => row.provider === provider);
+  return rows.find((row) => row.model === model) ?? rows.find((row) => row.model.toLowerCase() === model.toLowerCase());
+}
+
+export function catalogueModelIds(provider: string): string[] {
+  return [...CATALOGUE_PRICE_ROWS.filter((row) => row.provider === provider).map((row) => row.model), ...(CATALOGUE_LISTED_MODELS[provider] ?? [])];
+}
+
+/** The providers with rows or listed models here (listed by /v1/models like the shipped data's). */
+export const CATALOGUE_PRICED_PROVIDERS: readonly string[] = [...new Set([...CATALOGUE_PRICE_ROWS.map((row) => row.provider), ...Object.keys(CATALOGUE_LISTED_MODELS)])];

@@ -1,0 +1,38 @@
+import { badRequest } from '../../http/errors.js';
+import type { PassthroughAnswer, PassthroughInput, PassthroughSupport } from '../passthrough-types.js';
+import type { UpstreamCall } from '../types.js';
+import { DEEPGRAM_API_BASE_URL, deepgramQuery, toOpenAITranscription } from './transcription.js';
+
+/**
+ * `/v1/audio/transcriptions` to Deepgram: the audio file is taken out of OpenAI's form and sent as the body with
+ * its own content-type; the options go in the query; the answer is made OpenAI's.
+ */
+export const deepgramPassthrough: PassthroughSupport = {
+  endpoints: ['audio/transcriptions'],
+  translates: true,
+
+  async prepare(input: PassthroughInput): Promise<PassthroughInput> {
+    deepgramQuery(input.fields ?? {}); // a field Deepgram cannot honour is refused before the file is copied
+    const form = await new Response(input.body, { headers: { 'content-type': input.contentType } }).formData();
+    const file = form.get('file');
+    if (!(file instanceof Blob)) throw badRequest('missing_file', 'The form needs a file in the `file` field', 'file');
+    return { ...input, body: new Uint8Array(await file.arrayBuffer()), contentType: file.type || 'application/octet-stream' };
+  },
+
+  buildCall(input: PassthroughInput): UpstreamCall {
+    const base = (input.target.customHost ?? DEEPGRAM_API_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
+    const headers: Record<string, string> = { ...input.forwardHeaders, 'content-type': input.contentType, accept: 'application/json' };
+    if (input.target.apiKey) headers.authorization = `Token ${input.target.apiKey}`;
+    return { url: `${base}/v1/listen?${deepgramQuery(input.fields ?? {}).toString()}`, headers, body: input.body };
+  },
+
+  translateAnswer(answer: PassthroughAnswer) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(answer.body).toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    return toOpenAITranscription(parsed, answer.fields);
+  },
+};
