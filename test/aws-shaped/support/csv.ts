@@ -7,17 +7,29 @@ export function parseCsv(text: string): string[][] {
   let row: string[] = [];
   let field = '';
   let quoted = false;
+  const endField = () => {
+    row.push(field);
+    field = '';
+  };
   for (let index = 0; index < text.length; index++) {
     const char = text[index];
     if (quoted) {
-      if (char === '"' && text[index + 1] === '"') (field += '"'), index++;
-      else if (char === '"') quoted = false;
+      if (char === '"' && text[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else if (char === '"') quoted = false;
       else field += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') row.push(field), (field = '');
-    else if (char === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else if (char !== '\r') field += char;
+    else if (char === ',') endField();
+    else if (char === '\n') {
+      endField();
+      rows.push(row);
+      row = [];
+    } else if (char !== '\r') field += char;
   }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
+  if (field !== '' || row.length > 0) {
+    endField();
+    rows.push(row);
+  }
   return rows;
 }
