@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { compactRequestLogsFromSettings } from '../../shared/observability/engine/aws/compaction-from-settings.js';
-import { logger } from '../../shared/observability/logger.js';
+import { logger, withInvocationLogger } from '../../shared/observability/logger.js';
 import { labelHandler } from '../../shared/store/recording/aws-operation-recorder.js';
 
 /** Time kept back from the function's timeout to stop a running UNLOAD and return. */
@@ -13,7 +13,7 @@ const STOP_MARGIN_MS = 60_000;
  * compact): rewrites each finished day of request logs and spans that is not compacted yet into the compacted
  * tables and deletes the raw files it replaced (shared/observability/engine/aws/compaction.ts). Idempotent.
  */
-export const handler = labelHandler('compact-request-logs', middy<ScheduledEvent>()
+export const handler = labelHandler('compact-request-logs', withInvocationLogger(middy<ScheduledEvent>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event: ScheduledEvent, context: Context) => {
     // The schedule's time, not the clock: a retried delivery compacts the same days as the first.
@@ -22,4 +22,4 @@ export const handler = labelHandler('compact-request-logs', middy<ScheduledEvent
     const compacted = days.filter((day) => day.outcome === 'compacted');
     logger.info('compact-request-logs finished', { days });
     return { compacted: compacted.length, rows: compacted.reduce((sum, day) => sum + (day.rows ?? 0), 0), days };
-  }));
+  })));

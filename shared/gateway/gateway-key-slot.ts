@@ -1,4 +1,5 @@
 import { isGatewayKeyShaped } from '../auth/api-key-secrets.js';
+import { credentialFieldsOf, type JsonPath } from './config/credential-fields.js';
 
 /** Answers whether a value is a key gw issued, in any workspace (ApiKeyAuthenticator.isIssuedKey: a lookup by hash). */
 export interface IssuedKeyCheck {
@@ -39,4 +40,31 @@ function credentialIn(name: string, raw: string | undefined): string | undefined
   if (raw === undefined) return undefined;
   const value = name === 'authorization' ? /^Bearer\s+(\S+)\s*$/i.exec(raw)?.[1] : raw.trim();
   return value ? value : undefined;
+}
+
+/**
+ * The same rule for the credentials a config carries (`api_key`, AWS keys, a service account, at any depth of the
+ * target tree): a gw key there is dropped before any target is built from it, as if the field were absent, so the
+ * target falls back to what it inherits (the request's provider key, itself already cleared of gw keys). Stored
+ * resources refuse such a value at creation (control-plane/gateway-key-credential.ts); an inline `x-gw-config` is
+ * never stored, so it is filtered here, on every request; so is anything stored before that refusal existed.
+ * Returns the config itself when it holds no gw key (saved configs are cached and shared: never changed in place).
+ */
+export async function withoutGatewayKeyCredentials<T>(config: T, requestKey: string | undefined, issued: IssuedKeyCheck): Promise<T> {
+  const found: JsonPath[] = [];
+  for (const { path, value } of credentialFieldsOf(config)) {
+    if (value.length <= MAX_GATEWAY_KEY_LENGTH && (await isGatewayKey(value, requestKey, issued))) found.push(path);
+  }
+  if (found.length === 0) return config;
+  const copy = structuredClone(config);
+  for (const path of found) deleteAt(copy, path);
+  return copy;
+}
+
+// gw refuses longer keys outright (auth/authenticate.ts), so a longer value is no gw key: no hash, no lookup.
+const MAX_GATEWAY_KEY_LENGTH = 256;
+
+function deleteAt(root: unknown, path: JsonPath): void {
+  const parent = path.slice(0, -1).reduce<unknown>((node, part) => (node as Record<string | number, unknown>)[part], root);
+  delete (parent as Record<string | number, unknown>)[path.at(-1)!];
 }

@@ -1,11 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { merged } from '../merged.js';
 
+/** The process's own logger: what every line written outside an invocation scope goes through. */
+const processLogger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gw' });
+
+/** The logger of the invocation running on this async path (runInInvocationScope), if any. */
+const invocationLoggers = new AsyncLocalStorage<Logger>();
+// Methods handed out bound to the logger they belong to (Logger keeps its state in private fields, which a call
+// through the proxy with `this` = proxy cannot reach); kept, so a log call allocates nothing.
+const boundMethods = new WeakMap<Logger, Map<PropertyKey, unknown>>();
+
 /**
- * The process's Powertools logger. Request-scoped lines carry the trace id explicitly (see `requestLogger`)
- * rather than through appended keys, because the local runtime serves concurrent requests in one process.
+ * The Powertools logger every module imports. Inside an invocation scope it is that invocation's child logger,
+ * elsewhere the process's: Lambda context keys (`function_name`, `function_request_id`, …) and keys a handler
+ * appends then stay with the invocation that added them. Without this, the local runtime — one process serving
+ * requests while it runs the scheduled functions — wrote `function_name: gw-restore-budgets` on control-plane
+ * request lines long after the job had finished (issue #43), and concurrent invocations would swap context.
+ * Request-scoped lines carry the trace id explicitly (see `requestLogger`) rather than through appended keys.
  */
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gw' });
+export const logger: Logger = new Proxy(processLogger, {
+  get(target, property) {
+    const current = invocationLoggers.getStore() ?? target;
+    const value: unknown = Reflect.get(current, property, current);
+    if (typeof value !== 'function') return value;
+    let methods = boundMethods.get(current);
+    if (!methods) boundMethods.set(current, (methods = new Map()));
+    // A replaced method (a test's spy) is a different function: bind it anew.
+    const cached = methods.get(property) as { of: unknown; bound: unknown } | undefined;
+    if (cached?.of === value) return cached.bound;
+    const bound = (value as (...args: unknown[]) => unknown).bind(current);
+    methods.set(property, { of: value, bound });
+    return bound;
+  },
+  set(target, property, value) {
+    return Reflect.set(invocationLoggers.getStore() ?? target, property, value);
+  },
+});
+
+/**
+ * Runs one invocation (a scheduled function's run, a control-plane event) with a logger of its own: a child of
+ * the process's logger (same level, service and persistent keys), which the invocation's `addContext` and
+ * `appendKeys` change without touching any other invocation, before, after or at the same time.
+ */
+export function runInInvocationScope<R>(work: () => R): R {
+  return invocationLoggers.run(processLogger.createChild(), work);
+}
+
+/** A Lambda handler whose every invocation runs in its own logger scope; the handler's own properties are kept. */
+export function withInvocationLogger<H extends (...args: never[]) => unknown>(handler: H): H {
+  const scoped = (...args: Parameters<H>) => runInInvocationScope(() => handler(...args));
+  return Object.assign(scoped, handler) as unknown as H;
+}
 
 export interface RequestLogger {
   info(message: string, extra?: Record<string, unknown>): void;

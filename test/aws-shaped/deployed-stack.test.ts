@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildFunctions } from '../../scripts/build.js';
@@ -11,6 +11,8 @@ import { verifySigV4 } from '../fixtures/bedrock/sigv4-verifier.js';
 import { isAllowed } from '../support/iam-policy.js';
 import { checkConsoleUnderStage } from './support/console-check.js';
 import { describeRequestLogCompaction } from './support/compaction-suite.js';
+import { parseCsv } from './support/csv.js';
+import { REQUEST_COLUMNS } from '../../shared/observability/engine/columns.js';
 import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
 
 /**
@@ -271,7 +273,11 @@ describe('request logs on the AWS engine: the gateway appends through Firehose, 
   it('exports as CSV and as Parquet the same way', async () => {
     const csv = gunzipSync(await download((await exportTrace('csv')).download_urls[0])).toString('utf8').trim().split('\n');
     expect(csv).toHaveLength(1);
-    expect(csv[0]).toContain(traceId);
+    // Athena quotes nothing in TEXTFILE: the statement hands it finished CSV lines, one cell per column (issue #43).
+    const [cells] = parseCsv(csv[0]);
+    expect(cells).toHaveLength(REQUEST_COLUMNS.filter((column) => !column.partition).length);
+    expect(cells).toContain(traceId);
+    expect(cells).toContain(model);
     const parquet = await download((await exportTrace('parquet')).download_urls[0]);
     expect(parquet.subarray(0, 4).toString('latin1')).toBe('PAR1');
     // Read back with DuckDB: the one row, its columns typed.
@@ -377,5 +383,17 @@ describe('the IAM check of the harness', () => {
     expect(services('restore-budgets')).toEqual(new Set(['dynamodb']));
     // Its own calls (Athena, the data bucket) and Athena's on its behalf while an UNLOAD runs (Glue, S3).
     expect(services('compact-request-logs')).toEqual(new Set(['athena', 'glue', 's3']));
+  });
+
+  it('leaves every function\'s calls in the run\'s recordings, so scripts/check-grants.ts after this suite alone checks them', () => {
+    // Before, the bundles recorded nothing and check-grants after this suite alone checked 0 operations (issue #43).
+    const directory = resolve(process.env.GW_RECORD_AWS_OPERATIONS_DIR!);
+    const recorded = readdirSync(directory)
+      .filter((name) => name.endsWith('.jsonl'))
+      .flatMap((name) => readFileSync(join(directory, name), 'utf8').split('\n').filter(Boolean))
+      .map((line) => JSON.parse(line) as { fn?: string; service: string });
+    const services = (fn: string) => new Set(recorded.filter((operation) => operation.fn === fn).map((operation) => operation.service));
+    for (const service of ['dynamodb', 'secretsmanager', 'firehose']) expect(services('gateway').has(service), service).toBe(true);
+    for (const fn of ['gateway', 'control-plane', 'expire-api-keys', 'restore-budgets', 'compact-request-logs']) expect(services(fn).size, fn).toBeGreaterThan(0);
   });
 });

@@ -10,6 +10,7 @@ import type { SecretStore } from '../../store/secrets/secret-store.js';
 import { checkConfigGuardrails } from '../guardrails/references.js';
 import type { WorkspaceScope } from '../versioned/types.js';
 import { VersionedDocumentService } from '../versioned/versioned-service.js';
+import { configCredentialFields, refuseGatewayKeyCredentials } from '../gateway-key-credential.js';
 import type { ConfigCreate, ConfigUpdate } from './schemas.js';
 import { migratedItem, sealAndStore, secretNamesOf } from './sealing.js';
 
@@ -29,6 +30,7 @@ export class ConfigService extends VersionedDocumentService<SavedConfigRecord, S
 
   async create({ workspaceId }: WorkspaceScope, { name, config: raw }: ConfigCreate): Promise<SavedConfigRecord> {
     const config = checkConfig(raw);
+    await refuseGatewayKeyCredentials(configCredentialFields(config));
     await checkConfigGuardrails(workspaceId, config);
     const now = new Date().toISOString();
     const id = this.documents.newId();
@@ -43,6 +45,7 @@ export class ConfigService extends VersionedDocumentService<SavedConfigRecord, S
 
   async update({ workspaceId }: WorkspaceScope, id: string, changes: ConfigUpdate): Promise<SavedConfigRecord> {
     const config = checkConfig(changes.config);
+    await refuseGatewayKeyCredentials(configCredentialFields(config));
     await checkConfigGuardrails(workspaceId, config);
     const current = await this.documents.latest(workspaceId, id);
     const sealed = await sealAndStore(this.secrets(), { workspaceId, configId: id, version: current.version + 1 }, config, current);

@@ -4,6 +4,7 @@ import { configSchema } from '../../gateway/config/schema.js';
 import { buildRouteTree } from '../../gateway/config/target-tree.js';
 import { ConfigRepository } from '../../store/config-repository.js';
 import type { DeploymentConfig } from '../../store/deployment-repository.js';
+import { configCredentialFields, refuseGatewayKeyCredentials } from '../gateway-key-credential.js';
 
 /** A deployment body's config → what is stored; inline configs pass the gateway's own checks, saved ones must exist. */
 export async function checkedDeploymentConfig(raw: Record<string, unknown>, configWorkspaceId: string, configs = new ConfigRepository()): Promise<DeploymentConfig> {
@@ -20,6 +21,7 @@ export async function checkedDeploymentConfig(raw: Record<string, unknown>, conf
   if (!parsed.success) throw configErrorFromZod(parsed.error, raw);
   // The semantic checks the gateway runs on x-gw-config (strategies, target names, custom hosts).
   buildRouteTree(parsed.data, { azure: {}, vertex: {}, aws: {}, overrideParams: {} });
+  await refuseGatewayKeyCredentials(configCredentialFields(parsed.data));
   return { kind: 'inline', inline: raw };
 }
 

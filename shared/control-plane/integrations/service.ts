@@ -17,6 +17,7 @@ import { findByIdOrSlug, findVisibleRecord, notFoundByIdOrSlug, visibleToCaller 
 import { slugOf, withSlugConflict } from '../resource/slugs.js';
 import { canonicalProvider, checkedCustomHost } from '../virtual-keys/virtual-key-rules.js';
 import { visibleWorkspaceIds } from '../workspaces/access.js';
+import { refuseGatewayKeyCredentials } from '../gateway-key-credential.js';
 import type { IntegrationCreate, IntegrationUpdate, IntegrationView } from './schemas.js';
 import { hasTags, readTagFilter } from './tags.js';
 
@@ -31,6 +32,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
   ) {}
 
   async create({ principal }: ResourceScope, body: IntegrationCreate): Promise<IntegrationRecord> {
+    await refuseGatewayKeyCredentials([{ param: 'credential', value: body.credential }]);
     const now = new Date().toISOString();
     const record: IntegrationRecord = {
       id: randomUUID(),
@@ -73,6 +75,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
 
   async update(at: ResourceScope, idOrSlug: string, body: IntegrationUpdate): Promise<IntegrationRecord> {
     const { principal } = at;
+    await refuseGatewayKeyCredentials([{ param: 'credential', value: body.credential }]);
     const current = await this.get(at, idOrSlug);
     const next: IntegrationRecord = {
       ...current,

@@ -14,6 +14,7 @@ import { toPage, type Page, type PageRequest } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { withSlugConflict } from '../resource/slugs.js';
 import type { McpServerAuth, McpServerCreate, McpServerMetadataView, McpServerUpdate, McpServerView } from './schemas.js';
+import { refuseGatewayKeyCredentials, type StoredCredentialField } from '../gateway-key-credential.js';
 
 /**
  * MCP servers: the record (with the cached handshake) in DynamoDB, the credential in the SecretStore. A create or
@@ -29,6 +30,7 @@ export class McpServerService implements CrudService<McpServerRecord, McpServerC
     const organisationId = principal.organisationId;
     const url = checkedMcpServerUrl(body.url);
     const auth = body.auth ?? { type: 'none' };
+    await refuseGatewayKeyCredentials(authCredentialFields(auth));
     const now = new Date().toISOString();
     const record: McpServerRecord = {
       id: randomUUID(),
@@ -65,6 +67,7 @@ export class McpServerService implements CrudService<McpServerRecord, McpServerC
   }
 
   async update({ workspaceId }: ResourceScope, idOrSlug: string, body: McpServerUpdate): Promise<McpServerRecord> {
+    if (body.auth) await refuseGatewayKeyCredentials(authCredentialFields(body.auth));
     const current = await this.existing(workspaceId, idOrSlug);
     const record: McpServerRecord = {
       ...current,
@@ -140,6 +143,13 @@ export class McpServerService implements CrudService<McpServerRecord, McpServerC
 
 function authFields(auth: McpServerAuth): Pick<McpServerRecord, 'auth_type' | 'auth_header_name'> {
   return auth.type === 'header' ? { auth_type: 'header', auth_header_name: auth.name.toLowerCase() } : { auth_type: auth.type };
+}
+
+/** The credential an auth block would store, named as in the body. */
+function authCredentialFields(auth: McpServerAuth): StoredCredentialField[] {
+  if (auth.type === 'bearer') return [{ param: 'auth.token', value: auth.token }];
+  if (auth.type === 'header') return [{ param: 'auth.value', value: auth.value }];
+  return [];
 }
 
 function secretOf(auth: McpServerAuth): McpServerSecret | undefined {

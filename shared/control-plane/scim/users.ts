@@ -68,7 +68,7 @@ export class ScimUsers {
 
   private async adopt(call: ScimCall, user: UserRecord, fields: ScimUserFields): Promise<NeutralResponse> {
     if (!fields.active) throw notScimManaged();
-    await this.claim(user.organisation_id, fields.userName, user.id);
+    await this.claim(user.organisation_id, fields.userName, user.id, false);
     const saved = await this.save(call, { user }, fields);
     return { ...saved, status: 201, headers: { ...saved.headers, location: `/v1/scim/v2/Users/${user.id}` } };
   }
@@ -124,7 +124,8 @@ export class ScimUsers {
     if (wasActive && !fields.active && record?.origin !== 'scim') throw notScimManaged();
     const previousUserName = record?.user_name ?? user.email;
     if (previousUserName.toLowerCase() !== fields.userName.toLowerCase()) {
-      await this.claim(organisationId, fields.userName, user.id);
+      // A confined key gets its one answer here too: a rename is a claim like a create's (unavailableToConfinedKey).
+      await this.claim(organisationId, fields.userName, user.id, call.confinedTo !== undefined);
       await this.scim.releaseUserName(organisationId, previousUserName, user.id);
     }
     const now = new Date().toISOString();
@@ -139,7 +140,8 @@ export class ScimUsers {
     return scimResponse(200, userResource(updated, next, await this.groupsOf(call, updated)));
   }
 
-  private async claim(organisationId: string, userName: string, userId: string, confined = false): Promise<void> {
+  /** `confined`: the caller is a workspace-confined key, whose every collision gets one answer, wherever the holder is. */
+  private async claim(organisationId: string, userName: string, userId: string, confined: boolean): Promise<void> {
     try {
       await this.scim.claimUserName(organisationId, userName, userId);
     } catch (error) {

@@ -9,6 +9,7 @@ import { notFound } from '../authorization.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { toPage } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
+import { refuseGatewayKeyCredentials, type StoredCredentialField } from '../gateway-key-credential.js';
 import type { VirtualKeyCreate, VirtualKeyUpdate, VirtualKeyView } from './schemas.js';
 import { SECRET_FIELD_NAMES, storedSecretFields } from './virtual-key-rules.js';
 import { secretChanged, stateAfterUpdate, stateFromCreate, updateTouchesSecret } from './virtual-key-state.js';
@@ -26,6 +27,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
   async create({ principal, workspaceId }: ResourceScope, body: VirtualKeyCreate): Promise<VirtualKeyRecord> {
     const organisationId = principal.organisationId;
     const state = stateFromCreate(body);
+    await refuseGatewayKeyCredentials(secretFieldsOf(body));
     const now = new Date().toISOString();
     const record: VirtualKeyRecord = {
       id: randomUUID(),
@@ -59,6 +61,7 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
   }
 
   async update({ workspaceId }: ResourceScope, virtualKeyId: string, body: VirtualKeyUpdate): Promise<VirtualKeyRecord> {
+    await refuseGatewayKeyCredentials(secretFieldsOf(body));
     const current = await this.existing(workspaceId, virtualKeyId);
     const currentSecret = updateTouchesSecret(body) ? ((await readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId)) ?? {}) : undefined;
     const state = stateAfterUpdate(current, currentSecret, body);
@@ -110,6 +113,16 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
   }
 }
 
+/** The secrets a create or update body would store, named as in the body (a gw key is refused in each). */
+function secretFieldsOf(body: VirtualKeyCreate | VirtualKeyUpdate): StoredCredentialField[] {
+  return [
+    { param: 'credential', value: body.credential },
+    { param: 'aws.access_key_id', value: body.aws?.access_key_id },
+    { param: 'aws.secret_access_key', value: body.aws?.secret_access_key },
+    { param: 'aws.session_token', value: body.aws?.session_token },
+    { param: 'vertex.service_account_json', value: body.vertex?.service_account_json },
+  ];
+}
 
 export function toView(record: VirtualKeyRecord): VirtualKeyView {
   const view: VirtualKeyView = {

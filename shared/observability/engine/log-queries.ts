@@ -1,4 +1,5 @@
 import { REQUEST_COLUMNS, SPAN_COLUMNS } from './columns.js';
+import { formulaSafe, trinoCsvLine } from './csv-cells.js';
 import {
   col,
   join,
@@ -192,22 +193,16 @@ export function traceSummaries(dialect: SqlDialect, query: LogQuery, rows: numbe
 export function exportRequests(dialect: SqlDialect, query: LogQuery, options: { omitColumns?: readonly string[]; neutraliseFormulas?: boolean } = {}): SqlStatement {
   // Exported rows never pass through gw: a column a caller may not see is left out here, in the statement.
   const omitted = new Set(options.omitColumns ?? []);
+  const exported = REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name));
+  // A CSV: Athena's UNLOAD quotes nothing, so its rows are finished CSV lines already (csv-cells.ts); DuckDB's COPY
+  // quotes itself, and only needs the formula-safe text cells.
+  if (options.neutraliseFormulas && dialect === 'trino') return statement(sql`SELECT ${trinoCsvLine(exported)} AS csv_line FROM ${requestRows(dialect, query)}`);
   const columns = join(
-    REQUEST_COLUMNS.filter((definition) => !definition.partition && !omitted.has(definition.name)).map((definition) =>
-      options.neutraliseFormulas && definition.type === 'string' ? formulaSafe(definition.name) : col('requests', definition.name),
-    ),
+    exported.map((definition) => {
+      const value = col('requests', definition.name);
+      return options.neutraliseFormulas && definition.type === 'string' ? sql`${formulaSafe(value)} AS ${value}` : value;
+    }),
     ', ',
   );
   return statement(sql`SELECT ${columns} FROM ${requestRows(dialect, query)}`);
-}
-
-/**
- * A text column of a CSV export, safe to open in a spreadsheet (OWASP, "CSV Injection"): a cell that begins with
- * `=`, `+`, `-`, `@`, a tab or a carriage return is what spreadsheets run as a formula (`=cmd|' /C calc'!A0`), and
- * model names, metadata and error texts are whatever a `completions:write` caller sent, so such a cell gets a
- * leading `'`, which spreadsheets show as text. Both dialects (DuckDB, Trino) have `substr`, `chr` and `||`.
- */
-function formulaSafe(name: string): Fragment {
-  const value = col('requests', name);
-  return sql`CASE WHEN substr(${value}, 1, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) THEN '''' || ${value} ELSE ${value} END AS ${value}`;
 }

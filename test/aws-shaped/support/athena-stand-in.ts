@@ -107,8 +107,16 @@ function splitS3Url(url: string): { bucket: string; key: string } {
 const COPY_OPTIONS: Record<Unload['format'], (unload: Unload) => string> = {
   JSON: (unload) => `FORMAT JSON${unload.compression === 'GZIP' ? ', COMPRESSION GZIP' : ''}`,
   PARQUET: (unload) => `FORMAT PARQUET, COMPRESSION ${unload.compression ?? 'SNAPPY'}`,
-  TEXTFILE: (unload) => `FORMAT CSV, HEADER false, DELIMITER '${unload.fieldDelimiter ?? ','}'${unload.compression === 'GZIP' ? ', COMPRESSION GZIP' : ''}`,
+  TEXTFILE: (unload) => textfileCopyOptions(unload.fieldDelimiter ?? ',', unload.compression),
 };
+
+/**
+ * TEXTFILE as Athena's UNLOAD writes it (Hive's LazySimpleSerDe): values joined by the delimiter, nothing quoted or
+ * escaped, NULL as `\N`; DuckDB's CSV writer would quote what Athena does not (and hid issue #43's unquoted export).
+ */
+export function textfileCopyOptions(delimiter: string, compression?: string): string {
+  return `FORMAT CSV, HEADER false, DELIMITER '${delimiter}', QUOTE '', ESCAPE '', NULLSTR '\\N'${compression === 'GZIP' ? ', COMPRESSION GZIP' : ''}`;
+}
 
 export function athenaStandIn(options: AthenaStandInOptions): AthenaStandIn {
   const { region, account, authorize } = options;

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Template as AssertionsTemplate } from 'aws-cdk-lib/assertions';
 import { ensureTables } from '../../../infra/local/embedded-store.js';
 import { parseSettings } from '../../../shared/settings.js';
@@ -132,6 +132,12 @@ export interface DeployedStack {
   close(): Promise<void>;
 }
 
+/** Where this test run records AWS operations (vitest.config.ts sets it; unset, nothing is recorded). */
+function recordingEnv(): Record<string, string> {
+  const directory = process.env.GW_RECORD_AWS_OPERATIONS_DIR;
+  return directory ? { GW_RECORD_AWS_OPERATIONS_DIR: resolve(directory) } : {};
+}
+
 export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
   const { stack, template } = synthGwStack();
   const json = template.toJSON() as Template;
@@ -209,6 +215,10 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         GW_HARNESS_TIMEOUT_MS: String(properties.Timeout * 1000),
+        // The bundles record the AWS operations they issue, each under its function (labelHandler), where the test
+        // run's recordings go: scripts/check-grants.ts after this suite alone then checks every call the functions
+        // made here, not 0 (issue #43). Absolute, since each sandbox runs in its own directory.
+        ...recordingEnv(),
       };
       lambdas.set(name, await LambdaProcess.start(name, bundleDir, env));
     }),

@@ -18,6 +18,8 @@ const TRANSLATIONS: ReadonlyArray<[RegExp, string]> = [
   // The compaction's workspace bucket (sql.ts workspaceBucketSql): the low bits of the 8th byte of the id's MD5,
   // which DuckDB's md5 gives as hex (characters 15–16).
   // The compaction's cutoff and the reads' raw branch (compaction-sql.ts, compaction-markers.ts): an ISO 8601 instant.
+  // A CSV export's metadata cell (engine/csv-cells.ts): the map as JSON text.
+  [/\bjson_format\(CAST\((\w+) AS JSON\)\)/g, 'CAST(CAST($1 AS JSON) AS VARCHAR)'],
   [/\bfrom_iso8601_timestamp\((\?|'[^']*')\)/g, 'CAST($1 AS TIMESTAMPTZ)'],
   // A request's end in epoch ms (the reconciliation's admission time, enforcement/reconcile-limits.ts).
   [/\bto_unixtime\((\w+)\) \* 1000\b/g, 'epoch_ms($1)'],
