@@ -69,7 +69,11 @@ export class ResponseCache {
         await this.index.insert(scope(), key, embedding, this.store.expiryFor(maxAge));
       });
 
-    if (context.options.cacheForceRefresh) return { status: 'REFRESH', store: writer() };
+    if (context.options.cacheForceRefresh) {
+      // This process stops answering the old entry at once; others within their memory TTL (docs/cache.md).
+      this.store.forget(workspaceId, key);
+      return { status: 'REFRESH', store: writer() };
+    }
     try {
       const exact = await this.store.get(workspaceId, key);
       if (exact) return { status: 'HIT', hit: JSON.parse(exact) as Record<string, unknown> };
