@@ -22,6 +22,16 @@ interface Held {
   heldUntil: number;
 }
 
+/** A store read of one entry, from `readStarted` to `readEnded`. */
+export interface ReadMark {
+  workspaceId: string;
+  key: string;
+  version: number;
+}
+
+/** Workspace ids never contain the separator (a UUID or slug), so the pair is unambiguous. */
+const readId = (workspaceId: string, key: string) => `${workspaceId}\u0000${key}`;
+
 /** One workspace's entries in least-recently-used-first order (a Map keeps insertion order). */
 interface WorkspaceEntries {
   entries: Map<string, Held>;
@@ -40,11 +50,11 @@ export class HotEntries {
   private readonly workspaces = new Map<string, WorkspaceEntries>();
   private totalBytes = 0;
   /**
-   * Bumped by every write and forget: a store read that began before one of them may have read an older value,
-   * so it is not kept (`rememberRead`). One counter for all keys is simpler than one per key and costs at most an
-   * extra read.
+   * Store reads in flight, per workspace and key, with a version bumped by every write and forget of that key: a
+   * read that began before one of them may have read an older value, so it is not kept (`readEnded`). Per key, so
+   * a busy cache's writes of other entries never keep a hot entry out of memory; an item lives while its reads run.
    */
-  private writes = 0;
+  private readonly reads = new Map<string, { running: number; version: number }>();
   private readonly now: () => number;
 
   constructor(private readonly options: HotEntriesOptions) {
@@ -68,26 +78,36 @@ export class HotEntries {
     return held.body;
   }
 
-  /** A mark to pass to `rememberRead` for a store read that starts now. */
-  readStarted(): number {
-    return this.writes;
+  /** Notes a store read of the entry that starts now; `readEnded` must follow it, whatever the read gave. */
+  readStarted(workspaceId: string, key: string): ReadMark {
+    const id = readId(workspaceId, key);
+    const read = this.reads.get(id) ?? { running: 0, version: 0 };
+    read.running++;
+    this.reads.set(id, read);
+    return { workspaceId, key, version: read.version };
   }
 
-  /** Keeps what a store read returned, unless a write or forget happened since it started (`readStarted`). */
-  rememberRead(mark: number, workspaceId: string, key: string, body: string, expiresAt: number): void {
-    if (mark !== this.writes) return;
-    this.keep(workspaceId, key, body, expiresAt);
+  /**
+   * Ends a read begun with `readStarted`, keeping what it found unless the entry was written or forgotten since it
+   * started (that read may hold an older value). `found` is undefined when the store had no live entry.
+   */
+  readEnded(mark: ReadMark, found?: { body: string; expiresAt: number }): void {
+    const id = readId(mark.workspaceId, mark.key);
+    const read = this.reads.get(id);
+    if (!read) return;
+    if (--read.running === 0) this.reads.delete(id);
+    if (found && read.version === mark.version) this.keep(mark.workspaceId, mark.key, found.body, found.expiresAt);
   }
 
   /** Keeps what this process just wrote to the store (it replaces anything held for the key). */
   rememberWrite(workspaceId: string, key: string, body: string, expiresAt: number): void {
-    this.writes++;
+    this.changed(workspaceId, key);
     this.keep(workspaceId, key, body, expiresAt);
   }
 
   /** Drops the entry (a forced refresh is about to replace it). */
   forget(workspaceId: string, key: string): void {
-    this.writes++;
+    this.changed(workspaceId, key);
     const workspace = this.workspaces.get(workspaceId);
     const held = workspace?.entries.get(key);
     if (workspace && held) this.drop(workspaceId, workspace, key, held);
@@ -101,6 +121,12 @@ export class HotEntries {
   /** Estimated bytes one workspace holds. */
   bytesOf(workspaceId: string): number {
     return this.workspaces.get(workspaceId)?.bytes ?? 0;
+  }
+
+  /** Reads of the entry still running must not keep what they found. */
+  private changed(workspaceId: string, key: string): void {
+    const read = this.reads.get(readId(workspaceId, key));
+    if (read) read.version++;
   }
 
   private keep(workspaceId: string, key: string, body: string, expiresAt: number): void {

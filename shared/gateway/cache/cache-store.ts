@@ -45,10 +45,16 @@ export class ResponseCacheStore {
   async get(workspaceId: string, key: string): Promise<string | undefined> {
     const held = this.memory.get(workspaceId, key);
     if (held !== undefined) return held;
-    const mark = this.memory.readStarted();
-    const item = await this.read(workspaceId, key);
-    if (item) this.memory.rememberRead(mark, workspaceId, key, item.body, item.expires_at);
-    return item?.body;
+    const mark = this.memory.readStarted(workspaceId, key);
+    let found: { body: string; expiresAt: number } | undefined;
+    try {
+      const item = await this.read(workspaceId, key);
+      if (item) found = { body: item.body, expiresAt: item.expires_at };
+      return item?.body;
+    } finally {
+      // A failed read ends too, so the memory's record of reads in flight never grows.
+      this.memory.readEnded(mark, found);
+    }
   }
 
   /** The entry with its vector, always read: the semantic cache checks a candidate's exact similarity with it. */

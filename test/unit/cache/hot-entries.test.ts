@@ -47,7 +47,7 @@ describe('hot response-cache entries in memory (shared/cache/hot-entries.ts)', (
   it('TTL: an entry that lives longer is held only for the memory TTL, so another process\'s change is seen within it', () => {
     const clock = clockAt(1_000_000);
     const memory = new HotEntries({ maxBytes: () => 1024 * KIB, ttlMs: () => 30_000, now: clock.read });
-    memory.rememberRead(memory.readStarted(), 'ws', 'k', 'v', clock.now + 3_600_000);
+    memory.readEnded(memory.readStarted('ws', 'k'), { body: 'v', expiresAt: clock.now + 3_600_000 });
     clock.now += 29_999;
     expect(memory.get('ws', 'k')).toBe('v');
     clock.now += 1;
@@ -65,16 +65,26 @@ describe('hot response-cache entries in memory (shared/cache/hot-entries.ts)', (
 
   it('a read that began before a forced refresh (forget) or a write is not kept: an older value cannot come back', () => {
     const memory = new HotEntries({ maxBytes: () => 1024 * KIB, ttlMs: () => 60_000 });
-    const beforeForget = memory.readStarted();
+    const old = { body: 'old', expiresAt: Date.now() + 60_000 };
+    const beforeForget = memory.readStarted('ws', 'k');
     memory.forget('ws', 'k');
-    memory.rememberRead(beforeForget, 'ws', 'k', 'old', Date.now() + 60_000);
+    memory.readEnded(beforeForget, old);
     expect(memory.get('ws', 'k')).toBeUndefined();
-    const beforeWrite = memory.readStarted();
+    const beforeWrite = memory.readStarted('ws', 'k');
     memory.rememberWrite('ws', 'k', 'new', Date.now() + 60_000);
-    memory.rememberRead(beforeWrite, 'ws', 'k', 'old', Date.now() + 60_000);
+    memory.readEnded(beforeWrite, old);
     expect(memory.get('ws', 'k')).toBe('new');
     memory.forget('ws', 'k');
     expect(memory.get('ws', 'k')).toBeUndefined();
+  });
+
+  it('a write of another entry during a read does not keep the read out of memory (a busy cache\'s hot entry is still held)', () => {
+    const memory = new HotEntries({ maxBytes: () => 1024 * KIB, ttlMs: () => 60_000 });
+    const read = memory.readStarted('ws', 'hot');
+    memory.rememberWrite('ws', 'other', 'a miss written meanwhile', Date.now() + 60_000);
+    memory.forget('ws-2', 'hot');
+    memory.readEnded(read, { body: 'hot answer', expiresAt: Date.now() + 60_000 });
+    expect(memory.get('ws', 'hot')).toBe('hot answer');
   });
 
   it('a memory TTL or bound of 0 keeps nothing', () => {
