@@ -25,6 +25,7 @@ import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './p
 import { renderMarkdown } from './report/markdown.js';
 import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, PortkeyRun, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
 import { evaluateIssue23, evaluateIssue34, evaluateTargets } from './report/targets.js';
+import { evaluateIssue48 } from './report/issue48.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
 /**
@@ -360,7 +361,7 @@ async function main(): Promise<number> {
     notes: [...(measuredNode.note ? [measuredNode.note] : []), ...standingNotes(collected, loadStart)],
   };
   if (profileDir) base.profile = profileSummary(profileDir, collected.measuringFromMicros, base.notes);
-  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base), issue34: evaluateIssue34(base) };
+  const results: BenchResults = { ...base, targets: evaluateTargets(base), issue23: evaluateIssue23(base), issue34: evaluateIssue34(base), issue48: evaluateIssue48(base) };
   const markdown = renderMarkdown(results);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);

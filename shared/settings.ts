@@ -104,6 +104,11 @@ const SETTING_READERS = {
   // How long saved configs, guardrails (with a workspace's default guardrails) and deployments are kept, latest
   // versions only (a pinned @version stays 10 min): an update is in force everywhere within this time.
   GW_CONFIG_CACHE_TTL_MS: integer(30_000, { min: 0, max: 300_000 }),
+  // Simple-cache entries this process read or wrote are answered from memory for this long (never past the entry's
+  // own expiry), so a hot entry costs no store read; 0 turns it off (docs/cache.md, "Hot entries in memory").
+  GW_CACHE_MEMORY_TTL_MS: integer(30_000, { min: 0, max: 300_000 }),
+  // The bound of that memory (estimated bytes, all workspaces; one workspace gets at most a quarter).
+  GW_CACHE_MEMORY_MAX_BYTES: integer(16 * 1024 * 1024, { min: 0, max: 1024 * 1024 * 1024 }),
 
   // Enforcement (docs/policies-enforcement.md). How long a Lambda keeps a workspace's policies and budget in
   // memory: a policy change is in force everywhere within this time (a refusal is always re-checked first).

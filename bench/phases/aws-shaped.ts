@@ -83,7 +83,7 @@ function awsScenarios(): AwsScenario[] {
  * and is answered before that request's first byte would be counted as its round trip; the expiry case has a row
  * of its own, on a second gw whose caches expire after `plan.cacheTtlMs`.
  */
-const WARM_CACHE_TTLS = { GW_AUTH_CACHE_TTL_MS: '300000', GW_POLICY_CACHE_TTL_MS: '300000', GW_CONFIG_CACHE_TTL_MS: '300000', GW_VIRTUAL_KEY_CACHE_TTL_MS: '60000' };
+const WARM_CACHE_TTLS = { GW_AUTH_CACHE_TTL_MS: '300000', GW_POLICY_CACHE_TTL_MS: '300000', GW_CONFIG_CACHE_TTL_MS: '300000', GW_VIRTUAL_KEY_CACHE_TTL_MS: '60000', GW_CACHE_MEMORY_TTL_MS: '300000' };
 
 /** Starts the store, the proxy and two gws of its own in turn (warm rows, then the expiry row); measures; stops them all whatever happens. */
 export async function measureAwsShaped(deps: AwsShapedDeps): Promise<AwsShapedResult | undefined> {

@@ -13,7 +13,7 @@ export async function compileGwForProfiling(registry: ChildRegistry, root: strin
   const outfile = join(outDir, 'gw-local.mjs');
   const script = `
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 // gw's version as the deploy bundles have it (infra/cdk/bundle-options.ts): shared/version.ts would otherwise read
 // package.json relative to the bundle, which lives deeper than the source.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -21,6 +21,10 @@ const common = { bundle: true, packages: 'external', platform: 'node', format: '
 await build({ ...common, entryPoints: ['infra/local/main.ts'], outfile: process.env.BENCH_OUTFILE });
 // The embedded store's own process, forked by the bundle from beside it (infra/local/store/child-store.ts).
 await build({ ...common, entryPoints: ['infra/local/store-process.ts'], outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'store-process.mjs') });
+// The request-log DuckDB worker (shared/observability/engine/duckdb/engine.ts), started from beside the bundle too:
+// its plain-JavaScript entry as it is, and the worker module compiled to the worker.js the entry imports.
+copyFileSync('shared/observability/engine/duckdb/worker-entry.mjs', process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'worker-entry.mjs'));
+await build({ ...common, entryPoints: ['shared/observability/engine/duckdb/worker.ts'], outfile: process.env.BENCH_OUTFILE.replace(/[^/]+$/, 'worker.js') });
 `;
   const { exit, stderr } = await registry.run(
     { name: 'compile gw for profiling', runtime: 'harness', nodeArgs: ['--input-type=module', '--eval', script], cwd: root, env: childEnvironment({ BENCH_OUTFILE: outfile }) },

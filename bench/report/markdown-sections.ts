@@ -133,6 +133,11 @@ export function issue34Section(results: BenchResults): string[] {
   return goalsSection('Issue #34 goals (fast upstream, logs on)', results.issue34 ?? []);
 }
 
+/** Issue #48's goals: CPU, latency over the minimal proxy, throughput against Portkey, the AWS-shaped rows. */
+export function issue48Section(results: BenchResults): string[] {
+  return goalsSection('Issue #48 goals (Node 24, one run, beside Portkey and the minimal proxy)', results.issue48 ?? []);
+}
+
 function goalsSection(title: string, rows: GoalRow[]): string[] {
   if (rows.length === 0) return [];
   return [

@@ -1,6 +1,6 @@
 import type { LoadResult } from '../measure/load.js';
 import { PHASES } from '../options.js';
-import { awsShapedSection, issue23Section, issue34Section, semanticScaleSection, soakSection, table } from './markdown-sections.js';
+import { awsShapedSection, issue23Section, issue34Section, issue48Section, semanticScaleSection, soakSection, table } from './markdown-sections.js';
 import type { BenchResults, FeatureRow } from './results.js';
 
 const ms = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(3));
@@ -203,7 +203,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push(...table(['target', 'measured', ''], results.targets.map((row) => [row.target, row.measured, row.status === 'met' ? 'met' : row.status === 'missed' ? '**missed**' : 'n/a'])), '');
   }
 
-  lines.push(...issue23Section(results), ...issue34Section(results));
+  lines.push(...issue23Section(results), ...issue34Section(results), ...issue48Section(results));
 
   if (results.profile) {
     lines.push(`## gw CPU profile (${results.profile.window ?? 'whole process life'})`, '');

@@ -219,6 +219,8 @@ export interface BenchResults {
   issue23: GoalRow[];
   /** Issue #34's CPU goals (absent in older results). */
   issue34?: GoalRow[];
+  /** Issue #48's goals (absent in older results). */
+  issue48?: GoalRow[];
   errors: string[];
   notes: string[];
 }

@@ -123,7 +123,15 @@ export async function attemptLeaf(
 
 function servedFromCache(provider: string, model: string, cache: CacheDecision, stream: boolean, includeUsage: boolean): AttemptSuccess {
   const hit = cache.hit!;
-  if (!stream) return { provider, model, headers: {}, contentType: 'application/json', body: JSON.stringify(hit), cacheStatus: cache.status };
+  if (!stream) {
+    // The stored text is the answer's JSON as it was stored (JSON.stringify of it), so it goes out as it is instead of
+    // being made again from the parsed value; and the after-path redacts the log body from that value instead of
+    // parsing the text a second time (issue #48: two JSON passes over the answer per hit).
+    if (cache.hitText === undefined) return { provider, model, headers: {}, contentType: 'application/json', body: JSON.stringify(hit), cacheStatus: cache.status };
+    const bytes = Buffer.from(cache.hitText);
+    rememberParsedAnswer(bytes, hit);
+    return { provider, model, headers: {}, contentType: 'application/json', body: bytes, cacheStatus: cache.status };
+  }
   async function* replay(): AsyncGenerator<Uint8Array> {
     yield* replayAsSse(hit, includeUsage);
   }

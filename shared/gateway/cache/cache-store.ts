@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { HotEntries } from '../../cache/hot-entries.js';
 import { settings } from '../../settings.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { CACHE_TABLE, tableName } from '../../store/table-definitions.js';
@@ -28,24 +29,51 @@ export interface StoredEntry {
 export class ResponseCacheStore {
   private readonly client = dynamoDocumentClient();
   private readonly table = tableName(settings(), CACHE_TABLE);
+  /** Hot entries answer from memory, without a store read (shared/cache/hot-entries.ts). */
+  private readonly memory: HotEntries;
 
-  constructor(private readonly now: Clock = Date.now) {}
+  constructor(private readonly now: Clock = Date.now, memory?: HotEntries) {
+    this.memory = memory ?? new HotEntries({ maxBytes: () => settings().GW_CACHE_MEMORY_MAX_BYTES, ttlMs: () => settings().GW_CACHE_MEMORY_TTL_MS, now });
+  }
 
   /** The expiry an entry written now with `maxAgeSeconds` gets (its vector shares it). */
   expiryFor(maxAgeSeconds: number): number {
     return this.now() + maxAgeSeconds * 1000;
   }
 
+  /** The entry's body: from memory while this process holds it, else read (and then held). */
   async get(workspaceId: string, key: string): Promise<string | undefined> {
-    return (await this.getEntry(workspaceId, key))?.body;
+    const held = this.memory.get(workspaceId, key);
+    if (held !== undefined) return held;
+    const mark = this.memory.readStarted(workspaceId, key);
+    let found: { body: string; expiresAt: number } | undefined;
+    try {
+      const item = await this.read(workspaceId, key);
+      if (item) found = { body: item.body, expiresAt: item.expires_at };
+      return item?.body;
+    } finally {
+      // A failed read ends too, so the memory's record of reads in flight never grows.
+      this.memory.readEnded(mark, found);
+    }
   }
 
-  /** The entry with its vector: the semantic cache checks a candidate's exact similarity with it. */
+  /** The entry with its vector, always read: the semantic cache checks a candidate's exact similarity with it. */
   async getEntry(workspaceId: string, key: string): Promise<StoredEntry | undefined> {
+    const item = await this.read(workspaceId, key);
+    if (!item) return undefined;
+    return { body: item.body, vector: item.vector instanceof Uint8Array ? item.vector : undefined };
+  }
+
+  /** Drops what memory holds for the entry (a forced refresh replaces it; other processes see that within their memory TTL). */
+  forget(workspaceId: string, key: string): void {
+    this.memory.forget(workspaceId, key);
+  }
+
+  private async read(workspaceId: string, key: string): Promise<{ body: string; expires_at: number; vector?: Uint8Array } | undefined> {
     const result = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: entryPk(workspaceId, key), sk: 'ENTRY' } }));
     const item = result.Item as { body?: string; expires_at?: number; vector?: Uint8Array } | undefined;
     if (!item?.body || (item.expires_at ?? 0) <= this.now()) return undefined;
-    return { body: item.body, vector: item.vector instanceof Uint8Array ? item.vector : undefined };
+    return { body: item.body, expires_at: item.expires_at ?? 0, vector: item.vector };
   }
 
   /**
@@ -63,6 +91,7 @@ export class ResponseCacheStore {
         Item: { pk: entryPk(workspaceId, key), sk: 'ENTRY', body, ...(vector ? { vector } : {}), created_at: this.now(), expires_at: expiresAt, ttl: Math.ceil(expiresAt / 1000) },
       }),
     );
+    this.memory.rememberWrite(workspaceId, key, body, expiresAt);
     return true;
   }
 }

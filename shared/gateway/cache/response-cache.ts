@@ -14,6 +14,8 @@ import type { VectorIndex } from './vector-index/types.js';
 export interface CacheDecision {
   status: CacheStatus;
   hit?: Record<string, unknown>;
+  /** The exact-match hit's stored JSON text (`hit` parsed from it), served as it is to a non-streamed request. */
+  hitText?: string;
   /** Stores a complete successful response (in the background; never fails the request). */
   store?: (response: Record<string, unknown>) => void;
 }
@@ -69,10 +71,14 @@ export class ResponseCache {
         await this.index.insert(scope(), key, embedding, this.store.expiryFor(maxAge));
       });
 
-    if (context.options.cacheForceRefresh) return { status: 'REFRESH', store: writer() };
+    if (context.options.cacheForceRefresh) {
+      // This process stops answering the old entry at once; others within their memory TTL (docs/cache.md).
+      this.store.forget(workspaceId, key);
+      return { status: 'REFRESH', store: writer() };
+    }
     try {
       const exact = await this.store.get(workspaceId, key);
-      if (exact) return { status: 'HIT', hit: JSON.parse(exact) as Record<string, unknown> };
+      if (exact) return { status: 'HIT', hit: JSON.parse(exact) as Record<string, unknown>, hitText: exact };
       if (!embeddingTarget) return { status: 'MISS', store: writer() };
 
       const vector = await this.embedConversation(context, embeddingTarget, body);
