@@ -17,6 +17,8 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 let opened: Promise<LogEngines> | undefined;
+/** The sink of `opened` once it has opened: the answer markers (answer-marker.ts) are written synchronously. */
+let openedSink: LogEventSink | undefined;
 let drainRegistered = false;
 
 /** Which engine holds request logs: GW_LOG_ENGINE, else `aws` inside a Lambda and `duckdb` everywhere else. */
@@ -36,11 +38,25 @@ export function logEngines(): Promise<LogEngines> {
       if (opened) await (await opened.catch(() => undefined))?.sink.flush();
     });
   }
-  opened ??= open().catch((error: unknown) => {
-    opened = undefined;
-    throw error;
-  });
+  if (!opened) {
+    const opening = open().then(
+      (engines) => {
+        if (opened === opening) openedSink = engines.sink;
+        return engines;
+      },
+      (error: unknown) => {
+        opened = undefined;
+        throw error;
+      },
+    );
+    opened = opening;
+  }
   return opened;
+}
+
+/** The sink, if the engines have opened (the local runtime opens them at start); undefined before. */
+export function loadedLogSink(): LogEventSink | undefined {
+  return openedSink;
 }
 
 /**
@@ -57,6 +73,7 @@ export async function loadLogEngineModules(): Promise<void> {
 export async function closeLogEngines(): Promise<void> {
   const current = opened;
   opened = undefined;
+  openedSink = undefined;
   const engines = await current?.catch(() => undefined);
   await engines?.sink.close();
 }

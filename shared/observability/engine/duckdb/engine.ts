@@ -83,8 +83,11 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
   // Only now, with the database open: a gw that cannot open it leaves no journal file behind.
   const sink = new JournalSink(new JournalWriter(options.journalDirectory, SEGMENT_BYTES), link, options);
   opened.sink = sink;
-  sink.lastRun = { replayed: ready.replayed, lost: ready.lost };
+  sink.lastRun = { replayed: ready.replayed, lost: ready.lost, unrecorded: ready.unrecorded };
   if (ready.replayed > 0) logger.warn(`request logs: ${ready.replayed} record(s) the last run had journaled but not written are written now (it did not stop cleanly)`);
+  if (ready.unrecorded > 0) {
+    logger.warn(`request logs: ${ready.unrecorded} record(s) from the last run were not written (it died between answering and recording); each is written now from its answer's marker, without usage, cost, bodies or metadata`);
+  }
   if (ready.lost > 0) logger.error(`request logs: ${ready.lost} record(s) of the last run were cut mid-write in the journal and are lost`);
 
   let readFailure: string | undefined;
