@@ -19,6 +19,9 @@ export interface LogSinkHealth {
   /** What the last run left in the journal: written at this start, or cut mid-write by a crash and lost. */
   /** `unrecorded`: answers whose record it never wrote (killed in between), written at this start from their markers. */
   last_run?: { replayed: number; lost: number; unrecorded: number };
+  /** Times the DuckDB worker died and was started again since start (it replays the journal), and the last one. */
+  worker_restarts?: number;
+  last_worker_restart_at?: string;
   error?: string;
 }
 
@@ -29,7 +32,7 @@ export interface JournalSinkBounds {
   memoryRecords: number;
 }
 
-/** A drop stays in the health's status this long: time for an operator's check to see it. */
+/** A drop (or a worker restart) stays in the health's status this long: time for an operator's check to see it. */
 const DROP_DEGRADES_MS = 5 * 60_000;
 const LOUD_EVERY_MS = 10_000;
 
@@ -49,13 +52,33 @@ export class JournalSink implements LogEventSink {
   private lastLoudAt = 0;
   private closed = false;
   private reportedFailing = false;
+  private restarts = 0;
+  private lastRestartAt = 0;
   lastRun: LogSinkHealth['last_run'];
 
   constructor(
     private readonly journal: JournalWriter,
-    private readonly link: WorkerLink,
+    private link: WorkerLink,
     private readonly bounds: JournalSinkBounds,
+    /** Called first at close: a worker that exits from now on is not restarted. */
+    private readonly stopRestarts: () => void = () => undefined,
   ) {}
+
+  /** The live DuckDB worker thread (diagnostics; the fault tests stop it to see it restarted). */
+  get worker(): WorkerLink['worker'] {
+    return this.link.worker;
+  }
+
+  /**
+   * The worker died and another took over (worker-supervisor.ts): it replayed the journal; the records the dead one
+   * held in memory (the journal could not take them) are lost with it and counted as dropped.
+   */
+  useRestartedWorker(link: WorkerLink, lostInMemory: number): void {
+    this.link = link;
+    this.restarts++;
+    this.lastRestartAt = Date.now();
+    if (lostInMemory > 0) this.drop(lostInMemory, 'the DuckDB worker that held them in memory died');
+  }
 
   appendRecord(record: RequestLogRecord): void {
     if (this.closed) return;
@@ -91,6 +114,7 @@ export class JournalSink implements LogEventSink {
   }
 
   async close(): Promise<void> {
+    this.stopRestarts();
     await this.flush();
     this.closed = true;
     clearTimeout(this.sendTimer);
@@ -123,14 +147,17 @@ export class JournalSink implements LogEventSink {
   health(): LogSinkHealth {
     const status = this.link.status;
     const recentDrop = this.dropped > 0 && Date.now() - this.lastDropAt < DROP_DEGRADES_MS;
+    const recentRestart = this.restarts > 0 && Date.now() - this.lastRestartAt < DROP_DEGRADES_MS;
     const error = this.link.dead?.message ?? status?.failing?.message ?? this.journalError;
     return {
-      status: this.link.dead ? 'failed' : status?.failing || this.journalError || recentDrop ? 'degraded' : 'ok',
+      status: this.link.dead ? 'failed' : status?.failing || this.journalError || recentDrop || recentRestart ? 'degraded' : 'ok',
       pending_bytes: (status?.backlogBytes ?? 0) + this.bytesSinceStatus,
       pending_in_memory: (status?.inMemory ?? 0) + this.unjournaled.length,
       dropped_records: this.dropped + (status?.droppedInMemory ?? 0),
       ...(this.lastDropAt > 0 ? { last_drop_at: new Date(this.lastDropAt).toISOString() } : {}),
       ...(this.lastRun ? { last_run: this.lastRun } : {}),
+      worker_restarts: this.restarts,
+      ...(this.lastRestartAt > 0 ? { last_worker_restart_at: new Date(this.lastRestartAt).toISOString() } : {}),
       ...(error ? { error } : {}),
     };
   }
@@ -165,6 +192,11 @@ export class JournalSink implements LogEventSink {
     clearTimeout(this.sendTimer);
     this.sendTimer = undefined;
     if (this.unjournaled.length === 0) return;
+    // A worker being restarted takes nothing: they wait here (bounded as before) for the next one.
+    if (this.link.dead) {
+      if (!this.closed) this.sendTimer = setTimeout(() => this.sendUnjournaled(), 100).unref();
+      return;
+    }
     const records = this.unjournaled;
     this.unjournaled = [];
     this.link.send({ type: 'records', records });
