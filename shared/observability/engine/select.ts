@@ -133,6 +133,18 @@ export async function logEngineHealth(): Promise<LogSinkHealth | undefined> {
 }
 
 /**
+ * Refuses with 503 `log_engine_unavailable` when the engine cannot serve now (its worker dead or restarting, its
+ * file failing): for work that would otherwise be accepted and fail later in the background (an export's job).
+ */
+export async function assertLogEngineServing(): Promise<void> {
+  const engines = await logEngines();
+  const health = await engines.health?.();
+  if (health?.status !== 'failed') return;
+  const { LogEngineUnavailableError } = await import('./duckdb/errors.js');
+  throw new LogEngineUnavailableError(`Request logs are unavailable: the log engine is failing (${health.error ?? 'unknown'}); try again later`);
+}
+
+/**
  * The folder DuckDB exports are written to: GW_LOG_EXPORT_DIR, else `exports/` of the local blob folder (so the
  * blob folder's lifecycle expires them like every other blob), else a temporary folder of this process.
  */

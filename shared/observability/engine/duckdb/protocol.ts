@@ -55,5 +55,5 @@ export interface WorkerOptions {
  * invalidated by an earlier fatal error), not a query gw got wrong: the read APIs answer them 503.
  */
 export function isEngineFailure(message: string): boolean {
-  return /^(IO Error|FATAL Error|Fatal Error|Serialization Error)|database has been invalidated|not a valid DuckDB database|Could not (read|write|set lock)|No space left|File too large/i.test(message);
+  return /^(IO Error|FATAL Error|Fatal Error|INTERNAL Error|Serialization Error)|database has been invalidated|not a valid DuckDB database|Could not (read|write|set lock)|No space left|File too large/i.test(message);
 }
