@@ -1,3 +1,4 @@
+import type { AnswerMarker } from '../observability/answer-marker.js';
 import type { GatewayContext } from './context.js';
 import { recordHead, UNANSWERED_FIELDS } from '../observability/log-record.js';
 import type { FinishedRequest } from '../observability/request-record.js';
@@ -54,6 +55,49 @@ export function finishedRequestOf(context: GatewayContext, outcome: RequestOutco
     responseTruncated: outcome.responseTruncated,
     credentials: knownRequestCredentials(context.request),
     ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), isoTime(Date.now()), context.principal),
+  };
+}
+
+/**
+ * The marker journaled just before the answer is released (issue #42): the record's head and outcome, nothing a
+ * caller wrote. Its id and head are the record's, so the full record written later supersedes it.
+ */
+export function answerMarkerOf(context: GatewayContext, outcome: RequestOutcome, latencyMs: number): AnswerMarker {
+  const answered = context.attempts.at(-1);
+  // The head goes last (eslint.config.js: properties after a spread are slow on Node 20); no key overlaps.
+  return {
+    virtual_key_id: virtualKeyOf(context),
+    endpoint: context.endpoint,
+    provider: answered?.provider ?? null,
+    model: answered?.model ?? (typeof context.body.model === 'string' ? context.body.model : null),
+    status: outcome.status,
+    latency_ms: latencyMs,
+    stream: context.body.stream === true,
+    error_code: outcome.errorCode ?? null,
+    error_type: outcome.errorType ?? null,
+    ...recordHead(context.requestId, context.traceId, context.rootSpanId ?? newSpanId(), isoTime(Date.now()), context.principal),
+  };
+}
+
+/** The marker of a request refused before its context existed (rejectedRequestOf's record, without what the caller wrote). */
+export function rejectedAnswerMarkerOf(finished: FinishedRequest): AnswerMarker {
+  return {
+    id: finished.id,
+    trace_id: finished.trace_id,
+    span_id: finished.span_id,
+    created_at: finished.created_at,
+    organisation_id: finished.organisation_id,
+    workspace_id: finished.workspace_id,
+    api_key_id: finished.api_key_id,
+    virtual_key_id: finished.virtual_key_id,
+    endpoint: finished.endpoint,
+    provider: finished.provider,
+    model: finished.model,
+    status: finished.status,
+    latency_ms: finished.latency_ms,
+    stream: finished.stream,
+    error_code: finished.error_code ?? null,
+    error_type: finished.error?.type ?? null,
   };
 }
 

@@ -8,8 +8,9 @@ import { backgroundCapacity, runInBackground } from '../observability/background
 import { requestLogger } from '../observability/logger.js';
 import { noteGatewayAuthenticationFailure } from '../audit/gateway-authentication-failures.js';
 import { BodyCapture, observedStream } from '../observability/body-capture.js';
-import { finishedRequestOf, rejectedRequestOf, type RequestOutcome } from './finished-request.js';
-import { recordFinishedRequest } from '../observability/request-record.js';
+import { answerMarkerOf, finishedRequestOf, rejectedAnswerMarkerOf, rejectedRequestOf, type RequestOutcome } from './finished-request.js';
+import { recordFinishedRequest, type FinishedRequest } from '../observability/request-record.js';
+import { noteAnswered } from '../observability/request-log.js';
 import { logRequestCompleted } from '../observability/request-line.js';
 import { newSpanId, startSpan, withSpan, type SpanHost } from '../observability/spans.js';
 import type { Endpoint } from '../providers/types.js';
@@ -53,9 +54,7 @@ export async function buildGatewayContext(request: NeutralRequest, endpoint: End
     return await buildContext(request, endpoint, traceId, deps, startedAt);
   } catch (thrown) {
     const known = authenticatedRequests.get(request);
-    if (known && thrown instanceof GatewayError) {
-      runInBackground('request log', () => recordFinishedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, ...known }, thrown)));
-    }
+    if (known && thrown instanceof GatewayError) recordRejectedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, ...known }, thrown));
     throw thrown;
   }
 }
@@ -201,6 +200,8 @@ export function recordOutcome(context: GatewayContext, given: Outcome, admission
   const outcome = isShutdownCut(context.request.signal) ? merged(given, { errorCode: CUT_AT_SHUTDOWN, status: given.status === 499 ? 503 : given.status }) : given;
   const latencyMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   const answered = context.attempts.at(-1);
+  // Before the answer (or a stream's end) is released: a kill -9 before the record below still leaves one (issue #42).
+  noteAnswered(() => answerMarkerOf(context, outcome, latencyMs));
   runInBackground('request log', async () => {
     const usage = usageOf(outcome);
     // Prices the response and charges its real usage to the policies and budget it was admitted under.
@@ -233,3 +234,8 @@ export function recordOutcome(context: GatewayContext, given: Outcome, admission
   });
 }
 
+/** The record of a request refused before its context existed: its marker now, before the refusal is answered. */
+export function recordRejectedRequest(finished: FinishedRequest): void {
+  noteAnswered(() => rejectedAnswerMarkerOf(finished));
+  runInBackground('request log', () => recordFinishedRequest(finished));
+}

@@ -4,6 +4,7 @@ import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { GatewayError, toGatewayError } from '../http/errors.js';
 import { assertJsonNesting } from '../http/json-nesting.js';
+import { CUT_AT_SHUTDOWN, isShutdownCut, ShutdownCut } from '../http/shutdown-cut.js';
 import { isEventStream, isJsonMediaType } from '../http/media-type.js';
 import { jsonResponse, type Handler, type NeutralRequest } from '../http/types.js';
 import { runInBackground } from '../observability/background.js';
@@ -113,7 +114,8 @@ export function mcpGatewayHandler(authenticator: ApiKeyAuthenticator): Handler {
     const denied = inspected?.denied ?? [];
     const finish = (stream: boolean) => (error?: unknown) => {
       spans.finish(error);
-      logToolCalls(request, principal, server, spans, { traceId, status: upstream.status, stream, startedAt });
+      // A stream cut by the local edge at the drain timeout is logged as such, tool calls or not (issue #42).
+      logToolCalls(request, principal, server, spans, { traceId, status: upstream.status, stream, startedAt, cut: isShutdownCut(request.signal) });
     };
 
     // The server's stored credential never reaches the client, however the server quotes it (an error's message,
@@ -184,14 +186,16 @@ interface LogFacts {
   startedAt: number;
   /** gw refused the request before forwarding it (a policy, a guardrail): logged with or without tool calls. */
   refusal?: GatewayError;
+  /** Cut at shutdown (the drain timeout): logged with or without tool calls, as `cut_at_shutdown`. */
+  cut?: boolean;
 }
 
 /** A request with tool calls, or one gw refused, is logged like a gateway request, its spans (one per call) attached. */
 function logToolCalls(request: object, principal: Principal, server: McpServerRecord, spans: ToolCallSpans, facts: LogFacts): void {
-  if (spans.count === 0 && !facts.refusal) return;
+  if (spans.count === 0 && !facts.refusal && !facts.cut) return;
   const failedSpan = spans.spans.find((span) => span.status === 'error');
-  const refusal = facts.refusal;
-  const failed = facts.status >= 400 || failedSpan !== undefined;
+  const refusal = facts.refusal ?? (facts.cut ? cutAtShutdown() : undefined);
+  const failed = facts.status >= 400 || failedSpan !== undefined || facts.cut === true;
   const record: RequestLogRecord = {
     ...recordHead(randomUUID(), facts.traceId, spans.rootSpanId, new Date(facts.startedAt).toISOString(), principal),
     virtual_key_id: null,
@@ -213,6 +217,7 @@ function logToolCalls(request: object, principal: Principal, server: McpServerRe
     spans: spans.spans,
     request_body: null,
     response_body: null,
+    ...(facts.cut ? { error_code: CUT_AT_SHUTDOWN } : {}),
   };
   // Redacted where the record is built, like every gateway record (shared/observability/redact.ts).
   runInBackground('mcp request log', () => writeRequestLog(redact(record, knownRequestCredentials(request))));
@@ -237,3 +242,7 @@ class McpSecretCache {
   }
 }
 
+/** The error a record of an MCP stream cut at shutdown carries (the client got it as the stream's last event). */
+function cutAtShutdown(): GatewayError {
+  return new GatewayError(503, CUT_AT_SHUTDOWN, new ShutdownCut().message, { type: 'api_error' });
+}

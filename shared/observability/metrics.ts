@@ -87,3 +87,9 @@ export function recordDroppedLogRecordsMetric(count: number): void {
   if (silent()) return;
   metrics.singleMetric().addMetric('request_log_records_dropped', MetricUnit.Count, count);
 }
+
+/** The request-log engine's worker died and was started again (issue #42): each restart replays the journal. */
+export function recordLogWorkerRestartMetric(): void {
+  if (silent()) return;
+  metrics.singleMetric().addMetric('request_log_worker_restarts', MetricUnit.Count, 1);
+}

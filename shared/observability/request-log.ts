@@ -1,6 +1,7 @@
 import { loadOnce } from '../cache/load-once.js';
 import { settings } from '../settings.js';
-import { logEngines } from './engine/select.js';
+import type { AnswerMarker } from './answer-marker.js';
+import { loadedLogSink, logEngines } from './engine/select.js';
 import type { RequestLogRecord } from './log-record.js';
 
 export type { RequestLogRecord } from './log-record.js';
@@ -28,6 +29,18 @@ export async function writeRequestLog(record: RequestLogRecord): Promise<void> {
   sink.append('requests', [requestRow(record)]);
   const spans = spanRows(record);
   if (spans.length > 0) sink.append('spans', spans);
+}
+
+/**
+ * Journals an answer's marker now, synchronously (one `write(2)`), when the sink keeps one (issue #42, kill -9):
+ * called just before the answer (a JSON body) or its end (a stream) is released, so an answered request has a
+ * record at the next start even when the process dies before its after-path. Costs nothing when logs are off or
+ * the sink is not the local journal (a Lambda drains its after-path before its invocation ends).
+ */
+export function noteAnswered(marker: () => AnswerMarker): void {
+  if (!settings().GW_REQUEST_LOGS) return;
+  const sink = loadedLogSink();
+  if (sink?.appendAnswer) sink.appendAnswer(marker());
 }
 
 /**

@@ -6,6 +6,7 @@ import { isAbsolute } from 'node:path';
 import { jsonResponse, type NeutralRequest } from '../../http/types.js';
 import { GatewayError } from '../../http/errors.js';
 import { runInBackground } from '../../observability/background.js';
+import { assertLogEngineServing } from '../../observability/engine/select.js';
 import { ExportRepository, type ExportRecord } from '../../store/export-repository.js';
 import type { ControlPlaneRequest } from '../handler-types.js';
 import { actorOf } from '../../audit/record.js';
@@ -66,6 +67,8 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
   };
   // A caller who may not see tokens and cost exports rows without them (left out by the engine's statement).
   if (!(await usageViewerFor(call.principal, workspace)).seesUsage) job.usage_hidden = true;
+  // A failing engine is told now (503), not as a job that fails a moment later.
+  await assertLogEngineServing();
   await new ExportRepository().create(job);
   runInBackground('data export', () => startExportJob(job, { organisationId: call.principal.organisationId, workspaceId: workspace }, filter));
   return presentExport(job, []);

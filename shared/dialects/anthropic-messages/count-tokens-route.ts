@@ -6,7 +6,6 @@ import { jsonResponse } from '../../http/types.js';
 import { runInBackground } from '../../observability/background.js';
 import { rejectedRequestOf } from '../../gateway/finished-request.js';
 import { requestLogger } from '../../observability/logger.js';
-import { recordFinishedRequest } from '../../observability/request-record.js';
 import type { Endpoint } from '../../providers/types.js';
 import { settings } from '../../settings.js';
 import type { RouteNode } from '../../gateway/config/target-tree.js';
@@ -14,7 +13,7 @@ import { buildRouteTree } from '../../gateway/config/target-tree.js';
 import type { GatewayContext } from '../../gateway/context.js';
 import { admitRequest, type Admission } from '../../gateway/enforcement/admission.js';
 import { releaseAdmission } from '../../gateway/enforcement/settlement.js';
-import { recordOutcome, type InferenceDependencies } from '../../gateway/inference.js';
+import { recordOutcome, recordRejectedRequest, type InferenceDependencies } from '../../gateway/inference.js';
 import { applyWorkspaceProvider } from '../../gateway/provider-target.js';
 import { parseInferenceBody } from '../../gateway/request-body.js';
 import { readRequestOptions } from '../../gateway/request-options.js';
@@ -67,7 +66,7 @@ export async function countTokensHandler(request: NeutralRequest, deps: Inferenc
     // As on every path: gw's own refusals give the slots back; a provider's failure still counted.
     if (held) runInBackground('policy release', () => releaseAdmission(held, error.upstream, requestLogger(traceId)));
     if (context) recordOutcome(context, { status: error.status, errorCode: error.code, errorType: error.type, errorMessage: error.message });
-    else runInBackground('request log', () => recordFinishedRequest(rejectedRequestOf({ request, endpoint: ENDPOINT as unknown as Endpoint, traceId, startedAt, principal }, error)));
+    else recordRejectedRequest(rejectedRequestOf({ request, endpoint: ENDPOINT as unknown as Endpoint, traceId, startedAt, principal }, error));
     throw thrown;
   }
 }

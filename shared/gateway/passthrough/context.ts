@@ -4,15 +4,13 @@ import type { NeutralRequest } from '../../http/types.js';
 import { noteGatewayAuthenticationFailure } from '../../audit/gateway-authentication-failures.js';
 import { rejectedRequestOf } from '../finished-request.js';
 import { requestLogger } from '../../observability/logger.js';
-import { recordFinishedRequest } from '../../observability/request-record.js';
-import { runInBackground } from '../../observability/background.js';
 import { newSpanId, startSpan, type SpanHost } from '../../observability/spans.js';
 import type { Endpoint } from '../../providers/types.js';
 import { settings } from '../../settings.js';
 import { buildRouteTree } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import { resolveRequestConfig } from '../deployment-target.js';
-import type { InferenceDependencies } from '../inference.js';
+import { recordRejectedRequest, type InferenceDependencies } from '../inference.js';
 import { checkAllowedModels } from '../allowed-models.js';
 import { applyWorkspaceProvider } from '../provider-target.js';
 import { readRequestOptions } from '../request-options.js';
@@ -78,7 +76,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
   } catch (thrown) {
     const known = principal;
     if (known && thrown instanceof GatewayError) {
-      runInBackground('request log', () => recordFinishedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, principal: known, ...spans }, thrown)));
+      recordRejectedRequest(rejectedRequestOf({ request, endpoint, traceId, startedAt, principal: known, ...spans }, thrown));
     }
     throw thrown;
   }

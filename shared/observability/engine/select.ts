@@ -17,6 +17,8 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 let opened: Promise<LogEngines> | undefined;
+/** The sink of `opened` once it has opened: the answer markers (answer-marker.ts) are written synchronously. */
+let openedSink: LogEventSink | undefined;
 let drainRegistered = false;
 
 /** Which engine holds request logs: GW_LOG_ENGINE, else `aws` inside a Lambda and `duckdb` everywhere else. */
@@ -36,11 +38,25 @@ export function logEngines(): Promise<LogEngines> {
       if (opened) await (await opened.catch(() => undefined))?.sink.flush();
     });
   }
-  opened ??= open().catch((error: unknown) => {
-    opened = undefined;
-    throw error;
-  });
+  if (!opened) {
+    const opening = open().then(
+      (engines) => {
+        if (opened === opening) openedSink = engines.sink;
+        return engines;
+      },
+      (error: unknown) => {
+        opened = undefined;
+        throw error;
+      },
+    );
+    opened = opening;
+  }
   return opened;
+}
+
+/** The sink, if the engines have opened (the local runtime opens them at start); undefined before. */
+export function loadedLogSink(): LogEventSink | undefined {
+  return openedSink;
 }
 
 /**
@@ -57,6 +73,7 @@ export async function loadLogEngineModules(): Promise<void> {
 export async function closeLogEngines(): Promise<void> {
   const current = opened;
   opened = undefined;
+  openedSink = undefined;
   const engines = await current?.catch(() => undefined);
   await engines?.sink.close();
 }
@@ -113,6 +130,18 @@ export async function openLogEnginesAtStart(): Promise<void> {
 export async function logEngineHealth(): Promise<LogSinkHealth | undefined> {
   const engines = await opened?.catch(() => undefined);
   return engines?.health?.();
+}
+
+/**
+ * Refuses with 503 `log_engine_unavailable` when the engine cannot serve now (its worker dead or restarting, its
+ * file failing): for work that would otherwise be accepted and fail later in the background (an export's job).
+ */
+export async function assertLogEngineServing(): Promise<void> {
+  const engines = await logEngines();
+  const health = await engines.health?.();
+  if (health?.status !== 'failed') return;
+  const { LogEngineUnavailableError } = await import('./duckdb/errors.js');
+  throw new LogEngineUnavailableError(`Request logs are unavailable: the log engine is failing (${health.error ?? 'unknown'}); try again later`);
 }
 
 /**

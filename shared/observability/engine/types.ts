@@ -5,6 +5,7 @@
  * columns. `columns.ts` is the one column list both the DuckDB DDL and the Glue table are built from.
  */
 
+import type { AnswerMarker } from '../answer-marker.js';
 import type { RequestLogRecord } from '../log-record.js';
 
 /** One flat row of the `requests` or `spans` table; values are already in the column's type. */
@@ -21,6 +22,11 @@ export interface LogEventSink {
    * after-path appends the rows (`requestRow`, `spanRows`).
    */
   appendRecord?(record: RequestLogRecord): void;
+  /**
+   * A sink that can lose the after-path's record to a crash (the local journal) takes a marker of each answer
+   * before it is released (issue #42); the record written later supersedes it.
+   */
+  appendAnswer?(marker: AnswerMarker): void;
   /** Sends what is buffered; a Lambda drain and the local shutdown await it. */
   flush(): Promise<void>;
   close(): Promise<void>;

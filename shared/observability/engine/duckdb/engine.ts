@@ -1,11 +1,10 @@
-import { Worker } from 'node:worker_threads';
 import { logger } from '../../logger.js';
 import type { LogEventSink, QueryEngine, QueryResult, SqlStatement } from '../types.js';
-import { LogEngineUnavailableError, openFailure } from './errors.js';
+import { LogEngineUnavailableError } from './errors.js';
 import { JournalSink, type JournalSinkBounds, type LogSinkHealth } from './journal-sink.js';
 import { JournalWriter, listSegments } from './journal.js';
-import type { FromWorker, WorkerOptions, WriterStatus } from './protocol.js';
-import { WorkerLink } from './worker-link.js';
+import type { WorkerOptions, WriterStatus } from './protocol.js';
+import { startWorker, WorkerSupervisor } from './worker-supervisor.js';
 
 export type { LogSinkHealth } from './journal-sink.js';
 
@@ -60,40 +59,35 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
     flushDelayMs: FLUSH_DELAY_MS,
     memoryRecords: options.memoryRecords,
   };
-  const module = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
-  // No inherited execArgv: a preload of the main thread (`--import` of a watchdog, a profiler) would run again in
-  // the worker, where process-wide hooks misfire (stdin ends at once there); worker-entry.mjs loads what it needs.
-  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...workerOptions }, execArgv: [] });
   // The sink exists once the database is open; statuses before that need no answer.
   const opened: { sink?: JournalSink } = {};
-  const link = new WorkerLink(worker, (status: WriterStatus) => opened.sink?.onStatus(status));
-  const ready = await new Promise<Extract<FromWorker, { type: 'ready' }>>((resolve, reject) => {
-    const onMessage = (message: FromWorker) => {
-      if (message.type === 'ready') resolve(message);
-      else if (message.type === 'open-failed') reject(openFailure(options.path, message.message));
-    };
-    worker.on('message', onMessage);
-    worker.once('error', (error) => reject(openFailure(options.path, error.message)));
-    worker.once('exit', (code) => reject(openFailure(options.path, `its worker exited (${code}) before the database opened`)));
-  }).catch(async (error: unknown) => {
-    await worker.terminate();
-    throw error;
+  const onStatus = (status: WriterStatus) => opened.sink?.onStatus(status);
+  let readFailure: string | undefined;
+  const first = startWorker(workerOptions, onStatus, (error) => workers.onDeath(error));
+  const ready = await first.ready;
+  first.link.status = ready.status;
+  // A worker that dies once ready is restarted (worker-supervisor.ts); `workers.link` is always the live one.
+  const workers = new WorkerSupervisor(first.link, workerOptions, onStatus, (link, _ready, lostInMemory) => {
+    // The reads that failed on the dead worker say nothing of the new one.
+    readFailure = undefined;
+    opened.sink?.useRestartedWorker(link, lostInMemory);
   });
-  link.status = ready.status;
   // Only now, with the database open: a gw that cannot open it leaves no journal file behind.
-  const sink = new JournalSink(new JournalWriter(options.journalDirectory, SEGMENT_BYTES), link, options);
+  const sink = new JournalSink(new JournalWriter(options.journalDirectory, SEGMENT_BYTES), first.link, options, () => workers.close());
   opened.sink = sink;
-  sink.lastRun = { replayed: ready.replayed, lost: ready.lost };
+  sink.lastRun = { replayed: ready.replayed, lost: ready.lost, unrecorded: ready.unrecorded };
   if (ready.replayed > 0) logger.warn(`request logs: ${ready.replayed} record(s) the last run had journaled but not written are written now (it did not stop cleanly)`);
+  if (ready.unrecorded > 0) {
+    logger.warn(`request logs: ${ready.unrecorded} record(s) from the last run were not written (it died between answering and recording); each is written now from its answer's marker, without usage, cost, bodies or metadata`);
+  }
   if (ready.lost > 0) logger.error(`request logs: ${ready.lost} record(s) of the last run were cut mid-write in the journal and are lost`);
 
-  let readFailure: string | undefined;
   const engine: DuckDbLogEngine['engine'] = {
     dialect: 'duckdb',
     freshnessMs: FLUSH_DELAY_MS,
     async query(statement: SqlStatement): Promise<QueryResult> {
       try {
-        const rows = await link.call<Array<Record<string, unknown>>>({ type: 'query', sql: statement.sql, params: statement.params });
+        const rows = await workers.link.call<Array<Record<string, unknown>>>({ type: 'query', sql: statement.sql, params: statement.params });
         readFailure = undefined;
         return { rows };
       } catch (error) {
@@ -102,9 +96,9 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
         throw error;
       }
     },
-    startExport: (statement, format, destination) => link.call({ type: 'export', sql: statement.sql, params: statement.params, format, destination }),
-    exportStatus: (jobId) => link.call({ type: 'export-status', jobId }),
-    deleteOlderThan: (cutoffIso) => link.call({ type: 'delete-older-than', cutoffIso }),
+    startExport: (statement, format, destination) => workers.link.call({ type: 'export', sql: statement.sql, params: statement.params, format, destination }),
+    exportStatus: (jobId) => workers.link.call({ type: 'export-status', jobId }),
+    deleteOlderThan: (cutoffIso) => workers.link.call({ type: 'delete-older-than', cutoffIso }),
   };
   /**
    * The sink's state, a read of the newest record (every column, as the log list reads it: a database damaged
@@ -115,7 +109,7 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
     const written = sink.health();
     if (written.status === 'failed') return written;
     try {
-      await link.call({ type: 'query', sql: 'SELECT * FROM requests ORDER BY created_at DESC LIMIT 1', params: [] });
+      await workers.link.call({ type: 'query', sql: 'SELECT * FROM requests ORDER BY created_at DESC LIMIT 1', params: [] });
     } catch (error) {
       return Object.assign(written, { status: 'failed' as const, error: (error as Error).message });
     }

@@ -1,3 +1,4 @@
+import type { AnswerMarker } from '../../answer-marker.js';
 import type { RequestLogRecord } from '../../log-record.js';
 import { logger } from '../../logger.js';
 import { recordDroppedLogRecordsMetric } from '../../metrics.js';
@@ -16,7 +17,11 @@ export interface LogSinkHealth {
   dropped_records: number;
   last_drop_at?: string;
   /** What the last run left in the journal: written at this start, or cut mid-write by a crash and lost. */
-  last_run?: { replayed: number; lost: number };
+  /** `unrecorded`: answers whose record it never wrote (killed in between), written at this start from their markers. */
+  last_run?: { replayed: number; lost: number; unrecorded: number };
+  /** Times the DuckDB worker died and was started again since start (it replays the journal), and the last one. */
+  worker_restarts?: number;
+  last_worker_restart_at?: string;
   error?: string;
 }
 
@@ -27,7 +32,7 @@ export interface JournalSinkBounds {
   memoryRecords: number;
 }
 
-/** A drop stays in the health's status this long: time for an operator's check to see it. */
+/** A drop (or a worker restart) stays in the health's status this long: time for an operator's check to see it. */
 const DROP_DEGRADES_MS = 5 * 60_000;
 const LOUD_EVERY_MS = 10_000;
 
@@ -47,17 +52,52 @@ export class JournalSink implements LogEventSink {
   private lastLoudAt = 0;
   private closed = false;
   private reportedFailing = false;
+  private restarts = 0;
+  private lastRestartAt = 0;
   lastRun: LogSinkHealth['last_run'];
 
   constructor(
     private readonly journal: JournalWriter,
-    private readonly link: WorkerLink,
+    private link: WorkerLink,
     private readonly bounds: JournalSinkBounds,
+    /** Called first at close: a worker that exits from now on is not restarted. */
+    private readonly stopRestarts: () => void = () => undefined,
   ) {}
+
+  /** The live DuckDB worker thread (diagnostics; the fault tests stop it to see it restarted). */
+  get worker(): WorkerLink['worker'] {
+    return this.link.worker;
+  }
+
+  /**
+   * The worker died and another took over (worker-supervisor.ts): it replayed the journal; the records the dead one
+   * held in memory (the journal could not take them) are lost with it and counted as dropped.
+   */
+  useRestartedWorker(link: WorkerLink, lostInMemory: number): void {
+    this.link = link;
+    this.restarts++;
+    this.lastRestartAt = Date.now();
+    if (lostInMemory > 0) this.drop(lostInMemory, 'the DuckDB worker that held them in memory died');
+  }
 
   appendRecord(record: RequestLogRecord): void {
     if (this.closed) return;
     this.keep(() => JSON.stringify({ r: record }), record);
+  }
+
+  /**
+   * The marker of an answer about to be released (issue #42): journaled before its last byte leaves gw, so a
+   * `kill -9` before the after-path's record still leaves a record at the next start. Best effort: a marker the
+   * journal cannot take is not kept (its record, when it comes, is kept as any other).
+   */
+  appendAnswer(marker: AnswerMarker): void {
+    if (this.closed || this.unjournaled.length > 0) return;
+    if ((this.link.status?.backlogBytes ?? 0) + this.bytesSinceStatus >= this.bounds.journalMaxBytes) return;
+    try {
+      this.bytesSinceStatus += this.journal.append(JSON.stringify({ a: marker }));
+    } catch {
+      // The record that follows meets the same journal and is kept in memory or counted.
+    }
   }
 
   append(table: EngineTable, rows: EngineRow[]): void {
@@ -74,6 +114,7 @@ export class JournalSink implements LogEventSink {
   }
 
   async close(): Promise<void> {
+    this.stopRestarts();
     await this.flush();
     this.closed = true;
     clearTimeout(this.sendTimer);
@@ -106,14 +147,17 @@ export class JournalSink implements LogEventSink {
   health(): LogSinkHealth {
     const status = this.link.status;
     const recentDrop = this.dropped > 0 && Date.now() - this.lastDropAt < DROP_DEGRADES_MS;
+    const recentRestart = this.restarts > 0 && Date.now() - this.lastRestartAt < DROP_DEGRADES_MS;
     const error = this.link.dead?.message ?? status?.failing?.message ?? this.journalError;
     return {
-      status: this.link.dead ? 'failed' : status?.failing || this.journalError || recentDrop ? 'degraded' : 'ok',
+      status: this.link.dead ? 'failed' : status?.failing || this.journalError || recentDrop || recentRestart ? 'degraded' : 'ok',
       pending_bytes: (status?.backlogBytes ?? 0) + this.bytesSinceStatus,
       pending_in_memory: (status?.inMemory ?? 0) + this.unjournaled.length,
       dropped_records: this.dropped + (status?.droppedInMemory ?? 0),
       ...(this.lastDropAt > 0 ? { last_drop_at: new Date(this.lastDropAt).toISOString() } : {}),
       ...(this.lastRun ? { last_run: this.lastRun } : {}),
+      worker_restarts: this.restarts,
+      ...(this.lastRestartAt > 0 ? { last_worker_restart_at: new Date(this.lastRestartAt).toISOString() } : {}),
       ...(error ? { error } : {}),
     };
   }
@@ -121,7 +165,7 @@ export class JournalSink implements LogEventSink {
   private keep(line: () => string, record: RequestLogRecord | undefined, count = 1): void {
     const backlog = (this.link.status?.backlogBytes ?? 0) + this.bytesSinceStatus;
     if (backlog >= this.bounds.journalMaxBytes) {
-      this.drop(count, `the journal holds ${backlog} bytes not yet written (GW_LOG_JOURNAL_MAX_BYTES)`);
+      this.drop(count, `the journal holds ${backlog} bytes not yet written (GW_LOG_JOURNAL_MAX_BYTES)`, record);
       return;
     }
     // Records already waiting in memory go first, in order: a new one joins them until the journal takes lines again.
@@ -136,7 +180,7 @@ export class JournalSink implements LogEventSink {
       }
     }
     if (!record || this.unjournaled.length >= this.bounds.memoryRecords) {
-      this.drop(count, `the journal cannot be written (${this.journalError ?? 'unknown'}) and ${this.unjournaled.length} records already wait in memory (GW_LOG_MEMORY_BUFFER_RECORDS)`);
+      this.drop(count, `the journal cannot be written (${this.journalError ?? 'unknown'}) and ${this.unjournaled.length} records already wait in memory (GW_LOG_MEMORY_BUFFER_RECORDS)`, record);
       return;
     }
     this.unjournaled.push(record);
@@ -148,12 +192,26 @@ export class JournalSink implements LogEventSink {
     clearTimeout(this.sendTimer);
     this.sendTimer = undefined;
     if (this.unjournaled.length === 0) return;
+    // A worker being restarted takes nothing: they wait here (bounded as before) for the next one.
+    if (this.link.dead) {
+      if (!this.closed) this.sendTimer = setTimeout(() => this.sendUnjournaled(), 100).unref();
+      return;
+    }
     const records = this.unjournaled;
     this.unjournaled = [];
     this.link.send({ type: 'records', records });
   }
 
-  private drop(count: number, why: string): void {
+  private drop(count: number, why: string, record?: RequestLogRecord): void {
+    // Its answer's marker may be journaled: a note (a few bytes, past the bound) closes it, so the next start does
+    // not write as a record what was counted as dropped.
+    if (record) {
+      try {
+        this.journal.append(JSON.stringify({ d: record.id }));
+      } catch {
+        // Then the next start writes the marker's record: one more record, never one fewer.
+      }
+    }
     this.dropped += count;
     this.lastDropAt = Date.now();
     recordDroppedLogRecordsMetric(count);

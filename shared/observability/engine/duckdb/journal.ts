@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AnswerMarker } from '../../answer-marker.js';
 import type { RequestLogRecord } from '../../log-record.js';
 import type { EngineRow, EngineTable } from '../types.js';
 
@@ -12,8 +13,11 @@ import type { EngineRow, EngineTable } from '../types.js';
  * at start, so a line cut by a crash is always at the end of an older segment and is skipped (and counted).
  */
 
-/** One line of the journal: a whole record, or rows of a table (the sink's `append`). */
-export type JournalEntry = { r: RequestLogRecord } | { t: EngineTable; rows: EngineRow[] };
+/**
+ * One line of the journal: a whole record, rows of a table (the sink's `append`), the marker of an answer written
+ * before it was released (its record follows), or the note that a marked answer's record was dropped (counted).
+ */
+export type JournalEntry = { r: RequestLogRecord } | { t: EngineTable; rows: EngineRow[] } | { a: AnswerMarker } | { d: string };
 
 export interface JournalPosition {
   segment: number;

@@ -28,7 +28,8 @@ export interface WriterStatus {
 }
 
 export type FromWorker =
-  | { type: 'ready'; replayed: number; lost: number; status: WriterStatus }
+  /** `unrecorded`: the last run's answers with a marker but no record, written now from their markers. */
+  | { type: 'ready'; replayed: number; lost: number; unrecorded: number; status: WriterStatus }
   | { type: 'open-failed'; message: string }
   | { type: 'status'; status: WriterStatus }
   | { type: 'reply'; id: number; value?: unknown; error?: { message: string; unavailable: boolean } };
@@ -45,6 +46,8 @@ export interface WorkerOptions {
   firstSegment: number;
   flushDelayMs: number;
   memoryRecords: number;
+  /** A worker started again under a running gw (its last one died): the open answers are not the last run's. */
+  restarted?: boolean;
 }
 
 /**
@@ -52,5 +55,5 @@ export interface WorkerOptions {
  * invalidated by an earlier fatal error), not a query gw got wrong: the read APIs answer them 503.
  */
 export function isEngineFailure(message: string): boolean {
-  return /^(IO Error|FATAL Error|Fatal Error|Serialization Error)|database has been invalidated|not a valid DuckDB database|Could not (read|write|set lock)|No space left|File too large/i.test(message);
+  return /^(IO Error|FATAL Error|Fatal Error|INTERNAL Error|Serialization Error)|database has been invalidated|not a valid DuckDB database|Could not (read|write|set lock)|No space left|File too large/i.test(message);
 }

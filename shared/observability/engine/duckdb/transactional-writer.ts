@@ -2,6 +2,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { EngineTable } from '../types.js';
 import { BatchColumns, type Batch, type DuckDbValues } from './batch-columns.js';
 import type { JournalPosition } from './journal.js';
+import type { OpenAnswerChanges } from './open-answers.js';
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2_048;
@@ -32,10 +33,18 @@ export class TransactionalWriter {
     return rows[0] ? { segment: Number(rows[0].segment), offset: Number(rows[0].offset) } : undefined;
   }
 
-  async write(batch: Batch, position: JournalPosition): Promise<void> {
+  /** The answers marked but not yet recorded that the last run left (open-answers.ts). */
+  async openAnswers(): Promise<Array<{ id: string; marker: string }>> {
+    return (await this.connection.runAndReadAll('SELECT id, marker FROM gw_open_answers')).getRowObjectsJS() as Array<{ id: string; marker: string }>;
+  }
+
+  async write(batch: Batch, position: JournalPosition, answers: OpenAnswerChanges = { insert: [], remove: [] }): Promise<void> {
     await this.connection.run('BEGIN TRANSACTION');
     try {
       for (const table of ['requests', 'spans'] as const) await this.append(table, this.columns.of(table, batch));
+      // Few rows per pass (answers whose record is still on its way), so plain statements serve.
+      for (const id of answers.remove) await this.connection.run('DELETE FROM gw_open_answers WHERE id = ?', [id]);
+      for (const marker of answers.insert) await this.connection.run('INSERT INTO gw_open_answers VALUES (?, ?)', [marker.id, JSON.stringify(marker)]);
       await this.connection.run('DELETE FROM gw_journal_position');
       await this.connection.run('INSERT INTO gw_journal_position VALUES (?, ?)', [position.segment, position.offset]);
       await this.connection.run('COMMIT');

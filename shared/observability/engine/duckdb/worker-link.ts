@@ -18,6 +18,8 @@ export class WorkerLink {
   constructor(
     readonly worker: Worker,
     private readonly onStatus: (status: WriterStatus) => void,
+    /** Called once when the worker dies (its supervisor starts another). */
+    private readonly onDeath: (error: Error) => void = () => undefined,
   ) {
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'status') {
@@ -50,12 +52,14 @@ export class WorkerLink {
   }
 
   private die(error: Error): void {
-    this.dead ??= error;
+    if (this.dead) return;
+    this.dead = error;
     for (const call of this.waiting.values()) call.reject(this.unavailable());
     this.waiting.clear();
+    this.onDeath(error);
   }
 
   private unavailable(): LogEngineUnavailableError {
-    return new LogEngineUnavailableError('Request logs are unavailable: the log engine stopped; restart gw', undefined, { cause: this.dead });
+    return new LogEngineUnavailableError('Request logs are unavailable: the log engine stopped and is being restarted; try again shortly', undefined, { cause: this.dead });
   }
 }

@@ -1,12 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { sqlTimestamp } from '../columns.js';
+import { recordFromMarker } from '../../answer-marker.js';
 import type { RequestLogRecord } from '../../log-record.js';
 import { emptyBatch } from './batch-columns.js';
 import { openDuckDb } from './open-database.js';
 import { ExportJobs } from './export-jobs.js';
 import { deleteSegmentsBefore, journalBacklogBytes, readJournal, type JournalPosition } from './journal.js';
 import { isEngineFailure, type FromWorker, type ToWorker, type WorkerOptions, type WriterStatus } from './protocol.js';
+import { OPEN_ANSWERS_TABLE_SQL, OpenAnswers } from './open-answers.js';
 import { POSITION_TABLE_SQL, TransactionalWriter } from './transactional-writer.js';
 
 /**
@@ -29,6 +31,9 @@ let instance: DuckDBInstance;
 let writer: TransactionalWriter;
 let position: JournalPosition;
 const memory: RequestLogRecord[] = [];
+const answers = new OpenAnswers();
+/** Records dropped from memory whose answers' markers the next write closes. */
+const droppedIds: string[] = [];
 let droppedInMemory = 0;
 let written = 0;
 let failing: WriterStatus['failing'];
@@ -44,9 +49,11 @@ async function start(): Promise<void> {
     instance = opened.instance;
     const setup = await instance.connect();
     await setup.run(POSITION_TABLE_SQL);
+    await setup.run(OPEN_ANSWERS_TABLE_SQL);
     setup.closeSync();
     writer = new TransactionalWriter(await instance.connect(), opened.values);
     position = (await writer.position()) ?? { segment: 0, offset: 0 };
+    answers.load(await writer.openAnswers());
   } catch (error) {
     post({ type: 'open-failed', message: (error as Error).message });
     return;
@@ -54,11 +61,42 @@ async function start(): Promise<void> {
   exports = new ExportJobs(withConnection);
   // The last run's journal tail: records it answered but had not yet written to DuckDB (a crash, a kill -9).
   const before = written;
-  const replay = await drain();
+  let lost = 0;
+  // The whole tail, however long (a drain stops after 16 passes): until a drain moves no further. An unfinished
+  // line at the very end (cut by the kill) stays unread and keeps the backlog above 0, so progress is the test.
+  for (let from = undefined as JournalPosition | undefined; !failing && (from?.segment !== position.segment || from.offset !== position.offset); ) {
+    from = position;
+    lost += (await drain()).lost;
+  }
+  const replayed = written - before;
+  // A worker restarted under a running gw leaves the open answers be: their records are still on their way.
+  const unrecorded = options.restarted || failing ? 0 : await recordUnrecordedAnswers();
   await applyRetention();
-  post({ type: 'ready', replayed: written - before, lost: replay.lost, status: status() });
+  post({ type: 'ready', replayed, lost, unrecorded, status: status() });
   if (options.retentionIntervalMs > 0) setInterval(() => void applyRetention(), options.retentionIntervalMs).unref();
   schedule(options.flushDelayMs);
+}
+
+/**
+ * The last run's answers whose marker was journaled but whose record never was (it died in between): each becomes
+ * a record from its marker, so no answered request is missing; counted for the start-up line.
+ */
+async function recordUnrecordedAnswers(): Promise<number> {
+  const markers = answers.all();
+  if (markers.length === 0) return 0;
+  const staged = answers.stage();
+  for (const marker of markers) staged.close(marker.id);
+  const batch = emptyBatch();
+  batch.records.push(...markers.map(recordFromMarker));
+  try {
+    await writer.write(batch, position, staged.changes());
+  } catch (error) {
+    failing = { message: (error as Error).message, sinceMs: Date.now() };
+    return 0;
+  }
+  answers.commit(staged);
+  written += markers.length;
+  return markers.length;
 }
 
 /** Writes everything the journal and the memory queue hold now; stops at the first failure. */
@@ -72,18 +110,28 @@ async function drain(): Promise<{ lost: number }> {
     const moved = read.end.segment !== position.segment || read.end.offset !== position.offset;
     if (read.entries.length === 0 && held.length === 0 && !moved) break;
     const batch = emptyBatch();
+    const staged = answers.stage();
     for (const entry of read.entries) {
-      if ('r' in entry) batch.records.push(entry.r);
+      if ('r' in entry) {
+        batch.records.push(entry.r);
+        staged.close(entry.r.id);
+      } else if ('a' in entry) staged.open(entry.a);
+      else if ('d' in entry) staged.close(entry.d);
       else batch.rows[entry.t].push(...entry.rows);
     }
+    for (const record of held) staged.close(record.id);
+    const dropNotes = droppedIds.length;
+    for (const id of droppedIds.slice(0, dropNotes)) staged.close(id);
     batch.records.push(...held);
     try {
-      await writer.write(batch, read.end);
+      await writer.write(batch, read.end, staged.changes());
     } catch (error) {
       failures++;
       failing = { message: (error as Error).message, sinceMs: failing?.sinceMs ?? Date.now() };
       break;
     }
+    answers.commit(staged);
+    droppedIds.splice(0, dropNotes);
     failures = 0;
     failing = undefined;
     written += batch.records.length + batch.rows.requests.length;
@@ -156,7 +204,11 @@ async function handle(message: ToWorker): Promise<unknown> {
     case 'records': {
       for (const record of message.records) {
         if (memory.length < options.memoryRecords) memory.push(record);
-        else droppedInMemory++;
+        else {
+          droppedInMemory++;
+          // Counted as dropped: its answer's marker must not become a record at the next start.
+          droppedIds.push(record.id);
+        }
       }
       return undefined;
     }
