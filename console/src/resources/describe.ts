@@ -62,9 +62,11 @@ export interface ResourceDescription {
   detail?: (api: Api, row: Json) => Promise<Json>;
   /** Reload every few seconds while a row is still working (exports in progress). */
   pending?: (row: Json) => boolean;
-  /** How to list when the collection has no list route (exports: the ones this tab created, each fetched by id). */
-  list?: (api: Api) => Promise<{ data: Json[] }>;
-  /** Runs with the created resource (exports remember their id). */
+  /** Rows a page (gw's `limit`; default 100); Next page and Previous page follow gw's cursor. */
+  pageSize?: number;
+  /** How to list when the collection has no list route of gw's shape (SCIM members). */
+  list?: (api: Api) => Promise<{ data: Json[]; next_cursor?: string | null }>;
+  /** Runs with the created resource. */
   created?: (created: Json) => void;
   /** A note under the heading. */
   note?: string;

@@ -205,9 +205,6 @@ export const DEPLOYMENTS: ResourceDescription = {
   },
 };
 
-const EXPORT_IDS = 'gw.console.exports';
-const exportIds = (): string[] => JSON.parse(sessionStorage.getItem(EXPORT_IDS) ?? '[]') as string[];
-
 export const EXPORTS: ResourceDescription = {
   title: 'Exports',
   path: '/v1/exports',
@@ -236,9 +233,8 @@ export const EXPORTS: ResourceDescription = {
     ],
   },
   pending: (row) => row.status === 'pending' || row.status === 'running',
-  // gw has no route that lists exports: the view shows the ones created in this tab, each fetched by id.
-  list: async (api) => ({ data: await Promise.all(exportIds().map((id) => api.get(`/v1/exports/${segment(id)}`).catch((error: Error) => ({ id, status: 'unavailable', error: error.message })))) }),
-  created: (created) => sessionStorage.setItem(EXPORT_IDS, JSON.stringify([String(created.id), ...exportIds()].slice(0, 50))),
+  // gw keeps the workspace's exports (GET /v1/exports, newest first): every export of the workspace, whichever tab made it.
+  pageSize: 20,
 };
 
 export const AUDIT_LOG: ResourceDescription = {
