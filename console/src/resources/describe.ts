@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Api, Json } from '../api';
+import type { Names } from '../names';
 import type { WriteNeed } from './capabilities';
 
 /**
@@ -47,7 +48,8 @@ export interface ResourceDescription {
   write?: WriteNeed;
   /** The key of the row id (default `id`). */
   idOf?: (row: Json) => string;
-  columns: { label: string; cell: (row: Json) => ComponentChildren }[];
+  /** `names`: API keys, virtual keys, workspaces and configs by id (names.ts), so a cell can name what a row points at. */
+  columns: { label: string; cell: (row: Json, names: Names) => ComponentChildren }[];
   /** `path` when creating is not a POST to the collection (users are invited at /v1/admin/users/invites). */
   create?: { label: string; fields: FormField[]; body?: (values: Json) => Json; path?: string };
   actions?: RowAction[];

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, JsonView, Section, SecretOnce, Table, TextInput, useLoad } from '../components';
+import { useNames } from '../names';
 import { useCapability } from './capabilities';
 import { bodyOf, type FormField, type ResourceDescription, type RowAction } from './describe';
 
@@ -20,6 +21,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
     [resource.path, JSON.stringify(applied), cursor],
   );
   const write = useCapability(api, resource.write);
+  const names = useNames(api);
   const [error, setError] = useState<Error>();
   const [secret, setSecret] = useState<string>();
   const [selected, setSelected] = useState<Json>();
@@ -102,7 +104,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           empty={list.loading ? 'Loading…' : `No ${resource.title.toLowerCase()}.`}
           onOpen={setSelected}
           columns={[
-            ...resource.columns,
+            ...resource.columns.map((column) => ({ label: column.label, cell: (row: Json) => column.cell(row, names) })),
             ...(resource.actions
               ? [
                   {

@@ -59,4 +59,24 @@ describe('names instead of bare UUIDs, in Debian chromium', { timeout: 120_000 }
     await poll(() => table.locator('tbody tr').first().textContent()).toContain(workspaceName);
     expect(await table.textContent()).not.toContain(gateway.bootstrap.workspaceId);
   });
+
+  it('a deployment names its saved config and workspace, and the audit log names the acting key', async () => {
+    const config = await api<{ id: string }>(gateway, 'POST', '/v1/configs', { body: { name: 'named-config', config: { strategy: { mode: 'single' }, targets: [{ provider: 'openai' }] } } });
+    expect(config.status, JSON.stringify(config.body)).toBe(201);
+    // Made by a named workspace key, so the audit log has an actor with a name.
+    const deployer = await newKey(gateway, { name: 'named-deployer', workspace_id: gateway.bootstrap.workspaceId, scopes: ['deployments:create', 'deployments:read'] });
+    const deployment = await api(gateway, 'POST', '/v1/deployments', { key: deployer.key, body: { name: 'named-deployment', type: 'production', config: { id: config.body.id } } });
+    expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
+    // Fresh names for this tab (they are read once per credential and tab).
+    await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
+    await page.goto(`${gateway.url}/console#/deployments`);
+    const row = page.getByRole('table', { name: 'Deployments', exact: true }).locator('tbody tr').filter({ hasText: 'named-deployment' });
+    await poll(() => row.textContent()).toContain('named-config');
+    expect(await row.textContent()).not.toContain(config.body.id);
+    expect(await row.textContent()).toContain(workspaceName);
+    await page.goto(`${gateway.url}/console#/audit`);
+    const created = page.getByRole('table', { name: 'Audit log', exact: true }).locator('tbody tr').filter({ hasText: 'deployment.create' });
+    await poll(() => created.first().textContent()).toContain('named-deployer');
+    expect(await created.first().textContent()).not.toContain(deployer.id);
+  });
 });
