@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, Page } from './api';
 
-/** Names of API keys and virtual keys by id, so a view can say "ci-bot" where a record holds a UUID. */
+/**
+ * Names of API keys, virtual keys, workspaces and saved configs by id, so a view can say "ci-bot" where a record
+ * holds a UUID. Each list is read with the caller's key: one it may not read adds no names, and those ids stay.
+ */
 export type Names = ReadonlyMap<string, string>;
 
 const known = new Map<string, Promise<Names>>();
 
+const NAMED_LISTS = ['/v1/api-keys', '/v1/virtual-keys', '/v1/workspaces', '/v1/configs'];
+
 async function readNames(api: Api): Promise<Names> {
-  const lists = await Promise.all(['/v1/api-keys', '/v1/virtual-keys'].map((path) => api.get<Page>(path, { limit: '100' }).catch(() => ({ data: [] }) as Page)));
+  const lists = await Promise.all(NAMED_LISTS.map((path) => api.get<Page>(path, { limit: '100' }).catch(() => ({ data: [] }) as Page)));
   return new Map(lists.flatMap((page) => page.data.filter((row) => row.name).map((row) => [String(row.id), String(row.name)] as const)));
 }
 

@@ -118,8 +118,9 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
       // Users are read in batches (user-repository.ts), prompt versions removed in batches (prompt-repository.ts);
       // gsi1 lists a workspace's entities (gsi2 is the scheduled functions' queues).
       { table: 'main', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], queryIndexes: ['gsi1'] },
-      // Export jobs (export-repository.ts). Request logs, traces and analytics are the log engine's (issue #32).
-      { table: 'logs', actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      // Export jobs (export-repository.ts): listed by a Query of the workspace's entries and a BatchGetItem of their
+      // records. Request logs, traces and analytics are the log engine's (issue #32).
+      { table: 'logs', actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'] },
     ],
     secrets: 'manage',
     // The log bodies the read APIs return (exports are the log engine's files, issue #32).

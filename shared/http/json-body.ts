@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { badRequest } from './errors.js';
 import { assertJsonNesting } from './json-nesting.js';
+import { firstIssue } from './validation-issue.js';
 import { assertStorableNumbers } from './json-numbers.js';
 import type { NeutralRequest } from './types.js';
 
@@ -26,7 +27,6 @@ export function parseJsonBody<Schema extends z.ZodType>(request: NeutralRequest,
 export function validate<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
-  throw badRequest('invalid_request', path ? `${path}: ${issue.message}` : issue.message, path || null);
+  const { message, param } = firstIssue(result.error);
+  throw badRequest('invalid_request', message, param);
 }

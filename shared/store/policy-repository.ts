@@ -6,22 +6,24 @@ import { keys } from './keys.js';
 import { queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
-export const POLICY_KINDS = ['rate_limit', 'usage_limit'] as const;
-export const POLICY_TYPES = ['requests', 'tokens'] as const;
-export const POLICY_UNITS = ['rpm', 'rph', 'rpd'] as const;
-export const CREDIT_LIMIT_TYPES = ['cost', 'tokens'] as const;
-export const PERIODIC_RESETS = ['none', 'weekly', 'monthly'] as const;
-export const POLICY_STATUSES = ['active', 'archived'] as const;
-/** `reserve`: admission reserves the estimated maximum (exact under concurrency); `soft`: estimate-free check. */
-export const POLICY_ENFORCEMENTS = ['reserve', 'soft'] as const;
+import type { CreditLimitType, PeriodicReset, PolicyEnforcement, PolicyKind, PolicyStatus, PolicyType, PolicyUnit } from './policy-values.js';
 
-export type PolicyKind = (typeof POLICY_KINDS)[number];
-export type PolicyType = (typeof POLICY_TYPES)[number];
-export type PolicyUnit = (typeof POLICY_UNITS)[number];
-export type CreditLimitType = (typeof CREDIT_LIMIT_TYPES)[number];
-export type PeriodicReset = (typeof PERIODIC_RESETS)[number];
-export type PolicyStatus = (typeof POLICY_STATUSES)[number];
-export type PolicyEnforcement = (typeof POLICY_ENFORCEMENTS)[number];
+export {
+  CREDIT_LIMIT_TYPES,
+  PERIODIC_RESETS,
+  POLICY_ENFORCEMENTS,
+  POLICY_KINDS,
+  POLICY_STATUSES,
+  POLICY_TYPES,
+  POLICY_UNITS,
+  type CreditLimitType,
+  type PeriodicReset,
+  type PolicyEnforcement,
+  type PolicyKind,
+  type PolicyStatus,
+  type PolicyType,
+  type PolicyUnit,
+} from './policy-values.js';
 
 /**
  * `key` is `api_key`, `workspace_id`, `virtual_key`, `provider`, `model` or `metadata.<name>`; `value` is the

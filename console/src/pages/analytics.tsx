@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Api, Json } from '../api';
 import { ErrorBanner, Field, Section, Table, TextInput, text, useLoad } from '../components';
 import { rangeBounds, TimeRangePicker, type RangeState } from '../time-range';
 import { CHARTS, chartKeys, num, timelines, type Metric } from './analytics-series';
 import { TopLists } from './analytics-top';
+import { useNames } from '../names';
 
 const GROUPS = ['model', 'provider', 'api_key', 'workspace'] as const;
 const PALETTE = ['#1763b8', '#1a7f37', '#c2410c', '#7c3aed', '#b91c1c', '#6b7280'];
@@ -56,6 +57,9 @@ export function AnalyticsPage({ api }: { api: Api }) {
   const group = groupBy === 'metadata' ? `metadata.${metadataKey}` : groupBy;
   const analytics = useLoad(() => api.get<Analytics>('/v1/analytics', { group_by: group, interval, from, to }), [group, interval, from, to]);
   const rows = analytics.data?.rows ?? [];
+  // API keys and workspaces are grouped by id: shown by name where one exists.
+  const names = useNames(api);
+  const label = useCallback((key: unknown) => ((groupBy === 'api_key' || groupBy === 'workspace') && typeof key === 'string' ? (names.get(key) ?? key) : text(key)), [groupBy, names]);
   const totals = rows.reduce<Record<string, number>>((sum, row) => {
     for (const name of ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'cache_hits']) sum[name] = (sum[name] ?? 0) + num(row[name]);
     return sum;
@@ -108,13 +112,13 @@ export function AnalyticsPage({ api }: { api: Api }) {
         <dt>Cache hit rate</dt>
         <dd>{totals.requests ? `${(((totals.cache_hits ?? 0) / totals.requests) * 100).toFixed(1)} %` : '—'}</dd>
       </dl>
-      <Charts analytics={analytics.data} shown={shown} window={{ from, to, interval }} />
+      <Charts analytics={analytics.data} shown={shown} window={{ from, to, interval }} label={label} />
       <Table<Json>
         label="Analytics by group"
         rows={rows}
         empty="No requests in this period."
         columns={[
-          { label: group, cell: (row) => text(row.key) },
+          { label: group, cell: (row) => <span title={String(row.key)}>{label(row.key)}</span> },
           { label: 'Requests', cell: (row) => text(row.requests) },
           { label: 'Errors', cell: (row) => text(row.errors) },
           { label: 'Prompt tokens', cell: (row) => text(row.prompt_tokens) },
@@ -132,13 +136,13 @@ export function AnalyticsPage({ api }: { api: Api }) {
   );
 }
 
-function Charts({ analytics, shown, window }: { analytics: Analytics; shown: Metric[]; window: { from: string; to: string; interval: 'hour' | 'day' } }) {
+function Charts({ analytics, shown, window, label }: { analytics: Analytics; shown: Metric[]; window: { from: string; to: string; interval: 'hour' | 'day' }; label: (key: string) => string }) {
   // Computed once per answer and choice, so the charts are not rebuilt on every render.
   const charts = useMemo(() => {
     const lines = chartKeys(analytics.rows);
-    const names = [...lines.keys, ...(lines.other ? ['other'] : [])];
+    const names = [...lines.keys.map(label), ...(lines.other ? ['other'] : [])];
     return (Object.keys(CHARTS) as Metric[]).filter((metric) => shown.includes(metric)).map((metric) => ({ metric, names, data: timelines(analytics.series ?? [], metric, window, lines) }));
-  }, [analytics, shown.join(), window.from, window.to, window.interval]);
+  }, [analytics, shown.join(), window.from, window.to, window.interval, label]);
   return (
     <div class="charts">
       {charts.map(({ metric, names, data }) => (

@@ -1,6 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { segment, type Api, type Json } from '../api';
 import { ErrorBanner, Field } from '../components';
+import type { ZodType } from 'zod';
+import {
+  createRateLimitPolicySchema,
+  createUsageLimitPolicySchema,
+  updateRateLimitPolicySchema,
+  updateUsageLimitPolicySchema,
+} from '../../../shared/control-plane/policies/schemas';
+import { firstIssue } from '../../../shared/http/validation-issue';
 
 export type PolicyKind = 'rate-limits' | 'usage-limits';
 
@@ -17,10 +25,14 @@ function editableOf(policy: Json, kind: PolicyKind): Json {
 }
 
 /**
- * The body checked before it is sent: JSON, an object, and the fields a kind needs. The full rules are the API's
- * (shared/control-plane/policies/schemas.ts imports server modules, so the browser cannot load them yet): gw's 400
- * names the field, and the editor shows that message.
+ * The API's own schemas (the ones POST and PUT /v1/policies/* validate with), bundled with this page: a body they
+ * refuse is never sent, and the message is the one gw's 400 would carry (the same first-issue wording).
  */
+const SCHEMAS: Record<PolicyKind, { create: ZodType; update: ZodType }> = {
+  'rate-limits': { create: createRateLimitPolicySchema, update: updateRateLimitPolicySchema },
+  'usage-limits': { create: createUsageLimitPolicySchema, update: updateUsageLimitPolicySchema },
+};
+
 function check(kind: PolicyKind, editing: boolean, source: string): { body?: Json; problem?: string } {
   let body: unknown;
   try {
@@ -28,19 +40,14 @@ function check(kind: PolicyKind, editing: boolean, source: string): { body?: Jso
   } catch (error) {
     return { problem: `not valid JSON (${(error as Error).message})` };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problem: 'body: must be a JSON object' };
-  const fields = body as Json;
-  const required = editing ? [] : ['conditions', 'group_by', 'type', 'unit', 'value', ...(kind === 'usage-limits' ? ['credit_limit'] : [])];
-  const missing = required.find((name) => fields[name] === undefined);
-  if (missing) return { problem: `${missing}: is required` };
-  if (fields.value !== undefined && (typeof fields.value !== 'number' || fields.value <= 0)) return { problem: 'value: must be a number greater than 0' };
-  if (editing && Object.keys(fields).length === 0) return { problem: 'body: must change at least one field' };
-  return { body: fields };
+  const result = SCHEMAS[kind][editing ? 'update' : 'create'].safeParse(body);
+  // What is sent is what was written: gw fills its own defaults (periodic_reset) as it always does.
+  return result.success ? { body: body as Json } : { problem: firstIssue(result.error).message };
 }
 
 /**
  * Creates a policy of either kind, or edits the one opened from a list: its JSON, checked with the schema the API
- * uses before it is sent (the message is the API's own), then POST or PUT.
+ * uses before it is sent (the message is the API's own), then POST or PUT. A body the schema refuses cannot be sent.
  */
 export function PolicyEditor({ api, opened, disabled, reason, onSaved, onClose }: { api: Api; opened?: { kind: PolicyKind; policy: Json }; disabled: boolean; reason?: string; onSaved: () => void; onClose: () => void }) {
   const [kind, setKind] = useState<PolicyKind>(opened?.kind ?? 'usage-limits');

@@ -3,6 +3,7 @@ import { segment, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, Section, TextInput, text, useLoad, when } from '../components';
 import { useCapability } from '../resources/capabilities';
 import { workspaceUpdateSchema } from '../../../shared/control-plane/workspaces/schemas';
+import { firstIssue } from '../../../shared/http/validation-issue';
 
 interface Form {
   credit_limit: string;
@@ -26,8 +27,7 @@ const number = (value: string): number | string | null => (value.trim() === '' ?
 function problemOf(body: Json): string | undefined {
   const result = workspaceUpdateSchema.safeParse(body);
   if (result.success) return undefined;
-  const issue = result.error.issues[0];
-  return `${issue.path.join('.')}: ${issue.message}`;
+  return firstIssue(result.error).message;
 }
 const field = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 

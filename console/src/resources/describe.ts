@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Api, Json } from '../api';
+import type { Names } from '../names';
 import type { WriteNeed } from './capabilities';
 
 /**
@@ -47,7 +48,8 @@ export interface ResourceDescription {
   write?: WriteNeed;
   /** The key of the row id (default `id`). */
   idOf?: (row: Json) => string;
-  columns: { label: string; cell: (row: Json) => ComponentChildren }[];
+  /** `names`: API keys, virtual keys, workspaces and configs by id (names.ts), so a cell can name what a row points at. */
+  columns: { label: string; cell: (row: Json, names: Names) => ComponentChildren }[];
   /** `path` when creating is not a POST to the collection (users are invited at /v1/admin/users/invites). */
   create?: { label: string; fields: FormField[]; body?: (values: Json) => Json; path?: string };
   actions?: RowAction[];
@@ -62,9 +64,11 @@ export interface ResourceDescription {
   detail?: (api: Api, row: Json) => Promise<Json>;
   /** Reload every few seconds while a row is still working (exports in progress). */
   pending?: (row: Json) => boolean;
-  /** How to list when the collection has no list route (exports: the ones this tab created, each fetched by id). */
-  list?: (api: Api) => Promise<{ data: Json[] }>;
-  /** Runs with the created resource (exports remember their id). */
+  /** Rows a page (gw's `limit`; default 100); Next page and Previous page follow gw's cursor. */
+  pageSize?: number;
+  /** How to list when the collection has no list route of gw's shape (SCIM members). */
+  list?: (api: Api) => Promise<{ data: Json[]; next_cursor?: string | null }>;
+  /** Runs with the created resource. */
   created?: (created: Json) => void;
   /** A note under the heading. */
   note?: string;

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api, type Json, type Page } from '../api';
 import { ErrorBanner, Field, JsonView, Section, SecretOnce, Table, TextInput, useLoad } from '../components';
+import { useNames } from '../names';
 import { useCapability } from './capabilities';
 import { bodyOf, type FormField, type ResourceDescription, type RowAction } from './describe';
 
@@ -12,8 +13,15 @@ import { bodyOf, type FormField, type ResourceDescription, type RowAction } from
 export function ResourceView({ api, resource }: { api: Api; resource: ResourceDescription }) {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [applied, setApplied] = useState<Record<string, string>>({});
-  const list = useLoad(() => (resource.list ? resource.list(api) : api.get<Page>(resource.path, { limit: '100', ...applied })), [resource.path, JSON.stringify(applied)]);
+  // The cursors of the pages before this one (gw's next_cursor): Previous page pops one, Next page pushes one.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const list = useLoad(
+    () => (resource.list ? resource.list(api) : api.get<Page>(resource.path, { limit: String(resource.pageSize ?? 100), ...applied, cursor })),
+    [resource.path, JSON.stringify(applied), cursor],
+  );
   const write = useCapability(api, resource.write);
+  const names = useNames(api);
   const [error, setError] = useState<Error>();
   const [secret, setSecret] = useState<string>();
   const [selected, setSelected] = useState<Json>();
@@ -55,7 +63,23 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           {why}
         </p>
       ) : null}
-      {resource.create ? <CreateForm resource={resource} disabled={!allowed} reason={why} onCreate={(body) => act(() => api.post(resource.create!.path ?? resource.path, body).then((created) => (resource.created?.(created), created)))} /> : null}
+      {resource.create ? (
+        <CreateForm
+          resource={resource}
+          disabled={!allowed}
+          reason={why}
+          onCreate={(body) =>
+            act(() =>
+              api.post(resource.create!.path ?? resource.path, body).then((created) => {
+                resource.created?.(created);
+                // Lists are newest first (or by name): the first page is where the new row is.
+                setCursors([]);
+                return created;
+              }),
+            )
+          }
+        />
+      ) : null}
       {resource.filters && !readDenied ? (
         <form
           class="filters"
@@ -63,6 +87,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           onSubmit={(event) => {
             event.preventDefault();
             setApplied({ ...filters });
+            setCursors([]);
           }}
         >
           {resource.filters.map((filter) => (
@@ -79,7 +104,7 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           empty={list.loading ? 'Loading…' : `No ${resource.title.toLowerCase()}.`}
           onOpen={setSelected}
           columns={[
-            ...resource.columns,
+            ...resource.columns.map((column) => ({ label: column.label, cell: (row: Json) => column.cell(row, names) })),
             ...(resource.actions
               ? [
                   {
@@ -111,6 +136,19 @@ export function ResourceView({ api, resource }: { api: Api; resource: ResourceDe
           ]}
         />
       )}
+      {cursors.length > 0 || list.data?.next_cursor ? (
+        <div class="pager" role="group" aria-label={`Pages of ${resource.title.toLowerCase()}`}>
+          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous page
+          </button>
+          <span class="muted" data-testid="resource-page">
+            Page {cursors.length + 1}
+          </span>
+          <button type="button" disabled={!list.data?.next_cursor || list.loading} onClick={() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}>
+            Next page
+          </button>
+        </div>
+      ) : null}
       {asking ? (
         <ActionInput
           asking={asking}

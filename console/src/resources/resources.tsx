@@ -1,5 +1,6 @@
 import { segment, type Json } from '../api';
 import { text, when } from '../components';
+import { named } from '../names';
 import type { ResourceDescription } from './describe';
 import { DownloadLink } from './download';
 
@@ -65,7 +66,7 @@ export const INTEGRATIONS: ResourceDescription = {
     { label: 'Provider', cell: (row) => text(row.provider) },
     { label: 'Credential', cell: (row) => text((row.credential as Json | undefined)?.masked) },
     { label: 'Tags', cell: (row) => tags(row.tags) },
-    { label: 'Shared with', cell: (row) => (Array.isArray(row.shared_with_workspaces) ? row.shared_with_workspaces.join(', ') || 'none' : text(row.shared_with_workspaces)) },
+    { label: 'Shared with', cell: (row, names) => (Array.isArray(row.shared_with_workspaces) ? row.shared_with_workspaces.map((id: unknown) => named(names, id)).join(', ') || 'none' : text(row.shared_with_workspaces)) },
   ],
   create: {
     label: 'Create an integration',
@@ -179,8 +180,8 @@ export const DEPLOYMENTS: ResourceDescription = {
     { label: 'Name', cell: (row) => text(row.name) },
     { label: 'Slug', cell: (row) => <code>{text(row.slug)}</code> },
     { label: 'Type', cell: (row) => text(row.type) },
-    { label: 'Config', cell: (row) => <code>{(row.config as Json | undefined)?.id ? `${String((row.config as Json).id)}${(row.config as Json).version ? `@${String((row.config as Json).version)}` : ''}` : 'inline'}</code> },
-    { label: 'Workspace', cell: (row) => text(row.workspace_id ?? 'organisation') },
+    { label: 'Config', cell: (row, names) => <code>{(row.config as Json | undefined)?.id ? `${named(names, (row.config as Json).id)}${(row.config as Json).version ? `@${String((row.config as Json).version)}` : ''}` : 'inline'}</code> },
+    { label: 'Workspace', cell: (row, names) => (row.workspace_id ? named(names, row.workspace_id) : 'organisation') },
     { label: 'Updated', cell: (row) => when(row.updated_at) },
   ],
   create: {
@@ -204,9 +205,6 @@ export const DEPLOYMENTS: ResourceDescription = {
     ],
   },
 };
-
-const EXPORT_IDS = 'gw.console.exports';
-const exportIds = (): string[] => JSON.parse(sessionStorage.getItem(EXPORT_IDS) ?? '[]') as string[];
 
 export const EXPORTS: ResourceDescription = {
   title: 'Exports',
@@ -236,9 +234,8 @@ export const EXPORTS: ResourceDescription = {
     ],
   },
   pending: (row) => row.status === 'pending' || row.status === 'running',
-  // gw has no route that lists exports: the view shows the ones created in this tab, each fetched by id.
-  list: async (api) => ({ data: await Promise.all(exportIds().map((id) => api.get(`/v1/exports/${segment(id)}`).catch((error: Error) => ({ id, status: 'unavailable', error: error.message })))) }),
-  created: (created) => sessionStorage.setItem(EXPORT_IDS, JSON.stringify([String(created.id), ...exportIds()].slice(0, 50))),
+  // gw keeps the workspace's exports (GET /v1/exports, newest first): every export of the workspace, whichever tab made it.
+  pageSize: 20,
 };
 
 export const AUDIT_LOG: ResourceDescription = {
@@ -255,7 +252,7 @@ export const AUDIT_LOG: ResourceDescription = {
     { label: 'Time', cell: (row) => when(row.at) },
     { label: 'Action', cell: (row) => <code>{text(row.action)}</code> },
     { label: 'Outcome', cell: (row) => text(row.outcome) },
-    { label: 'Actor', cell: (row) => `${text((row.actor as Json | undefined)?.type)} ${text((row.actor as Json | undefined)?.id)}` },
+    { label: 'Actor', cell: (row, names) => `${text((row.actor as Json | undefined)?.type)} ${named(names, (row.actor as Json | undefined)?.id)}` },
     { label: 'Resource', cell: (row) => `${text(row.resource_type)} ${row.resource_id ? String(row.resource_id) : ''}` },
   ],
 };
@@ -271,7 +268,7 @@ export const USERS: ResourceDescription = {
     { label: 'Name', cell: (row) => text(row.name) },
     { label: 'Role', cell: (row) => text(row.role) },
     { label: 'Status', cell: (row) => text(row.status) },
-    { label: 'Workspaces', cell: (row) => (Array.isArray(row.workspaces) ? row.workspaces.map((membership: Json) => `${text(membership.workspace_id)} (${text(membership.role)})`).join(', ') || '—' : '—') },
+    { label: 'Workspaces', cell: (row, names) => (Array.isArray(row.workspaces) ? row.workspaces.map((membership: Json) => `${named(names, membership.workspace_id)} (${text(membership.role)})`).join(', ') || '—' : '—') },
     { label: 'Invited by', cell: (row) => text(row.invited_by) },
   ],
   create: {

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import type { OpenApiOperation } from '../openapi-operation.js';
 import { operationFamily } from '../operation-family.js';
-import { exportCreateSchema, exportIdPathSchema, exportSchema } from './schemas.js';
+import { exportCreateSchema, exportIdPathSchema, exportListQuerySchema, exportListSchema, exportSchema } from './schemas.js';
 
 const exportOperations = operationFamily({ tag: 'Observability', scopes: ['logs:read'], featureFlags: ['DATA_EXPORTS_ENABLED'] });
 
@@ -16,6 +16,15 @@ export const openApiOperations: OpenApiOperation[] = [
     body: exportCreateSchema,
     status: '202',
     response: { description: 'The export, pending.', schema: exportSchema },
+  }),
+  exportOperations.list({
+    path: '/v1/exports',
+    operationId: 'listExports',
+    summary: 'List the workspace’s exports, newest first',
+    description:
+      'Every export of the workspace (not only the caller’s), each as GET /v1/exports/{id} shows it: status, format, filters, row count once completed, and its download link (none for a caller who may not see the tokens and cost it holds). Paged with the cursor; exports older than LOG_RETENTION_DISPLAY days are gone.',
+    query: exportListQuerySchema,
+    response: { description: 'A page of exports.', schema: exportListSchema },
   }),
   exportOperations.get({
     path: '/v1/exports/{id}',

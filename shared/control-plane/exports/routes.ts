@@ -11,6 +11,7 @@ import { ExportRepository, type ExportRecord } from '../../store/export-reposito
 import type { ControlPlaneRequest } from '../handler-types.js';
 import { actorOf } from '../../audit/record.js';
 import { notFound, requireScope } from '../authorization.js';
+import { readPageRequest, toPage, type Page } from '../pagination.js';
 import { gatedBy } from '../feature-flags.js';
 import { usageViewerFor } from '../analytics/visibility.js';
 import { logWorkspace, readLogFilter } from '../logs/filters.js';
@@ -19,10 +20,11 @@ import type { RouteRegistrar } from '../handler-types.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { validate } from '../../http/json-body.js';
 import { EXPORT_CONTENT_TYPES, refreshExportJob, startExportJob } from './export-jobs.js';
-import { exportCreateSchema, exportIdPathSchema, type DataExport } from './schemas.js';
+import { exportCreateSchema, exportIdPathSchema, exportListQuerySchema, type DataExport } from './schemas.js';
 
-/** POST /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download; 404 while DATA_EXPORTS_ENABLED is OFF. */
+/** POST and GET /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download; 404 while DATA_EXPORTS_ENABLED is OFF. */
 export function registerExportRoutes(register: RouteRegistrar): void {
+  register('GET', '/v1/exports', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(200, await listExports(call))));
   register('POST', '/v1/exports', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(202, await createExport(call), await freshnessHeaders())));
   register('GET', '/v1/exports/{id}', gatedBy('DATA_EXPORTS_ENABLED', async (call) => jsonResponse(200, await getExport(call))));
   register(
@@ -72,6 +74,28 @@ export async function createExport(call: ControlPlaneRequest): Promise<DataExpor
   await new ExportRepository().create(job);
   runInBackground('data export', () => startExportJob(job, { organisationId: call.principal.organisationId, workspaceId: workspace }, filter));
   return presentExport(job, []);
+}
+
+/**
+ * The workspace's exports, newest first, a page at a time: the caller's workspace, or (admin callers) the one named
+ * by workspace_id. Each as GET /v1/exports/{id} shows it: a running one is asked of its engine, and a link only
+ * for a caller who may see what the file holds.
+ */
+export async function listExports(call: ControlPlaneRequest): Promise<Page<DataExport>> {
+  requireScope(call.principal, 'logs:read');
+  const query = validate(exportListQuerySchema, call.request.query);
+  const page = readPageRequest(call.request);
+  const workspace = await logWorkspace(call.principal, query.workspace_id);
+  const { records, nextKey } = await new ExportRepository().list(workspace, page);
+  const seesUsage = (await usageViewerFor(call.principal, workspace)).seesUsage;
+  const exports = await Promise.all(
+    records.map(async (record) => {
+      const job = await refreshExportJob(record);
+      const linked = job.status === 'completed' && (seesUsage || job.usage_hidden === true);
+      return presentExport(job, linked ? await downloadUrls(call.request, job) : []);
+    }),
+  );
+  return toPage(exports, nextKey);
 }
 
 export async function getExport(call: ControlPlaneRequest): Promise<DataExport> {

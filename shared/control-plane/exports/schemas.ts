@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { logFilterSchema } from '../logs/schemas.js';
+import { resourceListSchema } from '../resource/schema-helpers.js';
 
 /** Body and responses of /v1/exports; types are inferred from these and docs/openapi.yaml generated. */
 
@@ -11,6 +12,14 @@ export const exportCreateSchema = logFilterSchema
     format: z.enum(['jsonl', 'parquet', 'csv']).default('jsonl').meta({ description: 'JSON Lines (default), Parquet or CSV: one row of the requests table per request (docs/observability.md lists the columns).' }),
   })
   .meta({ id: 'ExportCreate' });
+
+export const exportListQuerySchema = z
+  .strictObject({
+    workspace_id: z.string().min(1).max(128).optional().meta({ description: 'Another workspace of the organisation (admin callers only).' }),
+    limit: z.string().optional().meta({ description: 'Exports per page, 1-100 (default 20).' }),
+    cursor: z.string().optional().meta({ description: 'next_cursor of the previous page.' }),
+  })
+  .meta({ id: 'ExportListQuery' });
 
 export const exportIdPathSchema = z.strictObject({ id: z.string().min(1).max(128) });
 
@@ -30,5 +39,7 @@ export const exportSchema = z
     error: z.string().nullable(),
   })
   .meta({ id: 'DataExport' });
+
+export const exportListSchema = resourceListSchema(exportSchema, 'DataExportList');
 
 export type DataExport = z.infer<typeof exportSchema>;

@@ -7,7 +7,7 @@ import {
   POLICY_STATUSES,
   POLICY_TYPES,
   POLICY_UNITS,
-} from '../../store/policy-repository.js';
+} from '../../store/policy-values.js';
 
 /** The keys a condition or group_by entry may name; `metadata.<key>` stands for any request metadata key. */
 export const POLICY_KEYS = ['api_key', 'workspace_id', 'virtual_key', 'provider', 'integration', 'model', 'metadata.<key>'] as const;

@@ -127,6 +127,21 @@ describe('the console has no axe violation of any impact, in Debian chromium', {
     expect(await violations()).toEqual([]);
   });
 
+  it('with gw unreachable, the rows kept from the last load keep their contrast (class: stale content faded below WCAG contrast)', async () => {
+    await visit('logs');
+    const rows = page.getByRole('table', { name: 'Request logs' }).locator('tbody tr');
+    await rows.first().waitFor();
+    await page.route('**/v1/**', (route) => route.abort('connectionrefused'));
+    try {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByText('from the last successful load').waitFor();
+      expect(await rows.count()).toBeGreaterThan(0);
+      expect(await violations()).toEqual([]);
+    } finally {
+      await page.unroute('**/v1/**');
+    }
+  });
+
   it('at 390 px, with the menu folded and open', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await visit('keys');

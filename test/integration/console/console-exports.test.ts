@@ -4,16 +4,21 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../../scripts/build-console.js';
+import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
 import { launchChromium } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { api, newKey, newWorkspace } from '../control-plane/identities-support.js';
 import { logRecord } from '../observability/log-engine-support.js';
 import { signInToConsole } from './console-support.js';
 
 /**
  * Exports in Debian chromium with a format choice: each format POST /v1/exports accepts can be picked, the list
- * says which one a row is, and the downloaded file is that format (named and shaped so).
+ * says which one a row is, and the downloaded file is that format (named and shaped so). The list is the one gw
+ * keeps for the workspace (GET /v1/exports), so a fresh tab sees exports made elsewhere, page by page, and never
+ * another workspace's.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
 const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-exports-'));
@@ -58,5 +63,42 @@ describe('exports with a format choice, in Debian chromium', { timeout: 120_000 
     const [header, first] = readFileSync((await file.path())!, 'utf8').split('\n');
     expect(header.split(',')).toContain('model');
     expect(first).toContain('export-format-1');
+  });
+});
+
+describe('the export list gw keeps, in Debian chromium', { timeout: 120_000 }, () => {
+  it('shows the workspace’s exports made anywhere, newest first, page by page, and never another workspace’s', async () => {
+    const made: string[] = [];
+    for (let index = 0; index < 20; index++) {
+      const created = await api<DataExport>(gateway, 'POST', '/v1/exports', { body: { format: 'jsonl', model: `elsewhere-${index}` } });
+      expect(created.status, JSON.stringify(created.body)).toBe(202);
+      made.push(created.body.id);
+    }
+    const other = await newWorkspace(gateway);
+    const otherKey = (await newKey(gateway, { workspace_id: other.id, scopes: ['logs:read'] })).key;
+    const theirs = await api<DataExport>(gateway, 'POST', '/v1/exports', { body: { format: 'csv' }, key: otherKey });
+    expect(theirs.status).toBe(202);
+    await drainAllBackgroundWork();
+    const listed = (await api<{ data: DataExport[] }>(gateway, 'GET', '/v1/exports?limit=100')).body.data.map((job) => job.id);
+    expect(listed).toHaveLength(21);
+
+    // A tab that made none of them: the list is gw's, not this tab's.
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInToConsole(fresh, `${gateway.url}/console`, gateway.apiKey);
+    await fresh.goto(`${gateway.url}/console#/exports`);
+    const table = fresh.getByRole('table', { name: 'Exports' });
+    const ids = () => table.locator('tbody tr td:first-child code').allTextContents();
+    await poll(ids).toEqual(listed.slice(0, 20));
+    expect(await table.locator('tbody tr').first().textContent()).toContain('completed');
+    const pager = fresh.getByRole('group', { name: 'Pages of exports' });
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    // Page 2: the oldest, the CSV export the first test made in another tab.
+    await poll(ids).toEqual(listed.slice(20));
+    expect(await table.locator('tbody tr').first().textContent()).toContain('csv');
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await poll(ids).toEqual(listed.slice(0, 20));
+    expect(listed).not.toContain(theirs.body.id);
+    expect(await fresh.content()).not.toContain(theirs.body.id);
+    await fresh.close();
   });
 });
