@@ -1,4 +1,4 @@
-import { costOfUsage, subtractUsd, tokenCounts, unpricedCost } from '../../observability/pricing/index.js';
+import { costOfUsage, firstUnpricedCharge, subtractUsd, tokenCounts, unpricedCost } from '../../observability/pricing/index.js';
 import type { RequestLogger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { defaultEnforcementDependencies, type Admission, type EnforcementDependencies } from './admission.js';
@@ -56,7 +56,7 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
   // What cost limits count: the price, or for a model nobody prices its tokens at the default rates
   // (pricing/unpriced.ts), as admission reserved them: an unknown price never means "no limit". The log keeps null.
   const limitCost = cost ?? (counts ? unpricedCost(counts) : 0);
-  if (cost === null && counts) log.warn('unpriced model: cost limits are charged its tokens at the default rates', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
+  if (cost === null && counts && firstUnpricedCharge(settled.provider, settled.model)) log.warn('unpriced model: cost limits are charged its tokens at the default rates (said once per model)', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
   const charges: Charge[] = [];
   for (const counter of admission.tokenCounters) {
     // With a reservation, only the difference between the real tokens and the reserved ones is added.

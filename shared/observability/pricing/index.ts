@@ -40,5 +40,5 @@ export async function costOfUsage(provider: string | undefined, model: string | 
   return price ? roundUsd(price.cost(tokens) + webSearchFee(provider, usage!)) : null;
 }
 
-export { UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';
+export { firstUnpricedCharge, UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';
 export { decimalTextToUnits, subtractUsd, sumUsd, unitsToUsd, usdToUnits } from './usd.js';

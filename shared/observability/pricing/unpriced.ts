@@ -16,3 +16,19 @@ export const UNPRICED_MODEL_RATES: Readonly<ModelRates> = Object.freeze({ input_
 export function unpricedCost(tokens: Pick<TokenCounts, 'input' | 'output'>): number {
   return costFromRates(UNPRICED_MODEL_RATES, { input: tokens.input, output: tokens.output, cachedInput: 0, cacheWrite: 0, reasoning: 0, total: tokens.input + tokens.output });
 }
+
+const warnedModels = new Set<string>();
+const WARNED_MODELS_BOUND = 1_000;
+
+/**
+ * Whether this is the first time this process charges this model at the default rates: the warning is written
+ * once per model, not per request (a per-request line was 6.6 % of a busy gateway's CPU profile and buried the
+ * news). The memory is bounded; past the bound it starts over, so a model may be named again.
+ */
+export function firstUnpricedCharge(provider: string | undefined, model: string | undefined): boolean {
+  const key = `${provider ?? ''}\u0000${model ?? ''}`;
+  if (warnedModels.has(key)) return false;
+  if (warnedModels.size >= WARNED_MODELS_BOUND) warnedModels.clear();
+  warnedModels.add(key);
+  return true;
+}
