@@ -1,9 +1,11 @@
 import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
+import { sumUsd } from '../../observability/pricing/usd.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
 import type { UnpricedModels } from './target-estimate.js';
+import type { BudgetChargeNote } from './workspace-budget.js';
 import { merged } from '../../merged.js';
 
 /** What enforcement needs of a workspace: its active policies (the enabled kinds only) and its budget. */
@@ -67,6 +69,25 @@ export class EnforcementSnapshots {
     this.cache.update(budget.workspaceId, (snapshot) => merged(snapshot, { budget }));
   }
 
+  /**
+   * Follows a charge this process wrote to its workspace's budget counters (workspace-budget.ts): a write to
+   * the gate tells its new value; a write to a shard lowers the settled usage, which stays an upper bound of
+   * the real one. Returns the budget as the snapshot now holds it (undefined: none held for that period).
+   */
+  noteBudgetCharge(note: BudgetChargeNote): WorkspaceBudget | undefined {
+    let updated: WorkspaceBudget | undefined;
+    this.cache.update(note.workspaceId, (snapshot) => {
+      const budget = snapshot.budget;
+      if (!budget || budget.epoch !== note.epoch) return snapshot;
+      updated =
+        note.gate === undefined
+          ? merged(budget, { settledUsage: sumUsd([budget.settledUsage, note.amount]), currentUsage: sumUsd([budget.currentUsage, note.amount]) })
+          : merged(budget, { currentUsage: sumUsd([budget.settledUsage, note.gate]) });
+      return merged(snapshot, { budget: updated });
+    });
+    return updated;
+  }
+
   /** Drops one workspace's snapshot, or all of them. */
   forget(workspaceId?: string): void {
     this.cache.forget(workspaceId === undefined ? undefined : (key) => key === workspaceId);
@@ -79,7 +100,7 @@ async function loadSnapshot(workspaceId: string): Promise<Omit<EnforcementSnapsh
     POLICY_ENABLED ? listActivePolicies(workspaceId) : Promise.resolve([]),
     USAGE_LIMITS_ENABLED ? budgets().read(workspaceId) : Promise.resolve(undefined),
     // Read with the policies (same round trip depth, in the background once warm): only its settings are used.
-    new WorkspaceRepository().getWorkspace(workspaceId).then((workspace) => workspace?.settings?.unpriced_models),
+    new WorkspaceRepository().getWorkspace(workspaceId, { usage: false }).then((workspace) => workspace?.settings?.unpriced_models),
   ]);
   return {
     // Archived policies never reach here (the query keeps active ones); the status is checked again anyway.
