@@ -8,6 +8,7 @@ import { WorkspaceBudgetRepository, type BudgetPeriodRef, type WorkspaceBudget }
 import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
 import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
+import { takeRequestSlot } from './quota-leases.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
 import { requestValues, type RequestValues } from './request-values.js';
 import type { CreditCounter, EnforcementDependencies, Step, StepResult, TokenCounter } from './types.js';
@@ -274,7 +275,7 @@ function markExhaustedOnce(budget: WorkspaceBudget, deps: EnforcementDependencie
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const refused = (used?: number): StepResult => ({ kind: 'rate-refused', windowEnd: window.end, error: rateLimitedError({ policy, window, used }, now) });
   if (policy.type === 'requests') {
-    return deps.counters.incrementBelow(key, 1, policy.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
+    return takeRequestSlot(deps.counters, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
   if (reserve > 0) {
     // Default: admitted while the window (settled tokens plus reservations in flight) is below the limit.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
@@ -73,6 +74,8 @@ export function concurrently(count: number, send: (index: number) => Promise<Ans
 
 /** The value of a policy's rate counter for a group, in the current window. */
 export async function rateCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
+  // This process's unused quota leases are counted in the store until given back.
+  await returnAllQuotaLeases();
   const now = Date.now();
   const window = rateWindow(policy.unit, now);
   const group = groupOf(policy, (key) => values[key]);
