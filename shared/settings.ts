@@ -115,6 +115,12 @@ const SETTING_READERS = {
   GW_POLICY_CACHE_TTL_MS: integer(5_000, { min: 0, max: 300_000 }),
   // ON: a token policy reserves a request's max_tokens before forwarding (tighter bound, see the docs).
   GW_TOKEN_LIMIT_RESERVATION: offUnlessOn,
+  // Quota leases (docs/architecture.md, "Quota leases"): a process admits `requests` limits from a share of the
+  // counter it took with one conditional write. OFF: one conditional write per request and limit.
+  GW_QUOTA_LEASES: onUnlessOff,
+  // How long a lease lives at most (never past its counter's window), and after how long unused it goes back.
+  GW_QUOTA_LEASE_TTL_MS: integer(60_000, { min: 100, max: 300_000 }),
+  GW_QUOTA_LEASE_IDLE_MS: integer(15_000, { min: 50, max: 300_000 }),
   // Where charges that failed wait for a replay (a file journal); unset on AWS: pending items in the main table.
   GW_CHARGE_JOURNAL_DIR: optionalText(),
   // Local runtime only: how often expired items (the `ttl` attribute) are swept from the embedded store; 0 never.

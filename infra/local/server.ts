@@ -139,7 +139,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
             await schedules.stop();
             await reliability.stop();
           },
-          flushBackground: drainAllBackgroundWork,
+          flushBackground: async (timeoutMs: number) => {
+            // Unused quota leases go back to their counters before the store closes (docs/architecture.md).
+            const { returnAllQuotaLeases } = await import('../../shared/gateway/enforcement/quota-leases.js');
+            await returnAllQuotaLeases();
+            return drainAllBackgroundWork(timeoutMs);
+          },
           closeStore: async () => {
             // Request logs (DuckDB) are flushed and closed after the background work, before the store goes.
             const { closeLogEngines } = await import('../../shared/observability/engine/select.js');

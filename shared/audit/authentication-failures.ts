@@ -3,17 +3,15 @@ import type { GatewayError } from '../http/errors.js';
 import type { NeutralRequest } from '../http/types.js';
 import { logger } from '../observability/logger.js';
 import { settings } from '../settings.js';
-import { AuditLogRepository } from '../store/audit-log-repository.js';
+import { countAnonymousFailure } from './anonymous-failures.js';
 import { recordAuditEvent } from './record.js';
-
-let repository: AuditLogRepository | undefined;
 
 /**
  * Files a refused authentication in the audit log. When the credential was recognised (a revoked or expired key,
  * a signed token with bad claims) it is one event under that organisation. When it names no organisation (an
- * unknown key, no credential, a token nobody can verify), anyone on the internet can cause it, so it is only
- * counted: one item per source address, minute, method and code, incremented atomically, with a TTL, so
- * anonymous traffic cannot grow the table without bound. The credential itself is never stored. A failure to
+ * unknown key, no credential, a token nobody can verify), anyone on the internet can cause it, so it costs no
+ * store write: it is counted in memory and logged per source address, minute, method and code
+ * (anonymous-failures.ts). The credential itself is never stored. A failure to
  * write is logged, never turned into a 500: the caller must still get its 401.
  */
 export async function auditAuthenticationFailure(request: NeutralRequest, error: GatewayError, traceId: string): Promise<void> {
@@ -49,8 +47,7 @@ export async function auditAuthenticationFailure(request: NeutralRequest, error:
     }
     if (!settings().AUDIT_LOGS_ENABLED) return;
     const now = new Date();
-    repository ??= new AuditLogRepository();
-    await repository.countAnonymousFailure({
+    countAnonymousFailure({
       minute: startOfMinute(now),
       source_ip: request.sourceIp ?? 'unknown',
       method,

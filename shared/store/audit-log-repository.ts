@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
@@ -82,39 +81,6 @@ export class AuditLogRepository {
           ...(record.workspace_id ? { gsi1pk: keys.auditOfWorkspace(record.workspace_id), gsi1sk: sortKey } : {}),
           ...record,
           ttl: auditExpiry(new Date(record.at)),
-        },
-      }),
-    );
-  }
-
-  /**
-   * Adds one to the counter item of an anonymous failure's (minute, source, method, code): one atomic UpdateItem,
-   * so a flood of unauthenticated requests writes at most one item per address, minute and code, each with a TTL,
-   * instead of one item per request.
-   */
-  async countAnonymousFailure(failure: AnonymousFailureCount): Promise<void> {
-    const id = `authfail_${createHash('sha256').update(`${failure.minute}|${failure.source_ip}|${failure.method}|${failure.code}`).digest('hex').slice(0, 24)}`;
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: keys.auditOfOrganisation(UNKNOWN_ORGANISATION), sk: `${failure.minute}#${id}` },
-        UpdateExpression:
-          'SET #id = :id, #at = :at, #action = :action, resource_type = :resource, outcome = :outcome, actor = :actor, source_ip = :ip, ' +
-          'details = :details, trace_id = :trace, last_at = :last, #ttl = if_not_exists(#ttl, :ttl) ADD #count :one',
-        ExpressionAttributeNames: { '#id': 'id', '#at': 'at', '#action': 'action', '#ttl': 'ttl', '#count': 'count' },
-        ExpressionAttributeValues: {
-          ':id': id,
-          ':at': failure.minute,
-          ':action': 'authentication.failed',
-          ':resource': 'authentication',
-          ':outcome': 'failure',
-          ':actor': { type: 'anonymous' },
-          ':ip': failure.source_ip,
-          ':details': { method: failure.method, code: failure.code, status: failure.status, http_method: failure.last.http_method, path: failure.last.path.slice(0, 256) },
-          ':trace': failure.last.trace_id,
-          ':last': failure.last.at,
-          ':ttl': auditExpiry(new Date(failure.minute)),
-          ':one': 1,
         },
       }),
     );

@@ -1,27 +1,37 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { subtractUsd, sumUsd } from '../observability/pricing/usd.js';
 import { settings } from '../settings.js';
+import { BudgetCounterRepository, budgetEpoch, type BudgetCounters } from './budget-counter-repository.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import type { BudgetReset, BudgetStatus, WorkspaceRecord } from './workspace-repository.js';
 
-/** The budget attributes of a workspace record (see WorkspaceRecord), as enforcement reads them. */
+/** The budget of a workspace (its settings on the workspace record, its usage on counter items), as enforcement reads it. */
 export interface WorkspaceBudget {
   workspaceId: string;
   /** USD; null means no budget. */
   creditLimit: number | null;
   periodicReset: BudgetReset;
+  /** USD used in this period (reservations in flight included): `settledUsage` plus the gate. */
   currentUsage: number;
+  /**
+   * The part of the usage not on the gate item: the legacy attribute plus the charge shards' sum as read. Never
+   * below the real one between reads (budget-counter-repository.ts), so `limit - settledUsage` is a safe headroom.
+   */
+  settledUsage: number;
   status: BudgetStatus;
   nextResetAt: string | null;
+  /** The period's counters (budgetEpoch of the last reset). */
+  epoch: string;
 }
 
 /** Sparse gsi2 partition of workspaces whose budget was marked exhausted: the restore worker's queue. */
 export const EXHAUSTED_BUDGET_INDEX = 'WORKSPACE#BUDGET_EXHAUSTED';
 const markerKey = (workspaceId: string) => ({ pk: `BUDGETFLAG#${workspaceId}`, sk: 'EXHAUSTED' });
 
-const BUDGET_ATTRIBUTES = ['id', 'budget_credit_limit', 'budget_periodic_reset', 'budget_current_usage', 'budget_status', 'budget_next_reset_at'];
+const BUDGET_ATTRIBUTES = ['id', 'budget_credit_limit', 'budget_periodic_reset', 'budget_current_usage', 'budget_status', 'budget_next_reset_at', 'budget_last_reset_at'];
 const NAMES = {
   '#limit': 'budget_credit_limit',
   '#reset': 'budget_periodic_reset',
@@ -30,17 +40,26 @@ const NAMES = {
   '#next': 'budget_next_reset_at',
 };
 
-export type ChargeResult = { charged: true; budget: WorkspaceBudget } | { charged: false; reason: 'reset_due' | 'no_workspace' };
+/** Where a charge goes: the period a reservation was made in, and whether the budget had a limit then. */
+export interface BudgetPeriodRef {
+  epoch: string;
+  gated: boolean;
+}
+
+export type ChargeResult = { charged: true; epoch: string; gated: boolean; gate?: number } | { charged: false; reason: 'reset_due' | 'no_workspace' };
 
 /**
- * The workspace budget, kept on the workspace item with single-item conditional writes only: charges `ADD`
- * to the usage, a status change is conditional on the numbers that justify it, and a periodic reset is
- * conditional on the reset time it replaces, so concurrent writers (gateway Lambdas, the restore worker, a
- * limit change in the control plane) can run in any order and never undo each other.
+ * The workspace budget. Its settings stay on the workspace item; its usage lives on un-indexed, sharded counter
+ * items (budget-counter-repository.ts), so a charge writes neither the workspace item nor its index entries.
+ * `budget_current_usage` on the workspace item is the usage written before the counters existed: read as a base
+ * while it exists, never added to again, and zeroed by the next periodic reset. Status changes and periodic
+ * resets stay single-item conditional writes on the workspace item, so concurrent writers (gateway Lambdas, the
+ * restore worker, a limit change in the control plane) never undo each other.
  */
 export class WorkspaceBudgetRepository {
   private readonly client = dynamoDocumentClient();
   private readonly table = tableName(settings(), MAIN_TABLE);
+  private readonly counters = new BudgetCounterRepository();
 
   async read(workspaceId: string): Promise<WorkspaceBudget | undefined> {
     const result = await this.client.send(
@@ -52,12 +71,14 @@ export class WorkspaceBudgetRepository {
         ExpressionAttributeNames: Object.fromEntries(BUDGET_ATTRIBUTES.map((name, index) => [`#p${index}`, name])),
       }),
     );
-    return result.Item ? toBudget(result.Item) : undefined;
+    if (!result.Item) return undefined;
+    const epoch = budgetEpoch(result.Item.budget_last_reset_at as string | null | undefined);
+    return toBudget(result.Item, await this.counters.read(workspaceId, epoch));
   }
 
   /**
-   * The budget and the workspace's `settings` (for `unpriced_models`) in one read of the workspace item: what the
-   * enforcement snapshot needs of it (enforcement/snapshot-cache.ts), so a snapshot reads the item once, not twice.
+   * The budget and the workspace's `settings` (for `unpriced_models`) in one read of the workspace item, plus the
+   * budget's counters: what the enforcement snapshot needs (enforcement/snapshot-cache.ts), so it reads the item once.
    */
   async readWithSettings(workspaceId: string): Promise<{ budget: WorkspaceBudget; settings: WorkspaceRecord['settings'] } | undefined> {
     const attributes = [...BUDGET_ATTRIBUTES, 'settings'];
@@ -70,66 +91,54 @@ export class WorkspaceBudgetRepository {
         ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#p${index}`, name])),
       }),
     );
-    return result.Item ? { budget: toBudget(result.Item), settings: result.Item.settings as WorkspaceRecord['settings'] } : undefined;
-  }
-
-  /** Adds `amount` USD to the usage, unless a periodic reset is due (apply it first, then charge again). */
-  async charge(workspaceId: string, amount: number, now: Date): Promise<ChargeResult> {
-    try {
-      const result = await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.workspace(workspaceId),
-          UpdateExpression: 'ADD #usage :amount',
-          ConditionExpression: 'attribute_exists(pk) AND NOT (#reset IN (:weekly, :monthly) AND #next <= :now)',
-          ExpressionAttributeNames: { '#usage': NAMES['#usage'], '#reset': NAMES['#reset'], '#next': NAMES['#next'] },
-          ExpressionAttributeValues: { ':amount': amount, ':weekly': 'weekly', ':monthly': 'monthly', ':now': now.toISOString() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { charged: true, budget: toBudget(result.Attributes ?? {}) };
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-      return { charged: false, reason: (await this.read(workspaceId)) ? 'reset_due' : 'no_workspace' };
-    }
+    if (!result.Item) return undefined;
+    const epoch = budgetEpoch(result.Item.budget_last_reset_at as string | null | undefined);
+    return { budget: toBudget(result.Item, await this.counters.read(workspaceId, epoch)), settings: result.Item.settings as WorkspaceRecord['settings'] };
   }
 
   /**
-   * Admission's reservation: adds `amount` USD to the usage only while the usage is below the limit (and no
-   * reset is due), in one conditional write, so concurrent requests cannot all pass a nearly spent budget.
-   * Settlement later adds the difference to the real cost (see enforcement/settlement.ts).
+   * Adds `amount` USD to the usage. With `period` (what admission reserved in) the charge goes to that period's
+   * counters, even after a reset: it settles a reservation made there. Without, to the current period, unless a
+   * periodic reset is due (apply it first, then charge again).
    */
-  async reserve(workspaceId: string, amount: number, now: Date): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.workspace(workspaceId),
-          UpdateExpression: 'ADD #usage :amount',
-          ConditionExpression:
-            'attribute_exists(pk) AND (NOT attribute_type(#limit, :number) OR attribute_not_exists(#usage) OR #usage < #limit) AND NOT (#reset IN (:weekly, :monthly) AND #next <= :now)',
-          ExpressionAttributeNames: { '#usage': NAMES['#usage'], '#limit': NAMES['#limit'], '#reset': NAMES['#reset'], '#next': NAMES['#next'] },
-          ExpressionAttributeValues: { ':amount': amount, ':number': 'N', ':weekly': 'weekly', ':monthly': 'monthly', ':now': now.toISOString() },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
+  async charge(workspaceId: string, amount: number, now: Date, period?: BudgetPeriodRef): Promise<ChargeResult> {
+    let target = period;
+    if (!target) {
+      const budget = await this.read(workspaceId);
+      if (!budget) return { charged: false, reason: 'no_workspace' };
+      if (budget.periodicReset !== 'none' && budget.nextResetAt !== null && budget.nextResetAt <= now.toISOString()) return { charged: false, reason: 'reset_due' };
+      target = { epoch: budget.epoch, gated: budget.creditLimit !== null };
     }
+    const gate = await this.counters.charge(workspaceId, target.epoch, amount, target.gated);
+    return { charged: true, epoch: target.epoch, gated: target.gated, gate };
   }
 
-  /** Sets `exhausted` if usage has reached the limit at this instant, and queues the workspace for the restorer. */
+  /**
+   * Admission's reservation: adds `amount` USD to the gate of the budget's period only while the usage is below
+   * the limit (see BudgetCounterRepository), in one conditional write, so concurrent requests cannot all pass a
+   * nearly spent budget. The caller applies a due reset first. Returns the gate's new value, or undefined.
+   */
+  async reserve(budget: WorkspaceBudget, amount: number): Promise<number | undefined> {
+    if (budget.creditLimit === null) return 0;
+    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage));
+  }
+
+  /**
+   * Sets `exhausted` if usage has reached the limit (read now), and queues the workspace for the restorer. The
+   * write is conditional on the limit it was compared with, so a limit changed meanwhile is not overruled.
+   */
   async markExhausted(workspaceId: string): Promise<boolean> {
+    const budget = await this.read(workspaceId);
+    if (!budget || budget.creditLimit === null || budget.currentUsage < budget.creditLimit) return false;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.workspace(workspaceId),
           UpdateExpression: 'SET #status = :exhausted',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_type(#limit, :number) AND #usage >= #limit',
-          ExpressionAttributeNames: { '#status': NAMES['#status'], '#limit': NAMES['#limit'], '#usage': NAMES['#usage'] },
-          ExpressionAttributeValues: { ':exhausted': 'exhausted', ':number': 'N' },
+          ConditionExpression: 'attribute_exists(pk) AND #limit = :limit',
+          ExpressionAttributeNames: { '#status': NAMES['#status'], '#limit': NAMES['#limit'] },
+          ExpressionAttributeValues: { ':exhausted': 'exhausted', ':limit': budget.creditLimit },
         }),
       );
     } catch (error) {
@@ -148,19 +157,22 @@ export class WorkspaceBudgetRepository {
   }
 
   /**
-   * Sets `active` again when usage is below the limit (or there is no limit any more). False when the
-   * budget is still exhausted, or was not marked exhausted.
+   * Sets `active` again when usage (read now) is below the limit, or there is no limit any more; conditional on
+   * that limit. False when the budget is still exhausted, or was not marked exhausted.
    */
   async reactivate(workspaceId: string): Promise<boolean> {
+    const budget = await this.read(workspaceId);
+    if (!budget || budget.status !== 'exhausted') return false;
+    if (budget.creditLimit !== null && budget.currentUsage >= budget.creditLimit) return false;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.workspace(workspaceId),
           UpdateExpression: 'SET #status = :active',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :exhausted AND (NOT attribute_type(#limit, :number) OR #usage < #limit)',
-          ExpressionAttributeNames: { '#status': NAMES['#status'], '#limit': NAMES['#limit'], '#usage': NAMES['#usage'] },
-          ExpressionAttributeValues: { ':active': 'active', ':exhausted': 'exhausted', ':number': 'N' },
+          ConditionExpression: `attribute_exists(pk) AND #status = :exhausted AND ${budget.creditLimit === null ? 'NOT attribute_type(#limit, :number)' : '#limit = :limit'}`,
+          ExpressionAttributeNames: { '#status': NAMES['#status'], '#limit': NAMES['#limit'] },
+          ExpressionAttributeValues: { ':active': 'active', ':exhausted': 'exhausted', ...(budget.creditLimit === null ? { ':number': 'N' } : { ':limit': budget.creditLimit }) },
         }),
       );
       return true;
@@ -219,7 +231,7 @@ export class WorkspaceBudgetRepository {
       }),
     );
     return (result.Items ?? [])
-      .map(toBudget)
+      .map((item) => toBudget(item, { gate: 0, shards: 0 }))
       .filter((budget) => budget.nextResetAt !== null && budget.periodicReset !== 'none')
       .map((budget) => ({ workspaceId: budget.workspaceId, dueAt: budget.nextResetAt!, periodicReset: budget.periodicReset }));
   }
@@ -240,14 +252,17 @@ export class WorkspaceBudgetRepository {
   }
 }
 
-function toBudget(item: Record<string, unknown>): WorkspaceBudget {
+function toBudget(item: Record<string, unknown>, counters: BudgetCounters): WorkspaceBudget {
   const limit = item.budget_credit_limit;
+  const settledUsage = sumUsd([Number(item.budget_current_usage ?? 0), counters.shards]);
   return {
     workspaceId: String(item.id),
     creditLimit: typeof limit === 'number' ? limit : null,
     periodicReset: (item.budget_periodic_reset as BudgetReset | undefined) ?? 'none',
-    currentUsage: Number(item.budget_current_usage ?? 0),
+    currentUsage: sumUsd([settledUsage, counters.gate]),
+    settledUsage,
     status: (item.budget_status as BudgetStatus | undefined) ?? 'active',
     nextResetAt: typeof item.budget_next_reset_at === 'string' ? item.budget_next_reset_at : null,
+    epoch: budgetEpoch(item.budget_last_reset_at as string | null | undefined),
   };
 }

@@ -1,5 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { sumUsd } from '../observability/pricing/usd.js';
 import { settings } from '../settings.js';
+import { BudgetCounterRepository, budgetEpoch } from './budget-counter-repository.js';
 import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
@@ -62,6 +64,7 @@ export class SlugTakenError extends Error {
 
 export class WorkspaceRepository {
   private readonly client = dynamoDocumentClient();
+  private readonly budgetCounters = new BudgetCounterRepository();
   private readonly table = tableName(settings(), MAIN_TABLE);
 
   async createOrganisation(record: OrganisationRecord): Promise<void> {
@@ -118,9 +121,21 @@ export class WorkspaceRepository {
     return stored;
   }
 
-  async getWorkspace(workspaceId: string): Promise<WorkspaceRecord | undefined> {
+  /**
+   * The workspace with its budget usage (the legacy attribute plus its budget counters, one more read);
+   * `{ usage: false }` skips that read for callers that only need its settings.
+   */
+  async getWorkspace(workspaceId: string, options: { usage?: boolean } = {}): Promise<WorkspaceRecord | undefined> {
     const result = await this.client.send(new GetCommand({ TableName: this.table, Key: keys.workspace(workspaceId), ConsistentRead: true }));
-    return result.Item ? toWorkspace(result.Item) : undefined;
+    if (!result.Item) return undefined;
+    const record = toWorkspace(result.Item);
+    return options.usage === false ? record : this.withBudgetUsage(record);
+  }
+
+  /** Adds the usage on the workspace's budget counters (budget-counter-repository.ts) to the legacy attribute. */
+  private async withBudgetUsage(record: WorkspaceRecord): Promise<WorkspaceRecord> {
+    const counters = await this.budgetCounters.read(record.id, budgetEpoch(record.budget_last_reset_at));
+    return { ...record, budget_current_usage: sumUsd([record.budget_current_usage ?? 0, counters.gate, counters.shards]) };
   }
 
   async findWorkspaceIdBySlug(organisationId: string, slug: string): Promise<string | undefined> {
@@ -135,7 +150,7 @@ export class WorkspaceRepository {
       limit,
       startKey,
     });
-    return { items: page.items.map(toWorkspace), nextKey: page.nextKey };
+    return { items: await Promise.all(page.items.map((item) => this.withBudgetUsage(toWorkspace(item)))), nextKey: page.nextKey };
   }
 
   /** Applies changes to an existing workspace; undefined when it does not exist. */
@@ -158,7 +173,7 @@ export class WorkspaceRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return toWorkspace(result.Attributes ?? {});
+      return await this.withBudgetUsage(toWorkspace(result.Attributes ?? {}));
     } catch (error) {
       if (isConditionalCheckFailure(error)) return undefined;
       throw error;
@@ -166,45 +181,31 @@ export class WorkspaceRepository {
   }
 
   /**
-   * Sets the credit limit and, in the same conditional write, the status it implies against the usage stored
-   * at that instant: `active` when usage is below the new limit (a raised limit reopens an exhausted
-   * workspace at once), `exhausted` otherwise. Retries when usage moved between the two attempts.
+   * Sets the credit limit and the status it implies against the usage read just before: `active` when usage is
+   * below the new limit (a raised limit reopens an exhausted workspace at once), `exhausted` otherwise. Usage
+   * lives on counter items (no single write can compare it), and admission decides by the numbers anyway.
    */
   async setCreditLimit(workspaceId: string, creditLimit: number | null, now: string): Promise<WorkspaceRecord | undefined> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const outcomes: Array<{ status: BudgetStatus; condition: string }> =
-        creditLimit === null
-          ? [{ status: 'active', condition: 'attribute_exists(pk)' }]
-          : [
-              { status: 'active', condition: 'attribute_exists(pk) AND (attribute_not_exists(#usage) OR #usage < :limit)' },
-              { status: 'exhausted', condition: 'attribute_exists(pk) AND #usage >= :limit' },
-            ];
-      for (const outcome of outcomes) {
-        try {
-          const result = await this.client.send(
-            new UpdateCommand({
-              TableName: this.table,
-              Key: keys.workspace(workspaceId),
-              UpdateExpression: 'SET #limit = :limit, #status = :status, #updated = :now',
-              ConditionExpression: outcome.condition,
-              ExpressionAttributeNames: {
-                '#limit': 'budget_credit_limit',
-                '#status': 'budget_status',
-                '#updated': 'updated_at',
-                ...(creditLimit === null ? {} : { '#usage': 'budget_current_usage' }),
-              },
-              ExpressionAttributeValues: { ':limit': creditLimit, ':status': outcome.status, ':now': now },
-              ReturnValues: 'ALL_NEW',
-            }),
-          );
-          return toWorkspace(result.Attributes ?? {});
-        } catch (error) {
-          if (!isConditionalCheckFailure(error)) throw error;
-        }
-      }
-      if (!(await this.getWorkspace(workspaceId))) return undefined;
+    const current = await this.getWorkspace(workspaceId);
+    if (!current) return undefined;
+    const status: BudgetStatus = creditLimit !== null && (current.budget_current_usage ?? 0) >= creditLimit ? 'exhausted' : 'active';
+    try {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.workspace(workspaceId),
+          UpdateExpression: 'SET #limit = :limit, #status = :status, #updated = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#limit': 'budget_credit_limit', '#status': 'budget_status', '#updated': 'updated_at' },
+          ExpressionAttributeValues: { ':limit': creditLimit, ':status': status, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return this.withBudgetUsage(toWorkspace(result.Attributes ?? {}));
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return undefined;
+      throw error;
     }
-    throw new Error(`workspace ${workspaceId}: budget usage kept changing while its limit was being set`);
   }
 
   /** Deletes the workspace and gives its slug back. */

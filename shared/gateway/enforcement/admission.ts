@@ -1,12 +1,14 @@
 import { GatewayError } from '../../http/errors.js';
+import { runInBackground } from '../../observability/background.js';
 import { logger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { CounterRepository, counterKey, type CounterKey } from '../../store/counter-repository.js';
 import type { PolicyRecord } from '../../store/policy-repository.js';
-import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
+import { WorkspaceBudgetRepository, type BudgetPeriodRef, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
 import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
+import { takeRequestSlot } from './quota-leases.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
 import { requestValues, type RequestValues } from './request-values.js';
 import type { CreditCounter, EnforcementDependencies, Step, StepResult, TokenCounter } from './types.js';
@@ -31,6 +33,8 @@ export interface AdmissionHoldings {
   chargesWorkspace: boolean;
   /** USD reserved on the workspace budget at admission (0: none). */
   budgetReserved?: number;
+  /** The budget period its charges go to: where it reserved, or (no limit) the snapshot's; none: read then. */
+  budgetPeriod?: BudgetPeriodRef;
   /** The request's id: names its reservation record (reservation-journal.ts). */
   requestId?: string;
 }
@@ -48,6 +52,7 @@ export class Admission {
   readonly creditCounters: readonly CreditCounter[];
   readonly chargesWorkspace: boolean;
   readonly budgetReserved: number;
+  readonly budgetPeriod?: BudgetPeriodRef;
   readonly requestId: string;
 
   constructor(holdings: AdmissionHoldings) {
@@ -58,6 +63,7 @@ export class Admission {
     this.creditCounters = holdings.creditCounters;
     this.chargesWorkspace = holdings.chargesWorkspace;
     this.budgetReserved = holdings.budgetReserved ?? 0;
+    this.budgetPeriod = holdings.budgetPeriod;
     this.requestId = holdings.requestId ?? '';
   }
 
@@ -171,8 +177,18 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
     creditCounters: steps.flatMap((step) => (step.kind === 'credit' ? [step.counter] : [])),
     chargesWorkspace: budget !== undefined,
     budgetReserved: steps.reduce((sum, step) => sum + (step.kind === 'budget' ? step.reserved : 0), 0),
+    budgetPeriod: steps.find((step) => step.kind === 'budget')?.period ?? unreservedPeriod(budget, now),
     requestId: context.requestId,
   });
+}
+
+/**
+ * The period a budget without a limit is charged in: the snapshot's, unless its reset is due (settlement then
+ * reads the budget and applies the reset first).
+ */
+function unreservedPeriod(budget: WorkspaceBudget | undefined, now: number): BudgetPeriodRef | undefined {
+  if (!budget || resetDue(budget, now)) return undefined;
+  return { epoch: budget.epoch, gated: budget.creditLimit !== null };
 }
 
 /** A policy whose tokens or credit limit reserves the estimate (the default), rather than a soft check. */
@@ -208,27 +224,58 @@ function creditStep(policy: PolicyRecord, key: CounterKey, period: RateRejection
 }
 
 /**
- * The workspace budget's reservation: the estimated cost, added only while usage is below the limit. One
- * conditional write on the admitted path; only at a period boundary (the reset is due) does it become a chain
- * (read, apply the reset, reserve), and when the snapshot already knows the reset is due, the reservation that
- * would be refused for it is not tried first.
+ * The workspace budget's reservation: the estimated cost, added to the period's gate item only while the usage is
+ * below the limit (workspace-budget-repository.ts). One conditional write on the admitted path; a reset that is
+ * due is applied first, and a refusal is re-checked on a fresh read (the snapshot's settled usage may be high).
  */
 async function budgetStep(budget: WorkspaceBudget, amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
-  const at = new Date(now);
-  let reserved = resetDue(budget, now) ? false : await deps.budgets.reserve(budget.workspaceId, amount, at);
-  if (!reserved && (await applyDueReset(deps.budgets, budget.workspaceId, now))) reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
-  // Another writer applied the reset between this process's read and its own attempt: the plain reserve decides.
-  if (!reserved && resetDue(budget, now)) reserved = await deps.budgets.reserve(budget.workspaceId, amount, at);
-  if (reserved) return { kind: 'budget', reserved: amount };
-  const current = await deps.budgets.read(budget.workspaceId);
-  if (current) deps.snapshots.updateBudget(current);
-  return { kind: 'credit-refused', error: budgetExhaustedError(current ?? budget) };
+  let current = budget;
+  let fresh = false;
+  const reread = async (): Promise<WorkspaceBudget | undefined> => {
+    const read = await deps.budgets.read(budget.workspaceId);
+    if (read) deps.snapshots.updateBudget(read);
+    fresh = true;
+    return read;
+  };
+  if (resetDue(current, now)) {
+    await applyDueReset(deps.budgets, budget.workspaceId, now);
+    current = (await reread()) ?? current;
+  }
+  let gate = resetDue(current, now) ? undefined : await deps.budgets.reserve(current, amount);
+  if (gate === undefined && !fresh) {
+    current = (await reread()) ?? current;
+    if (!resetDue(current, now)) gate = await deps.budgets.reserve(current, amount);
+  }
+  if (gate !== undefined) {
+    deps.snapshots.noteBudgetCharge({ workspaceId: current.workspaceId, epoch: current.epoch, amount, gate });
+    return { kind: 'budget', reserved: amount, period: { epoch: current.epoch, gated: true } };
+  }
+  if (current.status !== 'exhausted' && budgetExhausted(current, now)) markExhaustedOnce(current, deps);
+  return { kind: 'credit-refused', error: budgetExhaustedError(current) };
+}
+
+const marking = new Set<string>();
+
+/**
+ * Sets a refused budget's status to `exhausted` in the background (for people and the restorer's queue; admission
+ * decides by the numbers), once per workspace at a time however many requests it refuses meanwhile.
+ */
+function markExhaustedOnce(budget: WorkspaceBudget, deps: EnforcementDependencies): void {
+  if (marking.has(budget.workspaceId)) return;
+  marking.add(budget.workspaceId);
+  runInBackground('budget status', async () => {
+    try {
+      if (await deps.budgets.markExhausted(budget.workspaceId)) deps.snapshots.updateBudget(merged(budget, { status: 'exhausted' as const }));
+    } finally {
+      marking.delete(budget.workspaceId);
+    }
+  });
 }
 
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const refused = (used?: number): StepResult => ({ kind: 'rate-refused', windowEnd: window.end, error: rateLimitedError({ policy, window, used }, now) });
   if (policy.type === 'requests') {
-    return deps.counters.incrementBelow(key, 1, policy.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
+    return takeRequestSlot(deps.counters, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
   if (reserve > 0) {
     // Default: admitted while the window (settled tokens plus reservations in flight) is below the limit.
@@ -255,7 +302,7 @@ async function giveBack(results: StepResult[], workspaceId: string, deps: Enforc
     results.flatMap((step): Array<Promise<unknown>> => {
       if (step.kind === 'taken') return [deps.counters.release(step.key, step.amount)];
       if (step.kind === 'credit' && step.counter.reserved > 0) return [deps.counters.release(step.counter.key, step.counter.reserved)];
-      if (step.kind === 'budget') return [deps.budgets.charge(workspaceId, -step.reserved, new Date(deps.now()))];
+      if (step.kind === 'budget') return [deps.budgets.charge(workspaceId, -step.reserved, new Date(deps.now()), step.period)];
       return [];
     }),
   );

@@ -8,10 +8,12 @@ import type { CounterKey } from '../../store/counter-repository.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { MAIN_TABLE, tableName } from '../../store/table-definitions.js';
 import type { EnforcementDependencies } from './admission.js';
-import { chargeWorkspaceBudget } from './workspace-budget.js';
+import type { BudgetPeriodRef, WorkspaceBudget } from '../../store/workspace-budget-repository.js';
+import { merged } from '../../merged.js';
+import { budgetExhausted, chargeWorkspaceBudget, type BudgetChargeNote } from './workspace-budget.js';
 
 /** One amount to add to one counter or one workspace budget (negative to give back). */
-export type Charge = { kind: 'counter'; key: CounterKey; amount: number } | { kind: 'budget'; workspaceId: string; amount: number };
+export type Charge = { kind: 'counter'; key: CounterKey; amount: number } | { kind: 'budget'; workspaceId: string; amount: number; period?: BudgetPeriodRef };
 
 /** gsi2 partitions of the main table: charges that failed and wait for a replay, reservations in flight. */
 const PENDING_PARTITION = 'CHARGES#PENDING';
@@ -37,7 +39,15 @@ async function applyCharge(charge: Charge, deps: EnforcementDependencies): Promi
     await deps.counters.add(charge.key, charge.amount);
     return;
   }
-  await chargeWorkspaceBudget(deps.budgets, charge.workspaceId, charge.amount, new Date(deps.now()), (budget) => deps.snapshots.updateBudget(budget));
+  const now = deps.now();
+  let exhausted: WorkspaceBudget | undefined;
+  const noted = (note: BudgetChargeNote) => {
+    const budget = deps.snapshots.noteBudgetCharge(note);
+    if (budget && budget.status !== 'exhausted' && budgetExhausted(budget, now)) exhausted = budget;
+  };
+  await chargeWorkspaceBudget(deps.budgets, charge.workspaceId, charge.amount, new Date(now), noted, charge.period);
+  // The status is for people and the restorer's queue (admission decides by the numbers): set on a fresh read.
+  if (exhausted && (await deps.budgets.markExhausted(charge.workspaceId))) deps.snapshots.updateBudget(merged(exhausted, { status: 'exhausted' as const }));
 }
 
 /**
@@ -144,13 +154,13 @@ async function replayPartition(partition: string, before: string, deps: Enforcem
   return applied;
 }
 
-type SerialisedCharge = { kind: 'counter'; pk: string; window_end: number | null; amount: number } | { kind: 'budget'; workspace_id: string; amount: number };
+type SerialisedCharge = { kind: 'counter'; pk: string; window_end: number | null; amount: number } | { kind: 'budget'; workspace_id: string; amount: number; epoch?: string; gated?: boolean };
 
 function serialise(charges: readonly Charge[]): SerialisedCharge[] {
   return charges.map((charge) =>
     charge.kind === 'counter'
       ? { kind: 'counter', pk: charge.key.pk, window_end: Number.isFinite(charge.key.windowEnd) ? charge.key.windowEnd : null, amount: charge.amount }
-      : { kind: 'budget', workspace_id: charge.workspaceId, amount: charge.amount },
+      : { kind: 'budget', workspace_id: charge.workspaceId, amount: charge.amount, ...(charge.period ? { epoch: charge.period.epoch, gated: charge.period.gated } : {}) },
   );
 }
 
@@ -158,7 +168,8 @@ function deserialise(charges: readonly SerialisedCharge[]): Charge[] {
   return charges.map((charge) =>
     charge.kind === 'counter'
       ? { kind: 'counter', key: { pk: charge.pk, windowEnd: charge.window_end ?? Number.POSITIVE_INFINITY }, amount: Number(charge.amount) }
-      : { kind: 'budget', workspaceId: charge.workspace_id, amount: Number(charge.amount) },
+      : // A record written before budget counters had periods charges the current period.
+        { kind: 'budget', workspaceId: charge.workspace_id, amount: Number(charge.amount), ...(charge.epoch === undefined ? {} : { period: { epoch: charge.epoch, gated: charge.gated === true } }) },
   );
 }
 

@@ -2,6 +2,7 @@ import { GatewayError } from '../../http/errors.js';
 import { settings } from '../../settings.js';
 import { counterKey, type CounterKey } from '../../store/counter-repository.js';
 import type { ProviderRecord } from '../../store/integration-repository.js';
+import { takeRequestSlot } from './quota-leases.js';
 import type { EnforcementDependencies, StepResult } from './types.js';
 import { rateWindow, resetPeriod, secondsUntil, UNIT_LABELS } from './windows.js';
 
@@ -43,7 +44,7 @@ function rateLimitStep(provider: ProviderRecord, limit: RateLimit, reserve: numb
     return { kind: 'rate-refused', windowEnd: window.end, error };
   };
   if (limit.type === 'requests') {
-    return deps.counters.incrementBelow(key, 1, limit.value).then((result) => (result.admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
+    return takeRequestSlot(deps.counters, key, limit.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
   }
   if (reserve > 0) {
     // As for tokens policies: GW_TOKEN_LIMIT_RESERVATION=ON asks the whole estimate to fit.

@@ -67,7 +67,7 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
   }
   if (admission.chargesWorkspace) {
     // The budget's own numbers decide exhaustion, so this process refuses as soon as its charge exhausts it.
-    charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: subtractUsd(limitCost, admission.budgetReserved) });
+    charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: subtractUsd(limitCost, admission.budgetReserved), period: admission.budgetPeriod });
   }
   await finish(admission, charges, log, deps);
   return cost;
@@ -91,7 +91,7 @@ function giveBackCharges(admission: Admission): Charge[] {
   const charges: Charge[] = [];
   for (const counter of admission.tokenCounters) if (counter.reserved > 0) charges.push({ kind: 'counter', key: counter.key, amount: -counter.reserved });
   for (const counter of admission.creditCounters) if (counter.reserved > 0) charges.push({ kind: 'counter', key: counter.key, amount: -counter.reserved });
-  if (admission.budgetReserved > 0) charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: -admission.budgetReserved });
+  if (admission.budgetReserved > 0) charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: -admission.budgetReserved, period: admission.budgetPeriod });
   return charges;
 }
 

@@ -1,8 +1,10 @@
 import { maxStaleFor, RefreshingCache } from '../../cache/refreshing-cache.js';
+import { sumUsd } from '../../observability/pricing/usd.js';
 import { settings } from '../../settings.js';
 import { listActivePolicies, type PolicyRecord } from '../../store/policy-repository.js';
 import { WorkspaceBudgetRepository, type WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import type { UnpricedModels } from './target-estimate.js';
+import type { BudgetChargeNote } from './workspace-budget.js';
 import { merged } from '../../merged.js';
 
 /** What enforcement needs of a workspace: its active policies (the enabled kinds only) and its budget. */
@@ -64,6 +66,25 @@ export class EnforcementSnapshots {
    */
   updateBudget(budget: WorkspaceBudget): void {
     this.cache.update(budget.workspaceId, (snapshot) => merged(snapshot, { budget }));
+  }
+
+  /**
+   * Follows a charge this process wrote to its workspace's budget counters (workspace-budget.ts): a write to
+   * the gate tells its new value; a write to a shard lowers the settled usage, which stays an upper bound of
+   * the real one. Returns the budget as the snapshot now holds it (undefined: none held for that period).
+   */
+  noteBudgetCharge(note: BudgetChargeNote): WorkspaceBudget | undefined {
+    let updated: WorkspaceBudget | undefined;
+    this.cache.update(note.workspaceId, (snapshot) => {
+      const budget = snapshot.budget;
+      if (!budget || budget.epoch !== note.epoch) return snapshot;
+      updated =
+        note.gate === undefined
+          ? merged(budget, { settledUsage: sumUsd([budget.settledUsage, note.amount]), currentUsage: sumUsd([budget.currentUsage, note.amount]) })
+          : merged(budget, { currentUsage: sumUsd([budget.settledUsage, note.gate]) });
+      return merged(snapshot, { budget: updated });
+    });
+    return updated;
   }
 
   /** Drops one workspace's snapshot, or all of them. */

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../../http/errors.js';
 import type { CounterKey, CounterRepository } from '../../store/counter-repository.js';
-import type { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
+import type { BudgetPeriodRef, WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import type { EnforcementSnapshots } from './snapshot-cache.js';
 
 /** The stores and clock admission and settlement use (injected in tests). */
@@ -37,7 +37,7 @@ export type Step =
   | { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'provider-request' | 'token' }
   | { kind: 'token'; counter: TokenCounter }
   | { kind: 'credit'; counter: CreditCounter }
-  | { kind: 'budget'; reserved: number };
+  | { kind: 'budget'; reserved: number; period: BudgetPeriodRef };
 
 /**
  * A counter that refused: a rate limit (429; `windowEnd` says when retrying can succeed) or a credit limit

@@ -1,4 +1,4 @@
-import type { WorkspaceBudget, WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
+import type { BudgetPeriodRef, WorkspaceBudget, WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import { resetPeriod } from './windows.js';
 
 /** True when the budget's periodic reset time has passed, whether or not anyone applied it yet. */
@@ -20,30 +20,36 @@ export function nextResetAfter(budget: WorkspaceBudget, now: number): string {
 }
 
 /**
- * Charges a response's cost to the workspace budget. A reset that is due is applied first (only one of several
- * concurrent writers applies it), so the cost lands in the new period. When usage reaches the limit the status
- * becomes `exhausted` (conditional on the numbers at that instant) and the workspace joins the restorer's queue.
+ * Charges a response's cost (or gives back a reservation) to the workspace budget: to the period admission
+ * reserved in when `period` says it, else to the current one, a reset that is due being applied first (only one
+ * of several concurrent writers applies it). When the gate shows usage at the limit, the status becomes
+ * `exhausted` (decided on a fresh read) and the workspace joins the restorer's queue.
  */
 export async function chargeWorkspaceBudget(
   repository: WorkspaceBudgetRepository,
   workspaceId: string,
   cost: number,
   now: Date,
-  /** Called with the budget as the charge left it, before the status write (the numbers already decide). */
-  onCharged: (budget: WorkspaceBudget) => void = () => undefined,
-): Promise<WorkspaceBudget | undefined> {
-  let result = await repository.charge(workspaceId, cost, now);
+  /** Called with what the charge wrote, so the process's snapshot follows its own charges. */
+  onCharged: (charge: BudgetChargeNote) => void = () => undefined,
+  period?: BudgetPeriodRef,
+): Promise<boolean> {
+  let result = await repository.charge(workspaceId, cost, now, period);
   if (!result.charged && result.reason === 'reset_due') {
     await applyDueReset(repository, workspaceId, now.getTime());
     result = await repository.charge(workspaceId, cost, now);
   }
-  if (!result.charged) return undefined;
-  const { budget } = result;
-  onCharged(budget);
-  if (budget.creditLimit !== null && budget.currentUsage >= budget.creditLimit && budget.status !== 'exhausted') {
-    await repository.markExhausted(workspaceId);
-  }
-  return budget;
+  if (!result.charged) return false;
+  onCharged({ workspaceId, epoch: result.epoch, amount: cost, gate: result.gate });
+  return true;
+}
+
+/** What one charge wrote: the amount, and the gate's new value when it went to the gate. */
+export interface BudgetChargeNote {
+  workspaceId: string;
+  epoch: string;
+  amount: number;
+  gate?: number;
 }
 
 /** Applies the reset of a budget if one is due. True when this call applied it. */

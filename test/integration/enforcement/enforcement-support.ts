@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { subtractUsd } from '../../../shared/observability/pricing/usd.js';
+import { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
@@ -71,6 +74,8 @@ export function concurrently(count: number, send: (index: number) => Promise<Ans
 
 /** The value of a policy's rate counter for a group, in the current window. */
 export async function rateCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
+  // This process's unused quota leases are counted in the store until given back.
+  await returnAllQuotaLeases();
   const now = Date.now();
   const window = rateWindow(policy.unit, now);
   const group = groupOf(policy, (key) => values[key]);
@@ -127,12 +132,16 @@ export async function storeBudget(workspaceId: string, budget: { creditLimit: nu
   // Earlier requests charge their cost after their response, in the background: let those land first, or
   // they would add to the usage set here.
   await drainAllBackgroundWork();
+  // Usage is the legacy attribute plus the budget's counter items: the attribute takes what makes the sum `usage`.
+  const onCounters = (await new WorkspaceBudgetRepository().read(workspaceId))?.currentUsage ?? 0;
+  const stored = (await dynamoDocumentClient().send(new GetCommand({ TableName: tableName(settings(), MAIN_TABLE), Key: keys.workspace(workspaceId), ConsistentRead: true }))).Item;
+  const legacy = subtractUsd(budget.usage, subtractUsd(onCounters, Number(stored?.budget_current_usage ?? 0)));
   await dynamoDocumentClient().send(
     new UpdateCommand({
       TableName: tableName(settings(), MAIN_TABLE),
       Key: keys.workspace(workspaceId),
       UpdateExpression: 'SET budget_credit_limit = :limit, budget_current_usage = :usage, budget_status = :status',
-      ExpressionAttributeValues: { ':limit': budget.creditLimit, ':usage': budget.usage, ':status': budget.status },
+      ExpressionAttributeValues: { ':limit': budget.creditLimit, ':usage': legacy, ':status': budget.status },
     }),
   );
 }

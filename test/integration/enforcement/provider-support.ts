@@ -1,3 +1,4 @@
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { expect } from 'vitest';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
@@ -40,6 +41,8 @@ export function viaProvider(slug: string, extra: Record<string, string> = {}): R
 
 /** A workspace provider's counter of a rate limit (current window) or of its budget (current period). */
 export async function providerCounter(provider: WorkspaceProvider, which: { type: 'requests' | 'tokens'; unit: 'rpm' | 'rph' | 'rpd' } | { budget: 'none' | 'weekly' | 'monthly' }): Promise<number> {
+  // This process's unused quota leases are counted in the store until given back.
+  await returnAllQuotaLeases();
   const now = Date.now();
   if ('budget' in which) {
     const period = resetPeriod(which.budget, now);

@@ -4,7 +4,7 @@ import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
 import type { WorkspaceBudget } from '../../../shared/store/workspace-budget-repository.js';
 
 function budget(usage: number): WorkspaceBudget {
-  return { workspaceId: 'ws', creditLimit: 10, periodicReset: 'none', currentUsage: usage, status: 'active', nextResetAt: null };
+  return { workspaceId: 'ws', creditLimit: 10, periodicReset: 'none', currentUsage: usage, settledUsage: usage, status: 'active', nextResetAt: null, epoch: 'start' };
 }
 
 /** A loader that answers with its call number, so each test can tell which load a snapshot came from. */
