@@ -92,8 +92,12 @@ export class WorkspaceBudgetRepository {
       }),
     );
     if (!result.Item) return undefined;
+    // Enforcement reads usage only against a limit: a workspace without one costs no counter read (a cold
+    // workspace's first request keeps two store round trips in sequence, hot-caches/cold-workspace.test.ts).
+    const limited = typeof result.Item.budget_credit_limit === 'number';
     const epoch = budgetEpoch(result.Item.budget_last_reset_at as string | null | undefined);
-    return { budget: toBudget(result.Item, await this.counters.read(workspaceId, epoch)), settings: result.Item.settings as WorkspaceRecord['settings'] };
+    const counters = limited ? await this.counters.read(workspaceId, epoch) : { gate: 0, shards: 0 };
+    return { budget: toBudget(result.Item, counters), settings: result.Item.settings as WorkspaceRecord['settings'] };
   }
 
   /**
