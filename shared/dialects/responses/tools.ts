@@ -16,7 +16,8 @@ type Json = Record<string, unknown>;
  * - A `custom` (free-form) tool takes one string: it becomes a function with a single `input` string parameter,
  *   and its calls go back as `custom_tool_call` items carrying that string.
  * - `web_search` (and its `web_search_preview` forms) becomes chat's `web_search_options` on targets that run a
- *   web search of their own (Anthropic's server tool: Anthropic, and Claude on Vertex AI; see webSearchOptionsFrom).
+ *   web search of their own (Anthropic's server tool; Gemini's Google Search grounding when no function tools are
+ *   declared beside it; see webSearchOptionsFrom).
  * - Other built-in tools that run on OpenAI's side (file search, code interpreter, …), and web search elsewhere,
  *   have no equivalent on a translated target: they follow the unsupported-parameter rule, named `tools.<type>` in
  *   the 400 or in `x-gw-dropped-params` when the caller allows dropping.
@@ -37,9 +38,15 @@ const CUSTOM_TOOL_PARAMETERS = {
   required: ['input'],
 };
 
-/** Whether the target's chat translation runs a web search of its own for `web_search_options`: Anthropic's models. */
-function targetSearches(provider: string, model: unknown): boolean {
-  return provider === 'anthropic' || (provider === 'vertex-ai' && typeof model === 'string' && /claude/i.test(model));
+/**
+ * Whether the target's chat translation runs a web search of its own for `web_search_options`: Anthropic's models
+ * always; Gemini (Google Search grounding) only when the request declares no function tools beside it, which
+ * Google cannot combine with its search.
+ */
+function targetSearches(provider: string, model: unknown, tools: unknown[]): boolean {
+  if (provider === 'anthropic' || (provider === 'vertex-ai' && typeof model === 'string' && /claude/i.test(model))) return true;
+  const declaresFunctions = tools.some((tool) => isRecord(tool) && !WEB_SEARCH_TYPES.has(String(tool.type)));
+  return (provider === 'google' || provider === 'vertex-ai') && !declaresFunctions;
 }
 const WEB_SEARCH_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
 
@@ -49,7 +56,7 @@ const WEB_SEARCH_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search
  * asked is never done silently: such a tool stays unsupported.
  */
 export function webSearchOptionsFrom(tools: unknown[], provider: string, model: unknown): Json | undefined {
-  if (!targetSearches(provider, model)) return undefined;
+  if (!targetSearches(provider, model, tools)) return undefined;
   const tool = tools.find((candidate) => isRecord(candidate) && WEB_SEARCH_TYPES.has(String(candidate.type)) && candidate.filters === undefined) as Json | undefined;
   if (!tool) return undefined;
   const options: Json = {};

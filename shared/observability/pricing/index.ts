@@ -37,7 +37,7 @@ export async function costOfUsage(provider: string | undefined, model: string | 
   if (!tokens || tokens.total === 0) return tokens ? 0 : null;
   if (!provider || !model) return null;
   const price = await modelConfigs().pricing(provider, model);
-  return price ? roundUsd(price.cost(tokens) + webSearchFee(provider, usage!)) : null;
+  return price ? roundUsd(price.cost(tokens) + webSearchFee(provider, model, usage!)) : null;
 }
 
 export { firstUnpricedCharge, UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';

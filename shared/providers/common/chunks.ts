@@ -46,6 +46,11 @@ export class ChunkFactory {
     return this.chunk({ function_call: call });
   }
 
+  /** Web search citations of the text streamed so far, as OpenAI's search models stream `delta.annotations`. */
+  annotations(annotations: unknown[]): Record<string, unknown> {
+    return this.chunk({ annotations });
+  }
+
   finish(reason: OpenAIFinishReason): Record<string, unknown> {
     return this.chunk({}, reason);
   }

@@ -42,6 +42,8 @@ export interface GeminiCandidate {
   /** Gemini's explanation of an unusual finish (e.g. the malformed call text for MALFORMED_FUNCTION_CALL). */
   finishMessage?: string;
   index?: number;
+  /** Grounding with Google Search: the sources and which spans of the answer they support (grounding.ts). */
+  groundingMetadata?: unknown;
 }
 
 export interface GeminiGenerateContentResponse {

@@ -5,6 +5,7 @@ import { toGeminiConversation } from './contents.js';
 import type { GeminiBody } from './gemini-types.js';
 import { toGenerationConfig } from './generation-config.js';
 import { toGeminiTools } from './tools.js';
+import { GOOGLE_SEARCH_TOOL, groundsWithSearch } from './grounding.js';
 
 /** OpenAI parameters Gemini has no equivalent for: a 400 unless the caller lets gw drop them (then reported). */
 const UNSUPPORTED_CHAT_PARAMS = [
@@ -25,10 +26,14 @@ const UNSUPPORTED_CHAT_PARAMS = [
 
 /** OpenAI chat body → Gemini `generateContent` body (the same for the Gemini API and Vertex AI). */
 export function toGenerateContentBody(input: AdapterInput, providerName: string): GeminiBody {
-  const body = withoutUnsupportedParams({ ...input, body: withoutHarmlessValues(input.body) }, providerName, UNSUPPORTED_CHAT_PARAMS);
+  // Web search alone becomes Google Search grounding (grounding.ts); beside function tools it stays unsupported.
+  const grounded = groundsWithSearch(input.body);
+  const { web_search_options: _search, ...withoutSearch } = input.body;
+  const body = withoutUnsupportedParams({ ...input, body: withoutHarmlessValues(grounded ? withoutSearch : input.body) }, providerName, UNSUPPORTED_CHAT_PARAMS);
   if (!Array.isArray(body.messages)) throw badRequest('missing_messages', '`messages` is required and must be a non-empty array', 'messages');
   const model = typeof body.model === 'string' ? body.model : '';
   const out: GeminiBody = { ...toGeminiConversation(body.messages), ...toGeminiTools(body) };
+  if (grounded) out.tools = [GOOGLE_SEARCH_TOOL];
   const generationConfig = toGenerationConfig(body, model);
   if (Object.keys(generationConfig).length > 0) out.generationConfig = generationConfig;
   // Gemini's own safety settings may be sent as they are (snake or camel case); gw does not interpret them.

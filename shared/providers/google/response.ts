@@ -1,8 +1,10 @@
 import { GatewayError } from '../../http/errors.js';
 import { newChatCompletionId, nowSeconds } from '../common/chunks.js';
+import type { OpenAIUsage } from '../common/openai-types.js';
 import type { AdapterInput } from '../types.js';
 import type { GeminiCandidate, GeminiGenerateContentResponse } from './gemini-types.js';
 import { usesLegacyFunctions } from './tools.js';
+import { groundingAnnotations, groundingSearches } from './grounding.js';
 import { malformedCallError, newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
 
 /**
@@ -28,8 +30,13 @@ export function toChatCompletion(input: AdapterInput, providerBody: unknown): Re
     created: nowSeconds(),
     model: typeof input.body.model === 'string' ? input.body.model : (response.modelVersion ?? 'unknown'),
     choices,
-    usage: toOpenAIUsage(response.usageMetadata),
+    usage: withSearches(toOpenAIUsage(response.usageMetadata), candidates.reduce((sum, candidate) => sum + groundingSearches(candidate.groundingMetadata), 0)),
   };
+}
+
+/** The searches a grounded answer ran, in the usage field every adapter uses for them (priced per search). */
+export function withSearches(usage: OpenAIUsage, searches: number): OpenAIUsage {
+  return searches > 0 ? { ...usage, server_tool_use: { web_search_requests: searches } } : usage;
 }
 
 function toChoice(candidate: GeminiCandidate, index: number, legacyFunctions: boolean): Record<string, unknown> {
@@ -51,6 +58,8 @@ function toChoice(candidate: GeminiCandidate, index: number, legacyFunctions: bo
   }
   const message: Record<string, unknown> = { role: 'assistant', content: content === '' && toolCalls.length > 0 ? null : content, refusal: null };
   if (reasoning) message.reasoning_content = reasoning;
+  const annotations = groundingAnnotations(candidate.groundingMetadata, content);
+  if (annotations.length > 0) message.annotations = annotations;
   if (legacyFunctions && toolCalls.length > 0) message.function_call = (toolCalls[0] as { function: unknown }).function;
   else if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return { index, message, logprobs: null, finish_reason: toFinishReason(candidate.finishReason ?? 'STOP', toolCalls.length > 0, legacyFunctions) };

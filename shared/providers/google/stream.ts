@@ -4,9 +4,14 @@ import type { StreamEvent, StreamTranslator } from '../types.js';
 import { googleErrorStatus, isRecord, summariseGoogleError } from './errors.js';
 import type { GeminiCandidate, GeminiGenerateContentResponse, GeminiUsageMetadata } from './gemini-types.js';
 import { malformedCallError, newToolCallId, signatureExtra, toFinishReason, toOpenAIUsage } from './response-common.js';
+import { groundingAnnotations, groundingSearches } from './grounding.js';
+import { withSearches } from './response.js';
 
 interface CandidateState {
   toolCalls: number;
+  /** The answer text sent so far and the latest grounding metadata: citations are placed in that text. */
+  text: string;
+  grounding?: unknown;
 }
 
 /**
@@ -40,7 +45,8 @@ export class GeminiStreamTranslator implements StreamTranslator {
   end(): StreamEvent[] {
     const events = this.translate(this.decoder.end());
     if (!this.failed && this.sawFinish) {
-      events.push({ type: 'chunk', chunk: this.chunks.usage(toOpenAIUsage(this.usage)) }, { type: 'done' });
+      const searches = [...this.candidates.values()].reduce((sum, state) => sum + groundingSearches(state.grounding), 0);
+      events.push({ type: 'chunk', chunk: this.chunks.usage(withSearches(toOpenAIUsage(this.usage), searches)) }, { type: 'done' });
     }
     return events;
   }
@@ -105,10 +111,15 @@ export class GeminiStreamTranslator implements StreamTranslator {
         Object.assign(toolCallDelta(start), signatureExtra(part.thoughtSignature));
         events.push(this.chunk(start, index), this.chunk(this.chunks.toolCallArguments(toolIndex, JSON.stringify(part.functionCall.args ?? {})), index));
       } else if (typeof part.text === 'string' && part.text !== '') {
+        if (!part.thought) state.text += part.text;
         events.push(this.chunk(part.thought ? this.chunks.reasoning(part.text) : this.chunks.content(part.text), index));
       }
     }
+    if (candidate.groundingMetadata !== undefined) state.grounding = candidate.groundingMetadata;
     if (candidate.finishReason) {
+      // Google sends the grounding with the last chunks; the citations go out once, before the finish.
+      const annotations = groundingAnnotations(state.grounding, state.text);
+      if (annotations.length > 0) events.push(this.chunk(this.chunks.annotations(annotations), index));
       events.push(this.chunk(this.chunks.finish(toFinishReason(candidate.finishReason, state.toolCalls > 0, this.legacyFunctions)), index));
       this.sawFinish = true;
     }
@@ -118,7 +129,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
   private state(index: number, events: StreamEvent[]): CandidateState {
     let state = this.candidates.get(index);
     if (!state) {
-      state = { toolCalls: 0 };
+      state = { toolCalls: 0, text: '' };
       this.candidates.set(index, state);
       events.push(this.chunk(this.chunks.role(), index));
     }

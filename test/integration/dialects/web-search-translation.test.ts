@@ -109,3 +109,70 @@ describe('OpenAI web search → Anthropic’s web search server tool', () => {
     expect(((await response.json()) as { error: Json }).error).toMatchObject({ code: 'unsupported_tool', param: 'tools.0.type' });
   });
 });
+
+/**
+ * The same class on Gemini: web search alone becomes Grounding with Google Search, and the grounding supports come
+ * back as url_citation annotations. Google cannot combine its search with function declarations, so beside
+ * function tools web search stays unsupported (named, never silently dropped).
+ */
+describe('OpenAI web search → Gemini’s Grounding with Google Search', () => {
+  const grounding = {
+    webSearchQueries: ['olympics 2024 host city'],
+    groundingChunks: [{ web: { uri: source.url, title: source.title } }],
+    groundingSupports: [{ segment: { startIndex: Buffer.byteLength(INTRO), endIndex: Buffer.byteLength(INTRO + CITED), text: CITED }, groundingChunkIndices: [0] }],
+  };
+  const candidate = (text: string, finish: boolean, withGrounding: boolean): Json => ({
+    content: { role: 'model', parts: [{ text }] },
+    index: 0,
+    ...(finish ? { finishReason: 'STOP' } : {}),
+    ...(withGrounding ? { groundingMetadata: grounding } : {}),
+  });
+  const usageMetadata = { promptTokenCount: 20, candidatesTokenCount: 12, totalTokenCount: 32 };
+  const gemini: MockHandler = (request) =>
+    request.path.includes(':streamGenerateContent')
+      ? {
+          headers: { 'content-type': 'text/event-stream' },
+          chunks: [
+            `data: ${JSON.stringify({ candidates: [candidate(INTRO, false, false)], usageMetadata })}\r\n\r\n`,
+            `data: ${JSON.stringify({ candidates: [candidate(CITED, true, true)], usageMetadata })}\r\n\r\n`,
+          ],
+        }
+      : { json: { candidates: [candidate(INTRO + CITED, true, true)], usageMetadata, modelVersion: 'gemini-2.5-pro' } };
+
+  async function postGemini(path: string, body: Json): Promise<Response> {
+    rig.openai.setHandler(gemini);
+    return fetch(`${rig.gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-gw-api-key': rig.gateway.apiKey, 'x-gw-provider': 'google', 'x-gw-custom-host': `${rig.openai.url}/v1beta`, authorization: 'Bearer AIza-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gemini-2.5-pro', ...body }),
+    });
+  }
+  const sentToGoogle = () => rig.openai.requests.at(-1)!.json as Json;
+
+  it('Responses web_search alone: googleSearch is the only tool, and the citation spans the supported text', async () => {
+    const response = await postGemini('/v1/responses', { input: 'Where were the 2024 Olympics?', tools: [{ type: 'web_search' }] });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(sentToGoogle().tools).toEqual([{ googleSearch: {} }]);
+    const body = (await response.json()) as { output: Array<{ type: string; content?: Array<{ annotations: Json[] }> }> };
+    expect(body.output.find((item) => item.type === 'message')!.content![0].annotations).toEqual([expectedAnnotation]);
+  });
+
+  it('chat streamed: the annotations arrive before the finish, and the grounded search is in the usage', async () => {
+    const response = await postGemini('/v1/chat/completions', { messages: [{ role: 'user', content: 'Where?' }], web_search_options: {}, stream: true, stream_options: { include_usage: true } });
+    expect(response.status).toBe(200);
+    const chunks = sseEvents(await response.text()) as Array<{ choices: Array<{ delta: { annotations?: Json[] }; finish_reason: string | null }>; usage?: Json }>;
+    const annotated = chunks.findIndex((chunk) => chunk.choices[0]?.delta.annotations);
+    const finished = chunks.findIndex((chunk) => chunk.choices[0]?.finish_reason);
+    expect(annotated).toBeGreaterThan(-1);
+    expect(annotated).toBeLessThan(finished);
+    expect(chunks[annotated].choices[0].delta.annotations).toEqual([{ type: 'url_citation', url_citation: { ...source, start_index: INTRO.length, end_index: INTRO.length + CITED.length } }]);
+    expect(chunks.at(-1)!.usage!.server_tool_use).toEqual({ web_search_requests: 1 });
+  });
+
+  it('beside function tools, web search stays unsupported on Gemini: 400 naming it, or dropped and named under the header', async () => {
+    const tools = [{ type: 'web_search' }, { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }];
+    const refused = await postGemini('/v1/responses', { input: 'Hi', tools });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: Json }).error).toMatchObject({ code: 'unsupported_tool', param: 'tools.0.type' });
+  });
+});

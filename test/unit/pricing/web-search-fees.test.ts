@@ -12,6 +12,12 @@ describe('web search fees in the cost of a response', () => {
     expect(Math.round((searched! - plain!) * 1e6)).toBe(20_000);
   });
 
+  it('adds $35 per 1,000 grounded Gemini searches', async () => {
+    const plain = await costOfUsage('google', 'gemini-2.5-pro', tokens);
+    const grounded = await costOfUsage('google', 'gemini-2.5-pro', { ...tokens, server_tool_use: { web_search_requests: 1 } });
+    expect(Math.round((grounded! - plain!) * 1e6)).toBe(35_000);
+  });
+
   it('adds nothing for providers that report no searches, or a count that is not a number', async () => {
     const plain = await costOfUsage('anthropic', 'claude-sonnet-4-5', tokens);
     expect(await costOfUsage('anthropic', 'claude-sonnet-4-5', { ...tokens, server_tool_use: { web_search_requests: 'many' } })).toBe(plain);
