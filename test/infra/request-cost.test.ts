@@ -99,8 +99,14 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
     });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const cost = await measure('one rate-limit policy', { ...providerHeaders, 'x-gw-custom-host': upstream.url, 'x-gw-api-key': key });
-    expect(cost.operations).toEqual({ 'dynamodb UpdateItem table/main': 2 });
-    expect(cost.units).toEqual({ read: 0, write: 2 });
+    // The policy's counter is leased (shared/gateway/enforcement/quota-leases.ts): a process takes a growing
+    // share of the quota in one write and admits against it locally, so the counter writes per request fall below
+    // one (the request counter of the key's usage stays one write per request).
+    expect(Object.keys(cost.operations)).toEqual(['dynamodb UpdateItem table/main']);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeGreaterThanOrEqual(1);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(2);
+    expect(cost.units.read).toBe(0);
+    expect(cost.units.write).toBeLessThan(2);
   });
 
   it('(d) with a budget', async () => {
@@ -129,9 +135,10 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
     const { key } = await scenarioKey();
     const config = JSON.stringify({ provider: 'openai', api_key: 'sk-provider-secret', custom_host: upstream.url, cache: { mode: 'simple', max_age: 3600 } });
     const cost = await measure('cache hit', { 'x-gw-api-key': key, 'x-gw-config': config }, ['x-gw-cache-status', 'HIT']);
-    // The answer is read from the cache table; a hit costs no tokens, so no counter moves.
-    expect(cost.operations).toEqual({ 'dynamodb GetItem table/cache': 1 });
-    expect(cost.units).toEqual({ read: 0.5, write: 0 });
+    // A warm hit of a hot entry is served from the process's memory (shared/cache/hot-entries.ts, within the
+    // entry's TTL): no cache-table read; and a hit costs no tokens, so no counter moves.
+    expect(cost.operations).toEqual({});
+    expect(cost.units).toEqual({ read: 0, write: 0 });
   });
 
   it('excludes exactly the request log (the logs table)', () => {

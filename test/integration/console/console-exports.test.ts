@@ -49,7 +49,8 @@ describe('exports with a format choice, in Debian chromium', { timeout: 120_000 
   it('offers the formats the API accepts, and a CSV export downloads as CSV', async () => {
     await page.goto(`${gateway.url}/console#/exports`);
     const create = page.getByRole('form', { name: 'Create an export' });
-    expect(await create.getByLabel('format').locator('option').allTextContents()).toEqual(['jsonl', 'parquet', 'csv']);
+    // allTextContents does not wait for the form: polled, as a loaded machine renders the page late.
+    await poll(() => create.getByLabel('format').locator('option').allTextContents()).toEqual(['jsonl', 'parquet', 'csv']);
     await create.getByLabel('format').selectOption('csv');
     await create.getByLabel('model').fill('gpt-4o-mini');
     await create.getByRole('button', { name: 'Create export' }).click();

@@ -47,7 +47,7 @@ describe('GET /health', () => {
     expect(reply.body).toEqual({
       status: 'ok',
       version: packageJson.version,
-      checks: { store: { status: 'ok', latency_ms: expect.any(Number) }, log_engine: { status: 'ok', pending_bytes: expect.any(Number), pending_in_memory: 0, dropped_records: 0, last_run: { replayed: 0, lost: 0, unrecorded: 0 } } },
+      checks: { store: { status: 'ok', latency_ms: expect.any(Number) }, log_engine: { status: 'ok', pending_bytes: expect.any(Number), pending_in_memory: 0, dropped_records: 0, worker_restarts: 0, last_run: { replayed: 0, lost: 0, unrecorded: 0 } } },
     });
     const bearer = await api(gateway, 'GET', '/health?deep=true', { bearer: gateway.apiKey });
     expect(bearer.status).toBe(200);
