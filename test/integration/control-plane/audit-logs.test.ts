@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { logger } from '../../../shared/observability/logger.js';
 import type { AuditLog } from '../../../shared/control-plane/audit-logs/schemas.js';
 import { AuditLogRepository, UNKNOWN_ORGANISATION } from '../../../shared/store/audit-log-repository.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -72,21 +74,36 @@ describe('GET /v1/audit-logs', () => {
     });
     expect(JSON.stringify(failures)).not.toContain(key.key);
 
-    // Unknown keys and missing credentials are filed apart: no organisation can be named for them.
-    const unknownKey = 'gwk_this_key_was_never_issued_000000';
-    expectError(await api(gateway, 'GET', '/v1/workspaces', { key: unknownKey }), 401, 'api_key_invalid');
-    expectError(await api(gateway, 'GET', '/v1/workspaces', { key: null }), 401, 'api_key_missing');
-    const filed = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
-    const codes = filed.items.map((event) => event.details?.code);
-    expect(codes).toEqual(expect.arrayContaining(['api_key_invalid', 'api_key_missing']));
-    expect(JSON.stringify(filed.items)).not.toContain(unknownKey);
+    // Unknown keys, missing credentials and unconfigured JWTs name no organisation: anyone can send them, so they
+    // cost no store write (issue #44) and are counted in gw's own log instead (audit-authentication-failures.test.ts).
+    const before = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
+    const warned = vi.spyOn(logger, 'warn');
+    try {
+      const unknownKey = 'gwk_this_key_was_never_issued_000000';
+      expectError(await api(gateway, 'GET', '/v1/workspaces', { key: unknownKey }), 401, 'api_key_invalid');
+      expectError(await api(gateway, 'GET', '/v1/workspaces', { key: null }), 401, 'api_key_missing');
+      await drainAllBackgroundWork();
+      const after = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
+      expect(after.items).toEqual(before.items);
+      const codes = warned.mock.calls.filter(([message]) => message === 'authentication failed (anonymous, aggregated)').map(([, fields]) => (fields as unknown as { code: string }).code);
+      expect(codes).toEqual(expect.arrayContaining(['api_key_invalid', 'api_key_missing']));
+      expect(JSON.stringify(warned.mock.calls)).not.toContain(unknownKey);
+    } finally {
+      warned.mockRestore();
+    }
     expect((await events('action=authentication.failed')).every((event) => event.actor.id === key.id)).toBe(true);
   });
 
-  it('refuses a JWT when none is configured, and records that', async () => {
-    expectError(await api(gateway, 'GET', '/v1/workspaces', { bearer: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl' }), 401, 'jwt_not_configured');
-    const filed = await new AuditLogRepository().list({ organisationId: UNKNOWN_ORGANISATION }, { action: 'authentication.failed' }, 100);
-    expect(filed.items.some((event) => event.details?.code === 'jwt_not_configured' && event.details?.method === 'jwt')).toBe(true);
+  it('refuses a JWT when none is configured, and counts that in gw’s log without a store write', async () => {
+    const warned = vi.spyOn(logger, 'warn');
+    try {
+      expectError(await api(gateway, 'GET', '/v1/workspaces', { bearer: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl' }), 401, 'jwt_not_configured');
+      await drainAllBackgroundWork();
+      const aggregated = warned.mock.calls.filter(([message]) => message === 'authentication failed (anonymous, aggregated)').map(([, fields]) => fields as unknown as { code: string; method?: string });
+      expect(aggregated.some((fields) => fields.code === 'jwt_not_configured')).toBe(true);
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it('filters by action, outcome, resource, actor and time, newest first, page by page', async () => {
