@@ -152,8 +152,9 @@ export const FUNCTION_TABLE: readonly FunctionSpec[] = [
     // The reset and exhausted queues are gsi2 partitions; a budget is re-read before its queue marker is cleared.
     // It also replays the charge journal (shared/gateway/enforcement/charge-journal.ts): pending charges and expired
     // reservations are gsi2 partitions, claimed with a conditional DeleteItem, applied as counter UpdateItems, and
-    // put back when applying fails.
-    tables: [{ table: 'main', actions: ['GetItem', 'UpdateItem', 'DeleteItem', 'PutItem'], queryIndexes: ['gsi2'] }],
+    // put back when applying fails. A budget's usage lives on its counter items (gate and shards,
+    // budget-counter-repository.ts), read in one BatchGetItem.
+    tables: [{ table: 'main', actions: ['GetItem', 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'PutItem'], queryIndexes: ['gsi2'] }],
     p99DurationAlarmMs: 96_000,
     errorAlarmThreshold: 1,
   },
