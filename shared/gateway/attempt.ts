@@ -15,7 +15,6 @@ import { resolveLeafTarget } from './resolve-target.js';
 import { openStreamRelay } from './stream-relay.js';
 import { parseProviderBody, translateProviderBody } from './provider-body.js';
 import { readUpstreamBody } from './upstream-client.js';
-import { remoteImageFetcher } from './remote-media.js';
 import { relayedUpstreamHeaders } from './relayed-headers.js';
 import { canonicalEndpoint } from '../dialects/registry.js';
 import { knownRequestCredentials } from '../observability/request-credentials.js';
@@ -72,7 +71,11 @@ export async function attemptLeaf(
     const canonical = dialect ? dialect.toCanonical(body, adapter.slug, { dropUnsupportedParams, droppedParams: dialectDropped }) : body;
     let input: AdapterInput = { endpoint: canonicalEndpoint(context.endpoint), body: canonical, stream, target, forwardHeaders, dropUnsupportedParams };
     // Providers that need I/O to build their request (Bedrock fetches image links) do it here; others skip it.
-    if (adapter.prepare) input = await adapter.prepare(input, { fetchImage: remoteImageFetcher(context, { timeoutMs, signal: context.request.signal }) });
+    // The image fetcher is imported with the first such provider, not at a cold start.
+    if (adapter.prepare) {
+      const { remoteImageFetcher } = await import('./remote-media.js');
+      input = await adapter.prepare(input, { fetchImage: remoteImageFetcher(context, { timeoutMs, signal: context.request.signal }) });
+    }
     const call = await adapter.buildCall(input);
     const upstream = await sendAccepted(context, adapter, call, timeoutMs);
     // Provider rate-limit headers and request id (as x-gw-upstream-request-id) go back to the client.

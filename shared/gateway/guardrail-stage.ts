@@ -1,16 +1,7 @@
-import { type GuardrailCheck, guardrailViolationError, type GuardrailRun, type GuardrailSummary } from '../guardrails/run.js';
-import type { RequestBody } from '../guardrails/request-shapes.js';
-import type { Guardrail } from '../guardrails/schemas.js';
-import { GatewayError } from '../http/errors.js';
-import { startSpan, type OpenSpan } from '../observability/spans.js';
-import { settings } from '../settings.js';
-import { canonicalJson } from './cache/cache-key.js';
-import { configError } from './config/errors.js';
 import type { RouteNode } from './config/target-tree.js';
 import type { GatewayContext } from './context.js';
 import { guardrailResolver } from './guardrail-resolver.js';
-import { configViolation, judgeSentRequest, sentRequest } from './guardrail-request.js';
-import { pruneDeniedTargets, type LeafRun } from './guardrail-targets.js';
+import { settings } from '../settings.js';
 
 /**
  * The guardrail stage: after the config is resolved, before admission, so a denied request consumes no
@@ -18,102 +9,19 @@ import { pruneDeniedTargets, type LeafRun } from './guardrail-targets.js';
  * every request, then each target's `input_guardrails` (inherited down the tree). Guardrails and the defaults
  * come from a cache: a warm request costs no store call. A request no target may take is denied with 400
  * `guardrail_violation`; targets denied while others pass are removed from the route (docs/guardrails.md).
+ * The checks themselves (guardrail-judge.ts and the guardrail kinds) are imported with the first request that
+ * has a guardrail to run, so a gateway whose requests run none never loads them (they stay out of its cold start).
  */
 export async function applyGuardrails(context: GatewayContext): Promise<void> {
   if (!settings().GUARDRAILS_ENABLED) return;
   const resolver = guardrailResolver();
-  const workspaceId = context.principal.workspaceId;
-  const defaults = await resolver.workspaceDefaults(workspaceId);
+  const defaults = await resolver.workspaceDefaults(context.principal.workspaceId);
   const leaves = leavesOf(context.routeTree);
   if (defaults.length === 0 && leaves.every((leaf) => !leaf.settings.inputGuardrails?.length)) return;
-
-  const stage = startSpan(context, 'guardrails', { default_guardrails: defaults.length });
-  try {
-    const known = new Map<string, Guardrail>();
-    for (const reference of defaults) known.set(reference, await required(reference, () => workspaceDefaultMissing(reference)));
-    for (const leaf of leaves) {
-      for (const reference of leaf.settings.inputGuardrails ?? []) {
-        if (!known.has(reference)) known.set(reference, await required(reference, () => configError('AB0118', `${leaf.path}.input_guardrails`, `no guardrail "${reference}" in this workspace`)));
-      }
-    }
-    const clientBody = context.body as RequestBody;
-    const runs = new Map<string, GuardrailRun>();
-    const leafRuns = new Map<string, LeafRun>();
-    for (const leaf of leaves) {
-      const guardrails = [...new Set([...defaults, ...(leaf.settings.inputGuardrails ?? [])])].map((reference) => known.get(reference)!);
-      // Each target is judged on the request it would send: the client's body with its override_params merged.
-      const sent = sentRequest(clientBody, leaf.settings.overrideParams, context.options.metadata);
-      const key = runKey(guardrails, leaf.settings.overrideParams);
-      let run = runs.get(key);
-      if (!run) {
-        run = judgeSentRequest(guardrails, context.endpoint, sent, (guardrail) => checkSpan(context, stage, guardrail, leaves.length > 1 ? leaf.path : undefined));
-        runs.set(key, run);
-        const refusal = run.denied && sent.overridden ? configViolation(guardrails, context.endpoint, clientBody, context.options.metadata, leaf, run.denied) : undefined;
-        if (refusal) {
-          context.guardrails = summarise([run], run.denied);
-          stage.end({ verdict: 'denied', denied_by: run.denied!.guardrail.id, code: run.denied!.violation.code, target_path: leaf.path }, refusal);
-          throw refusal;
-        }
-      }
-      leafRuns.set(leaf.path, { key, run, overridden: sent.overridden });
-    }
-    const { route, denied } = pruneDeniedTargets(context.routeTree, leafRuns, clientBody, context.options.metadata);
-    const allRuns = [...runs.values()];
-    context.guardrails = summarise(allRuns, route === undefined ? denied : undefined);
-    if (!route) {
-      const error = guardrailViolationError(denied!.guardrail, denied!.violation);
-      stage.end({ verdict: 'denied', denied_by: denied!.guardrail.id, code: denied!.violation.code }, error);
-      throw error;
-    }
-    context.routeTree = route.tree;
-    // One guardrail list for every remaining target: its transforms become the request's body. Otherwise each
-    // target carries its own transformed fields as override params (see guardrail-targets.ts).
-    if (route.sharedBody) context.body = route.sharedBody as typeof context.body;
-    stage.end({ verdict: context.guardrails.verdict, guardrails: known.size, targets_removed: route.removed });
-  } catch (error) {
-    stage.end(undefined, error);
-    throw error;
-  }
-
-  async function required(reference: string, missing: () => GatewayError): Promise<Guardrail> {
-    const guardrail = await resolver.guardrail(workspaceId, reference);
-    if (!guardrail) throw missing();
-    return guardrail;
-  }
-}
-
-/** Targets share a run when they run the same guardrails on the same override_params. */
-function runKey(guardrails: readonly Guardrail[], overrideParams: Record<string, unknown>): string {
-  const list = guardrails.map((guardrail) => `${guardrail.id}@${guardrail.version}`).join('\u0000');
-  return Object.keys(overrideParams).length === 0 ? list : `${list}\u0001${canonicalJson(overrideParams)}`;
+  const { judgeGuardrails } = await import('./guardrail-judge.js');
+  await judgeGuardrails(context, resolver, defaults, leaves);
 }
 
 function leavesOf(node: RouteNode): Array<Extract<RouteNode, { kind: 'leaf' }>> {
   return node.kind === 'leaf' ? [node] : node.children.flatMap(leavesOf);
-}
-
-/** One span per check, under the stage's span, with what the check decided. */
-function checkSpan(context: GatewayContext, stage: OpenSpan, guardrail: Guardrail, targetPath: string | undefined): (check: GuardrailCheck) => void {
-  const span = startSpan(
-    context,
-    `guardrail.${guardrail.type}`,
-    { guardrail_id: guardrail.id, guardrail_name: guardrail.name, guardrail_type: guardrail.type, guardrail_version: guardrail.version, target_path: targetPath },
-    { parentSpanId: stage.spanId },
-  );
-  return (check) => span.end({ action: check.action, code: check.code, detail: check.detail }, check.action === 'deny' ? { type: 'guardrail_violation', code: check.code, message: check.detail } : undefined);
-}
-
-function summarise(runs: GuardrailRun[], denied: GuardrailRun['denied']): GuardrailSummary {
-  const checks = new Map<string, GuardrailSummary['checks'][number]>();
-  for (const run of runs) {
-    for (const check of run.checks) checks.set(`${check.id}\u0000${check.action}`, { id: check.id, name: check.name, type: check.type, action: check.action, code: check.code });
-  }
-  const transformed = runs.some((run) => run.checks.some((check) => check.action === 'transform'));
-  return { verdict: denied ? 'denied' : transformed ? 'transformed' : 'passed', checks: [...checks.values()], denied_by: denied?.guardrail.id };
-}
-
-function workspaceDefaultMissing(reference: string): GatewayError {
-  return new GatewayError(400, 'AB0118', `The workspace's default_guardrails names "${reference}", which no longer exists; an admin must fix the workspace settings`, {
-    param: 'default_guardrails',
-  });
 }

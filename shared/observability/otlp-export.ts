@@ -1,14 +1,16 @@
-import { createHash } from 'node:crypto';
-import { context as otelContext, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Tracer } from '@opentelemetry/api';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Tracer } from '@opentelemetry/api';
 import { settings } from '../settings.js';
 import { onDrain } from './background.js';
 import { logger } from './logger.js';
 import type { RequestLogRecord } from './log-record.js';
-import type { SpanRecord } from './spans.js';
-import { merged } from '../merged.js';
 
-let tracer: Promise<Tracer | null> | undefined;
+/** The tracer and the module that turns a record into spans, loaded together on first use. */
+interface Exporting {
+  tracer: Tracer;
+  exportSpans: (active: Tracer, record: RequestLogRecord) => void;
+}
+
+let tracer: Promise<Exporting | null> | undefined;
 /** The last span export started; they all wait on the same tracer, so this settles after every earlier one. */
 let lastExport: Promise<void> = Promise.resolve();
 
@@ -16,9 +18,10 @@ let lastExport: Promise<void> = Promise.resolve();
  * The OpenTelemetry tracer, built on first use when OTEL_EXPORTER_OTLP_ENDPOINT is set (null otherwise).
  * Spans leave in batches over OTLP/HTTP JSON; a Lambda flushes them at the end of each invocation (drain).
  * Kept off the global API so it cannot clash with an OpenTelemetry setup of the host. The SDK and exporter are
- * imported only then, so a gateway without OTLP export never loads them (they stay out of its cold start).
+ * imported only then, so a gateway without OTLP export never loads them (they stay out of its cold start); the
+ * OpenTelemetry API and the span mapping (otlp-spans.ts) come with them (~12 KiB of the cold start otherwise).
  */
-function otlpTracer(): Promise<Tracer | null> {
+function otlpTracer(): Promise<Exporting | null> {
   if (tracer) return tracer;
   const endpoint = settings().OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return (tracer = Promise.resolve(null));
@@ -32,27 +35,24 @@ function otlpTracer(): Promise<Tracer | null> {
     await lastExport;
     await (await loading)?.processor.forceFlush();
   });
-  tracer = loading.then((started) => started?.tracer ?? null);
+  tracer = loading.then((started) => (started ? { tracer: started.tracer, exportSpans: started.exportSpans } : null));
   return tracer;
 }
 
-async function startExporter(endpoint: string): Promise<{ processor: { forceFlush(): Promise<void> }; tracer: Tracer }> {
-  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }] = await Promise.all([
+async function startExporter(endpoint: string): Promise<Exporting & { processor: { forceFlush(): Promise<void> } }> {
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }, { ATTR_SERVICE_NAME }, { exportSpans }] = await Promise.all([
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/semantic-conventions'),
+    import('./otlp-spans.js'),
   ]);
   const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), { scheduledDelayMillis: 1_000 });
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings().OTEL_SERVICE_NAME }), spanProcessors: [processor] });
-  return { processor, tracer: provider.getTracer('gw') };
+  return { processor, tracer: provider.getTracer('gw'), exportSpans };
 }
 
-/** gw trace ids are free text (x-gw-trace-id): a UUID maps to its 32 hex digits, anything else to a hash. */
-export function otelTraceId(gwTraceId: string): string {
-  const hex = gwTraceId.replace(/-/g, '').toLowerCase();
-  if (/^[0-9a-f]{32}$/.test(hex) && !/^0+$/.test(hex)) return hex;
-  return createHash('sha256').update(gwTraceId).digest('hex').slice(0, 32);
-}
+export { otelTraceId } from './otlp-trace-id.js';
 
 /** True when finished requests are exported as OTLP spans (OTEL_EXPORTER_OTLP_ENDPOINT set). */
 export function otlpExportConfigured(): boolean {
@@ -68,58 +68,8 @@ export function exportRequestSpans(record: RequestLogRecord): void {
   // Spans leave in the order requests finished: every export waits on the same pending tracer.
   lastExport = otlpTracer()
     .then((active) => {
-      if (active) exportSpans(active, record);
+      if (active) active.exportSpans(active.tracer, record);
     })
     .catch((error: unknown) => logger.warn('could not export a request as OTLP spans', { reason: (error as Error).message }));
 }
 
-function exportSpans(active: Tracer, record: RequestLogRecord): void {
-  const parent = trace.setSpanContext(otelContext.active(), { traceId: otelTraceId(record.trace_id), spanId: record.span_id, traceFlags: TraceFlags.SAMPLED, isRemote: true });
-  const end = Date.parse(record.created_at);
-  const start = end - record.latency_ms;
-  const operation = record.endpoint === 'chat' ? 'chat' : record.endpoint === 'embeddings' ? 'embeddings' : record.endpoint === 'completions' ? 'text_completion' : record.endpoint;
-  const root = active.startSpan(
-    record.model ? `${operation} ${record.model}` : operation,
-    { kind: SpanKind.CLIENT, startTime: start, attributes: rootAttributes(record, operation) },
-    parent,
-  );
-  if (record.outcome === 'error') root.setStatus({ code: SpanStatusCode.ERROR, message: record.error?.code ?? undefined });
-  const rootContext = trace.setSpan(parent, root);
-  for (const span of record.spans) exportChildSpan(active, span, rootContext);
-  root.end(end);
-}
-
-function exportChildSpan(active: Tracer, span: SpanRecord, parent: ReturnType<typeof trace.setSpan>): void {
-  const startTime = Date.parse(span.start_time);
-  const attributes: Attributes = merged(span.attributes, { 'gw.span_id': span.span_id, 'gw.span_kind': span.kind });
-  if (span.error?.code) attributes['error.type'] = span.error.code;
-  const child = active.startSpan(span.kind === 'attempt' ? `attempt ${String(span.attributes['gen_ai.provider.name'] ?? '')}`.trim() : span.name, { kind: span.kind === 'attempt' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime, attributes }, parent);
-  if (span.status === 'error') child.setStatus({ code: SpanStatusCode.ERROR, message: span.error?.code ?? span.error?.message });
-  child.end(startTime + (span.duration_ms ?? 0));
-}
-
-function rootAttributes(record: RequestLogRecord, operation: string): Attributes {
-  const attributes: Attributes = {
-    'gen_ai.operation.name': operation,
-    'http.response.status_code': record.status,
-    'gw.trace_id': record.trace_id,
-    'gw.log_id': record.id,
-    'gw.workspace_id': record.workspace_id,
-    'gw.endpoint': record.endpoint,
-    'gw.retry_count': record.retry_count,
-  };
-  if (record.provider) attributes['gen_ai.provider.name'] = record.provider;
-  if (record.model) {
-    attributes['gen_ai.request.model'] = record.model;
-    attributes['gen_ai.response.model'] = record.model;
-  }
-  if (record.usage) {
-    attributes['gen_ai.usage.input_tokens'] = record.usage.prompt_tokens;
-    attributes['gen_ai.usage.output_tokens'] = record.usage.completion_tokens;
-  }
-  if (record.ttft_ms !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.ttft_ms / 1000;
-  if (record.cache_status) attributes['gw.cache_status'] = record.cache_status;
-  if (record.cost !== null) attributes['gw.cost_usd'] = record.cost;
-  if (record.error?.code) attributes['error.type'] = record.error.code;
-  return attributes;
-}

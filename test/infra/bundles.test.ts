@@ -79,10 +79,13 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
     }
   });
 
-  it('leaves the price data, zod, the S3, Secrets Manager and STS clients, X-Ray and the OTLP SDK out of the gateway\'s cold start (loaded on first use)', () => {
+  it('leaves the price data, zod, the S3, Secrets Manager and STS clients, X-Ray, the OpenTelemetry API and SDK and Powertools Metrics out of the gateway\'s cold start (loaded on first use)', () => {
     const gateway = built.find(({ name }) => name === 'gateway')!;
     const cold = gateway.byPackage.map(({ source }) => source);
-    const lazy = ['@pydantic/genai-prices', 'zod', '@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sts', 'lru-cache', 'aws-xray-sdk-core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
+    const lazy = [
+      '@pydantic/genai-prices', 'zod', '@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sts', 'lru-cache', 'aws-xray-sdk-core',
+      '@opentelemetry/api', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@aws-lambda-powertools/metrics',
+    ];
     for (const source of lazy) expect(cold, source).not.toContain(source);
     expect(gateway.totalByPackage.map(({ source }) => source)).toEqual(expect.arrayContaining(['@pydantic/genai-prices', '@aws-sdk/client-s3', '@aws-sdk/client-sts']));
     expect(gateway.coldFiles[0]).toBe(gateway.file);
@@ -120,6 +123,16 @@ describe('the Lambda bundles (npm run build, the same options the stack bundles 
       'shared/store/secrets/secrets-manager-secret-store.ts',
       // STS and its credential cache with the first Bedrock call through a virtual key that names a role.
       'shared/gateway/assumed-role.ts',
+      // Round 4's providers with their first request (registry.ts), and the files and batches with their first route.
+      ...['replicate', 'stability-ai', 'elevenlabs', 'deepgram', 'watsonx', 'cohere', 'voyage-ai', 'jina-ai'].map((provider) => `shared/providers/${provider}/adapter.ts`),
+      'shared/gateway/batches/files.ts',
+      'shared/gateway/batches/batches.ts',
+      // The image-link fetcher with the first provider that prepares its call (Bedrock); guardrail checks with the
+      // first request that has one to run; OTLP spans with the first export.
+      'shared/gateway/remote-media.ts',
+      'shared/gateway/guardrail-judge.ts',
+      'shared/guardrails/run.ts',
+      'shared/observability/otlp-spans.ts',
     ];
     for (const source of lazy) expect(gateway.coldOwnSources, source).not.toContain(source);
     expect(gateway.coldOwnSources).toEqual(expect.arrayContaining(['shared/gateway/app.ts', 'shared/dialects/registry.ts', 'shared/gateway/passthrough/paths.ts']));
