@@ -96,17 +96,19 @@ export class JournalWriter {
       this.openSegment();
       if (this.fd === undefined) throw new JournalWriteError('the journal file could not be opened');
     }
-    const bytes = Buffer.from(`${line}\n`);
+    // Written as a string: Node encodes it straight into the write, without a Buffer of its own per record.
+    const text = `${line}\n`;
+    const length = Buffer.byteLength(text);
     let written: number;
     try {
-      written = writeSync(this.fd, bytes);
+      written = writeSync(this.fd, text);
     } catch (error) {
       this.cutBack();
       throw new JournalWriteError(`could not append to the journal: ${(error as Error).message}`, { cause: error });
     }
-    if (written !== bytes.length) {
+    if (written !== length) {
       this.cutBack();
-      throw new JournalWriteError(`could not append to the journal: ${written} of ${bytes.length} bytes written (disk full or file-size limit)`);
+      throw new JournalWriteError(`could not append to the journal: ${written} of ${length} bytes written (disk full or file-size limit)`);
     }
     this.size += written;
     if (this.size >= this.segmentBytes) this.rotate();
