@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memoryOf } from './measure/proc-stats.js';
 import { treeMemory } from './measure/proc-tree.js';
@@ -26,6 +26,7 @@ import { renderMarkdown } from './report/markdown.js';
 import type { AwsShapedResult, BenchResults, ColdStartRow, FeatureLoadRow, FeatureRow, LatencyRow, PortkeyRun, ProcessStats, SemanticScaleRow, ThroughputRow } from './report/results.js';
 import { evaluateIssue23, evaluateIssue34, evaluateTargets } from './report/targets.js';
 import { evaluateIssue48 } from './report/issue48.js';
+import { readmeBlock, replaceReadmeBlock } from './report/readme-block.js';
 import { createBenchWorkspaceAndKey } from './scenarios/tenant.js';
 
 /**
@@ -369,6 +370,12 @@ async function main(): Promise<number> {
   console.log(markdown);
   if (results.profile) progress(`${formatProfileSummary(results.profile)}\n(profiles in ${profileDir})`);
   progress(`results: ${join(options.outDir, `${name}.json`)}, ${join(options.outDir, `${name}.md`)}`);
+  // README quotes the latest complete run: its bench block is rewritten from it (bench/report/readme-block.ts).
+  if (name === 'latest' && errors.length === 0) {
+    const readme = join(ROOT, 'README.md');
+    writeFileSync(readme, replaceReadmeBlock(readFileSync(readme, 'utf8'), readmeBlock(results, relative(ROOT, join(outDir, `${name}.json`)))));
+    progress('README.md: bench block rewritten from this run');
+  }
   if (errors.length > 0) progress(`the run saw ${errors.length} error(s): exit code 1`);
   return errors.length > 0 ? 1 : 0;
 }
