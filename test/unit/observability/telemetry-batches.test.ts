@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { logger } from '../../../shared/observability/logger.js';
-import { recordRequestMetrics } from '../../../shared/observability/metrics.js';
+import { recordAuthenticationFailureMetric, recordRequestMetrics } from '../../../shared/observability/metrics.js';
 import { logRequestCompleted } from '../../../shared/observability/request-line.js';
 
 // What the after-path prints per request: the `request completed` lines and the EMF metrics, both gathered between
@@ -49,6 +49,17 @@ describe('the request completed lines', () => {
   });
 });
 
+describe('metrics with Powertools loaded on first publish (out of the cold start)', () => {
+  // First in the file to publish a metric: Powertools is not loaded yet when it is given.
+  it('publish a one-off metric given before Powertools loaded, by the end of the drain', async () => {
+    writes.length = 0;
+    recordAuthenticationFailureMetric('invalid_api_key');
+    await drainAllBackgroundWork();
+    const line = writes.flatMap(linesOf).find((candidate) => 'authentication_failures' in candidate);
+    expect(line).toMatchObject({ authentication_failures: 1, reason: 'invalid_api_key' });
+  });
+});
+
 describe('request metrics', () => {
   it('publish the counts summed, one value each, and every latency sample', async () => {
     writes.length = 0;
@@ -62,5 +73,16 @@ describe('request metrics', () => {
     expect(main).toMatchObject({ requests: 3, latency: [10, 20, 30], prompt_tokens: 18, completion_tokens: 24, cost_usd: 0.5, cache_hits: 1, errors: 1 });
     const upstream = Object.fromEntries(emf.filter((line) => 'upstream_errors' in line).map((line) => [line.provider, line.upstream_errors]));
     expect(upstream).toEqual({ openai: 2, anthropic: 1 });
+  });
+});
+describe('metrics published in batches', () => {
+  it('keep every latency sample, at most 100 to an EMF line (a metric holds no more values)', async () => {
+    writes.length = 0;
+    const finished = { latency_ms: 1, ttft_ms: null, usage: null, cost: null, cache_status: null, outcome: 'success' as const, status: 200, error: null, attempts: [] };
+    for (let index = 0; index < 150; index++) recordRequestMetrics({ ...finished, latency_ms: index });
+    await drainAllBackgroundWork();
+    const samples = writes.flatMap(linesOf).filter((line) => 'latency' in line).map((line) => [line.latency].flat() as number[]);
+    for (const values of samples) expect(values.length).toBeLessThanOrEqual(100);
+    expect(samples.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, index) => index));
   });
 });
