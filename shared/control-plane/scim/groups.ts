@@ -132,12 +132,11 @@ export class ScimGroups {
   /** Each id must name an organisation user; for a confined key, one it can see (a member, or one it provisioned). */
   private async checkUserMembers(call: ScimCall, organisationId: string, workspaceId: string, userIds: string[]): Promise<void> {
     for (const userId of new Set(userIds)) {
-      const user = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await this.users.get(organisationId, userId) : undefined;
+      // Both reads whether or not the user exists, so a user elsewhere costs what an unknown id costs.
+      const [user, record] = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await Promise.all([this.users.get(organisationId, userId), this.scim.getUser(organisationId, userId)]) : [undefined, undefined];
       const visible =
         user !== undefined &&
-        (call.confinedTo === undefined ||
-          user.workspaces.some((membership) => membership.workspace_id === workspaceId) ||
-          (await this.scim.getUser(organisationId, userId))?.provisioned_in === workspaceId);
+        (call.confinedTo === undefined || user.workspaces.some((membership) => membership.workspace_id === workspaceId) || record?.provisioned_in === workspaceId);
       if (!visible) throw new ScimError(400, 'invalidValue', `members: no User with id '${userId.slice(0, 64)}'`);
     }
   }

@@ -180,8 +180,8 @@ export class ScimUsers {
 
   private async existing(call: ScimCall, userId: string): Promise<{ user: UserRecord; record?: ScimUserRecord }> {
     const organisationId = call.principal.organisationId;
-    const user = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await this.users.get(organisationId, userId) : undefined;
-    const record = user ? await this.scim.getUser(organisationId, userId) : undefined;
+    // Both reads whether or not the user exists, so a user elsewhere costs what an unknown id costs.
+    const [user, record] = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await Promise.all([this.users.get(organisationId, userId), this.scim.getUser(organisationId, userId)]) : [undefined, undefined];
     if (!user || !visibleTo(call, user, record)) throw new ScimError(404, undefined, `No User with id '${userId.slice(0, 64)}'`, 'not_found');
     return { user, record };
   }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { api, newKey, newWorkspace, type Workspace } from '../control-plane/identities-support.js';
 import { GROUP, patchOp, scim, USER, type ScimReply } from '../control-plane/scim-support.js';
@@ -20,6 +23,22 @@ let own: Workspace;
 let elsewhere: Workspace;
 let confinedKey: string;
 let elsewhereKey: string;
+let counting = false;
+const commands: string[] = [];
+
+/** The store commands (in order) one SCIM call causes, its audit event included. */
+async function storeWorkOf(call: () => Promise<ScimReply>): Promise<{ reply: ScimReply; commands: string[] }> {
+  await drainAllBackgroundWork();
+  commands.length = 0;
+  counting = true;
+  try {
+    const reply = await call();
+    await drainAllBackgroundWork();
+    return { reply, commands: [...commands] };
+  } finally {
+    counting = false;
+  }
+}
 
 /** Names held in the other workspace three ways: an invited member, an organisation admin's SCIM user, its own SCIM identity. */
 interface HeldElsewhere {
@@ -48,6 +67,17 @@ beforeAll(async () => {
   elsewhere = await newWorkspace(gateway, { name: 'Finance' });
   confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
   elsewhereKey = (await newKey(gateway, { workspace_id: elsewhere.id, scopes: ['scim'] })).key;
+  // Every command the process's store client sends (the test gateway runs in this process), while `counting`.
+  const stack = dynamoDocumentClient().middlewareStack as unknown as {
+    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
+  };
+  stack.add(
+    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
+      if (counting) commands.push(context.commandName ?? '?');
+      return next(args);
+    },
+    { step: 'initialize', name: 'scimConfinedStoreWork', override: true },
+  );
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
@@ -87,6 +117,28 @@ describe('a confined SCIM key gets the same answer for a name held in another wo
       const reply = await scim(gateway, 'POST', '/Users', user(userName, email), confinedKey);
       expect(told(reply, [userName, email]), `${userName} / ${email}`).toBe(told(free, [`free-${suffix}`, `free-${suffix}@example.com`]));
     }
+  });
+
+  it('create and rename: a name held elsewhere costs the same store commands as a free one', async () => {
+    const held = await holdElsewhere();
+    const suffix = randomUUID().slice(0, 8);
+    // Warm the key's authentication cache, so neither measured call reads the key.
+    await scim(gateway, 'GET', '/ServiceProviderConfig', undefined, confinedKey);
+    const free = await storeWorkOf(() => scim(gateway, 'POST', '/Users', user(`work-${suffix}`, `work-${suffix}@example.com`), confinedKey));
+    const taken = await storeWorkOf(() => scim(gateway, 'POST', '/Users', user(held.adminScim.userName, held.invited.email), confinedKey));
+    expect([free.reply.status, taken.reply.status]).toEqual([201, 201]);
+    expect(free.commands.length).toBeGreaterThan(3);
+    expect(taken.commands).toEqual(free.commands);
+    const id = String(free.reply.body.id);
+    const freeRename = await storeWorkOf(() => scim(gateway, 'PATCH', `/Users/${id}`, patchOp({ op: 'replace', path: 'userName', value: `work-2-${suffix}` }), confinedKey));
+    const takenRename = await storeWorkOf(() => scim(gateway, 'PATCH', `/Users/${id}`, patchOp({ op: 'replace', path: 'userName', value: held.identity.userName }), confinedKey));
+    expect([freeRename.reply.status, takenRename.reply.status]).toEqual([200, 200]);
+    expect(takenRename.commands).toEqual(freeRename.commands);
+    // A GET by the id of another workspace's user reads what a GET by an unknown id reads.
+    const elsewhereGet = await storeWorkOf(() => scim(gateway, 'GET', `/Users/${held.invited.id}`, undefined, confinedKey));
+    const absentGet = await storeWorkOf(() => scim(gateway, 'GET', '/Users/3f0c1d2e-0000-4000-8000-000000000002', undefined, confinedKey));
+    expect([elsewhereGet.reply.status, absentGet.reply.status]).toEqual([404, 404]);
+    expect(elsewhereGet.commands).toEqual(absentGet.commands);
   });
 
   it('PUT and PATCH: renaming to a userName held elsewhere answers as renaming to a free one', async () => {
