@@ -30,17 +30,20 @@ export class WorkspaceIdentities {
     const now = new Date().toISOString();
     // The workspace's own members are read whatever the address, so the work done never depends on who exists elsewhere.
     const member = await this.memberHolding(workspaceId, call.principal.organisationId, email);
+    // One identity per user in a workspace: a member another identity already stands for is not linked twice.
+    const taken = new Set((await this.identities.list(call.principal.organisationId, workspaceId)).map((identity) => identity.user_id));
+    const linkable = member !== undefined && !taken.has(member) ? member : undefined;
     const identity: ScimIdentityRecord = {
       ...identityFields(fields),
       id: randomUUID(),
       organisation_id: call.principal.organisationId,
       workspace_id: workspaceId,
       email,
-      in_group: member !== undefined,
+      in_group: linkable !== undefined,
       created_at: now,
       updated_at: now,
     };
-    if (member) Object.assign(identity, { user_id: member, linked_at: now, linked_by: 'workspace-membership' });
+    if (linkable) Object.assign(identity, { user_id: linkable, linked_at: now, linked_by: 'workspace-membership' });
     try {
       await this.identities.create(identity);
     } catch (error) {

@@ -47,12 +47,17 @@ export function registerScimIdentityRoutes(register: RouteRegistrar): void {
 async function link(call: ControlPlaneRequest, userId: string | undefined): Promise<ScimIdentityRecord> {
   const organisationId = call.principal.organisationId;
   const identities = new ScimIdentityRepository();
-  const identity = (await identities.list(organisationId)).find((candidate) => candidate.id === call.params.id);
+  const all = await identities.list(organisationId);
+  const identity = all.find((candidate) => candidate.id === call.params.id);
   if (!identity) throw new GatewayError(404, 'not_found', `No SCIM identity with id '${call.params.id.slice(0, 64)}' in this organisation`);
   if (identity.user_id) throw new GatewayError(409, 'already_linked', `This SCIM identity is already linked to user '${identity.user_id}'`);
   const users = new UserRepository();
   const user = userId ? await users.get(organisationId, userId) : await userForEmail(call, identity, users);
   if (!user) throw new GatewayError(404, 'not_found', `user_id: no user with id '${userId}' in this organisation`, { param: 'user_id' });
+  // One identity per user in a workspace, so one identity's deprovisioning never undoes another's grant.
+  if (all.some((other) => other.workspace_id === identity.workspace_id && other.user_id === user.id)) {
+    throw new GatewayError(409, 'user_already_linked', `User '${user.id}' is already linked to another SCIM identity of this workspace`, { param: userId ? 'user_id' : null });
+  }
   const now = new Date().toISOString();
   // updated_at stays: the SCIM resource did not change, and its meta.lastModified must not tell the workspace key of the link.
   const next: ScimIdentityRecord = { ...identity, user_id: user.id, linked_at: now, linked_by: call.principal.keyId };

@@ -96,6 +96,9 @@ describe('an organisation admin links a pending workspace identity', () => {
     expect(toNamed.body).toMatchObject({ status: 'linked', user_id: named });
     // Not in the group: linking grants no membership.
     expect((await userOf(named)).workspaces.map((membership) => membership.workspace_id)).toEqual([elsewhere.id]);
+    // One identity per user in a workspace: a second link to the same user is refused.
+    const second = await provision(`second-${randomUUID().slice(0, 8)}@example.com`);
+    expectError(await api(gateway, 'POST', `/v1/admin/scim-identities/${second.id}/link`, { body: { user_id: named } }), 409, 'user_already_linked', { param: 'user_id' });
   });
 
   it('is an organisation admin’s act: a workspace key cannot list or link identities', async () => {
