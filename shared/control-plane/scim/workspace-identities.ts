@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NeutralResponse } from '../../http/types.js';
 import { ScimIdentityRepository, ScimIdentityTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
+import { ScimRepository } from '../../store/scim-repository.js';
 import { UserRepository } from '../../store/user-repository.js';
 import { applyIdentityAccess } from './identity-access.js';
 import { applyPatch, patchRequestSchema } from './patch.js';
@@ -22,13 +23,13 @@ export class WorkspaceIdentities {
   constructor(
     private readonly identities = new ScimIdentityRepository(),
     private readonly users = new UserRepository(),
+    private readonly scim = new ScimRepository(),
   ) {}
 
   async create(call: ScimCall, workspaceId: string): Promise<NeutralResponse> {
     const fields = userFieldsOf(call.body());
     const email = primaryEmailOf(fields);
     const now = new Date().toISOString();
-    // The workspace's own members are read whatever the address, so the work done never depends on who exists elsewhere.
     const member = await this.memberHolding(workspaceId, call.principal.organisationId, email);
     // One identity per user in a workspace: a member another identity already stands for is not linked twice.
     const taken = new Set((await this.identities.list(call.principal.organisationId, workspaceId)).map((identity) => identity.user_id));
@@ -95,16 +96,15 @@ export class WorkspaceIdentities {
     return scimResponse(200, identityResource(next, await this.groupOf(call, next)));
   }
 
-  /** The member of the workspace whose address this is, if any: the one organisation user an identity may link to unasked. */
+  /**
+   * The member of the workspace whose address this is, if any: the one organisation user an identity may link to
+   * unasked. Always two reads — the address's holder, then that holder's membership here (a random id's when nobody
+   * holds it) — so the work never says whether someone elsewhere holds the address.
+   */
   private async memberHolding(workspaceId: string, organisationId: string, email: string): Promise<string | undefined> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.users.listMembers(workspaceId, organisationId, {}, 100, startKey);
-      const found = page.items.find((user) => user.email === email);
-      if (found) return found.id;
-      startKey = page.nextKey;
-    } while (startKey);
-    return undefined;
+    const holder = await this.scim.userIdByEmail(organisationId, email);
+    const membership = await this.users.getMembership(workspaceId, holder ?? randomUUID());
+    return holder !== undefined && membership !== undefined ? holder : undefined;
   }
 
   private async groupOf(call: ScimCall, identity: ScimIdentityRecord): Promise<{ value: string; display: string } | undefined> {
