@@ -58,7 +58,9 @@ export class ScimUsers {
       if (error instanceof EmailTakenError) throw new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation');
       throw error;
     }
-    const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim', provisioned_in: call.principal.workspaceId };
+    // No provisioned_in: only a workspace key's users were ever visible by it, and the admin key's own workspace (its
+    // principal's workspaceId) must not see every user the organisation's IdP provisions.
+    const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim' };
     await this.scim.putUser(record);
     return scimResponse(201, userResource(user, record, []), { location: `/v1/scim/v2/Users/${user.id}` });
   }

@@ -186,6 +186,17 @@ describe('a confined SCIM key gets the same answer for a name held in another wo
     expect((await scim<Resource>(gateway, 'GET', `/Users/${held.identity.id}`, undefined, elsewhereKey)).body).toMatchObject({ userName: held.identity.userName, active: true });
   });
 
+  it('the organisation admin key’s own workspace gets no sight of the users that key provisions', async () => {
+    // A scim key of the workspace the admin key belongs to (a key made without workspace_id).
+    const homeKey = (await newKey(gateway, { scopes: ['scim'] })).key;
+    const userName = `org-idp-${randomUUID().slice(0, 8)}`;
+    const created = await scim<Resource>(gateway, 'POST', '/Users', user(userName, `${userName}@example.com`));
+    expect(created.status).toBe(201);
+    const filtered = await scim<ListResponse>(gateway, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`, undefined, homeKey);
+    expect(filtered.body.totalResults).toBe(0);
+    expect((await scim(gateway, 'GET', `/Users/${created.body.id}`, undefined, homeKey)).status).toBe(404);
+  });
+
   it('a second workspace’s key can neither list nor add to its group the first workspace’s identities', async () => {
     const mine = (await scim<Resource>(gateway, 'POST', '/Users', user(`only-mine-${randomUUID().slice(0, 8)}`, 'mine@example.com'), confinedKey)).body;
     const listed = await scim<ListResponse>(gateway, 'GET', '/Users', undefined, elsewhereKey);
