@@ -26,7 +26,11 @@ export interface ScimUserRecord {
    * this field existed count as adopted: the safe reading.
    */
   origin?: 'scim' | 'adopted';
-  /** The workspace of the SCIM key that created the user (a workspace key's SCIM sees the users it provisioned). */
+  /**
+   * The workspace of the workspace SCIM key that created the user (that key sees the users it provisioned). Written
+   * no more: such keys now provision workspace identities (scim-identity-repository.ts), and organisation admin keys
+   * never set it (records they wrote before carry the admin key's workspace, which then sees them).
+   */
   provisioned_in?: string;
   created_at: string;
   updated_at: string;

@@ -7,6 +7,7 @@ import { applyPatch, patchRequestSchema } from './patch.js';
 import { applyFilter, listResponse, readScimPage, ScimError, scimResponse } from './protocol.js';
 import type { ScimCall } from './scim-call.js';
 import { displayNameOf, primaryEmailOf, userFieldsOf, userResource, type ScimUserFields } from './user-resource.js';
+import { WorkspaceIdentities } from './workspace-identities.js';
 
 /**
  * SCIM Users ↔ organisation users. A SCIM record beside the user keeps what the identity provider manages
@@ -16,16 +17,22 @@ import { displayNameOf, primaryEmailOf, userFieldsOf, userResource, type ScimUse
  * SCIM deactivates only users it manages: those SCIM created (`origin: scim`). A user gw had first (invited
  * through the users API, the bootstrap admin, a JWT user) may be linked by an organisation admin key and updated,
  * never deactivated through SCIM (403 `user_not_scim_managed`): a `scim` key could otherwise revoke an admin's
- * keys by claiming its e-mail. A workspace key with the `scim` scope sees and changes only the users of its
- * workspace and those it provisioned, changes only users SCIM created, and never adopts an existing user.
+ * keys by claiming its e-mail.
+ *
+ * A workspace key with the `scim` scope provisions workspace identities (workspace-identities.ts), never
+ * organisation users, so none of its answers depends on who exists elsewhere in the organisation. Beside them it
+ * sees the members of its workspace and the organisation users it provisioned before identities existed, and
+ * changes only those SCIM created.
  */
 export class ScimUsers {
   constructor(
     private readonly users = new UserRepository(),
     private readonly scim = new ScimRepository(),
+    private readonly identities = new WorkspaceIdentities(),
   ) {}
 
   async create(call: ScimCall): Promise<NeutralResponse> {
+    if (call.confinedTo !== undefined) return this.identities.create(call, call.confinedTo);
     const fields = userFieldsOf(call.body());
     const organisationId = call.principal.organisationId;
     const now = new Date().toISOString();
@@ -41,17 +48,19 @@ export class ScimUsers {
     };
     const name = displayNameOf(fields);
     if (name) user.name = name;
-    const adopted = call.confinedTo === undefined ? await this.adoptable(organisationId, user.email) : undefined;
+    const adopted = await this.adoptable(organisationId, user.email);
     if (adopted) return this.adopt(call, adopted, fields);
-    await this.claim(organisationId, fields.userName, user.id, call.confinedTo !== undefined);
+    await this.claim(organisationId, fields.userName, user.id, false);
     try {
       await this.users.create(user);
     } catch (error) {
       await this.scim.releaseUserName(organisationId, fields.userName, user.id);
-      if (error instanceof EmailTakenError) throw call.confinedTo === undefined ? new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation') : unavailableToConfinedKey();
+      if (error instanceof EmailTakenError) throw new ScimError(409, 'uniqueness', 'A user with this e-mail address already exists in the organisation');
       throw error;
     }
-    const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim', provisioned_in: call.principal.workspaceId };
+    // No provisioned_in: only a workspace key's users were ever visible by it, and the admin key's own workspace (its
+    // principal's workspaceId) must not see every user the organisation's IdP provisions.
+    const record: ScimUserRecord = { ...scimRecord(user, fields, now, now), origin: 'scim' };
     await this.scim.putUser(record);
     return scimResponse(201, userResource(user, record, []), { location: `/v1/scim/v2/Users/${user.id}` });
   }
@@ -74,6 +83,8 @@ export class ScimUsers {
   }
 
   async get(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const identity = await this.identityOf(call, userId);
+    if (identity) return this.identities.get(call, identity);
     const { user, record } = await this.existing(call, userId);
     return scimResponse(200, userResource(user, record, await this.groupsOf(call, user)));
   }
@@ -83,11 +94,18 @@ export class ScimUsers {
     const page = readScimPage(call.request.query);
     const records = new Map((await this.scim.listUsers(organisationId)).map((record) => [record.user_id, record]));
     const resources: Array<Record<string, unknown>> = [];
+    // A confined key's identities stand for the members they are linked to: those members are listed once, as identities.
+    const linked = new Set<string>();
+    if (call.confinedTo !== undefined) {
+      const own = await this.identities.list(call, call.confinedTo);
+      resources.push(...own.resources);
+      for (const identity of own.identities) if (identity.user_id) linked.add(identity.user_id);
+    }
     let startKey: Record<string, unknown> | undefined;
     do {
       const result = await this.users.list(organisationId, {}, 100, startKey);
       for (const user of result.items) {
-        if (visibleTo(call, user, records.get(user.id))) resources.push(userResource(user, records.get(user.id), await this.groupsOf(call, user)));
+        if (!linked.has(user.id) && visibleTo(call, user, records.get(user.id))) resources.push(userResource(user, records.get(user.id), await this.groupsOf(call, user)));
       }
       startKey = result.nextKey;
     } while (startKey);
@@ -96,12 +114,16 @@ export class ScimUsers {
   }
 
   async replace(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const identity = await this.identityOf(call, userId);
+    if (identity) return this.identities.replace(call, identity);
     const current = await this.changeable(call, userId);
     return this.save(call, current, userFieldsOf(call.body(), current.record?.active ?? true));
   }
 
   /** PATCH as Okta and Entra ID send it: applied to the current resource, then validated and saved like a PUT. */
   async patch(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const identity = await this.identityOf(call, userId);
+    if (identity) return this.identities.patch(call, identity);
     const current = await this.changeable(call, userId);
     const request = call.body(patchRequestSchema);
     const patched = applyPatch(userResource(current.user, current.record, []), request.Operations);
@@ -110,6 +132,8 @@ export class ScimUsers {
 
   /** DELETE deactivates: the identity provider's "deprovision" must not destroy the user's history in gw. */
   async delete(call: ScimCall, userId: string): Promise<NeutralResponse> {
+    const identity = await this.identityOf(call, userId);
+    if (identity) return this.identities.delete(call, identity);
     const current = await this.changeable(call, userId);
     const fields = userFieldsOf(userResource(current.user, current.record, []));
     await this.save(call, current, { ...fields, active: false });
@@ -124,7 +148,8 @@ export class ScimUsers {
     if (wasActive && !fields.active && record?.origin !== 'scim') throw notScimManaged();
     const previousUserName = record?.user_name ?? user.email;
     if (previousUserName.toLowerCase() !== fields.userName.toLowerCase()) {
-      // A confined key gets its one answer here too: a rename is a claim like a create's (unavailableToConfinedKey).
+      // Only an organisation user a confined key provisioned before workspace identities existed is renamed here by
+      // one: its userName is still organisation-wide, so it gets the one answer (unavailableToConfinedKey).
       await this.claim(organisationId, fields.userName, user.id, call.confinedTo !== undefined);
       await this.scim.releaseUserName(organisationId, previousUserName, user.id);
     }
@@ -150,10 +175,15 @@ export class ScimUsers {
     }
   }
 
+  /** A confined key's workspace identity with this id, if there is one (an admin key has none). */
+  private async identityOf(call: ScimCall, id: string) {
+    return call.confinedTo === undefined ? undefined : this.identities.find(call, call.confinedTo, id);
+  }
+
   private async existing(call: ScimCall, userId: string): Promise<{ user: UserRecord; record?: ScimUserRecord }> {
     const organisationId = call.principal.organisationId;
-    const user = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await this.users.get(organisationId, userId) : undefined;
-    const record = user ? await this.scim.getUser(organisationId, userId) : undefined;
+    // Both reads whether or not the user exists, so a user elsewhere costs what an unknown id costs.
+    const [user, record] = /^[A-Za-z0-9-]{1,64}$/.test(userId) ? await Promise.all([this.users.get(organisationId, userId), this.scim.getUser(organisationId, userId)]) : [undefined, undefined];
     if (!user || !visibleTo(call, user, record)) throw new ScimError(404, undefined, `No User with id '${userId.slice(0, 64)}'`, 'not_found');
     return { user, record };
   }
@@ -205,10 +235,9 @@ function scimRecord(user: UserRecord, fields: ScimUserFields, createdAt: string,
 }
 
 /**
- * A workspace-confined SCIM key's one answer for a userName or e-mail address it may not take, wherever its holder
- * is: the same status, scimType and words whether the holder is a user of its own workspace or of another, and
- * whether the userName or the address collided, so the answer never tells it which users exist elsewhere in the
- * organisation (docs/control-plane/scim.md).
+ * A workspace-confined SCIM key's one answer when it renames an organisation user it provisioned before workspace
+ * identities existed to a userName held elsewhere: the same whoever holds it, so it names no one
+ * (docs/control-plane/scim.md). New users of such a key are workspace identities, unique in its workspace only.
  */
 function unavailableToConfinedKey(): ScimError {
   return new ScimError(409, 'uniqueness', 'This userName or e-mail address cannot be provisioned with this workspace’s SCIM key; an organisation admin key can provision or link it');

@@ -5,6 +5,7 @@ import { defineResource } from '../resource/define-resource.js';
 import { resourceIdPathSchema } from '../resource/schema-helpers.js';
 import { parseJsonBody, validate } from '../../http/json-body.js';
 import { presentUser } from './present.js';
+import { registerScimIdentityRoutes } from './scim-identities.js';
 import { userInviteSchema, userListQuerySchema, userSchema, userUpdateSchema } from './schemas.js';
 import { requireUserAdmin, UserService, type UserResult } from './service.js';
 
@@ -48,6 +49,8 @@ export const userResource = defineResource({
   },
   docs: {},
   extraRoutes: (register, { service, scopeOf }) => {
+    // The identities workspace SCIM keys provisioned, for an organisation admin to see and link.
+    registerScimIdentityRoutes(register);
     register('POST', '/v1/admin/users/invites', (call) =>
       audited(call, { action: 'user.invite', resource_type: 'user' }, async () => {
         requireUserAdmin(call.principal);

@@ -1,65 +1,77 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, newKey, newWorkspace } from './identities-support.js';
-import { scim, USER } from './scim-support.js';
+import { newKey, newWorkspace } from './identities-support.js';
+import { patchOp, scim, USER } from './scim-support.js';
 
 /**
- * A SCIM key confined to one workspace must not learn which users exist elsewhere in the organisation. The
- * userName and e-mail address are organisation-unique, so a collision must fail, but its answer is one and the same
- * whether the holder is a user of the key's own workspace or of another one, and whether the userName or the
- * address collided. Class: existence oracle across workspaces through uniqueness errors.
+ * Where SCIM's uniqueness (RFC 7644 §3.3: 409 `uniqueness`) holds. A workspace-confined key's users are workspace
+ * identities: userName and e-mail are unique among the identities of its workspace (the tenancy RFC 7643 §2.1's
+ * "server" uniqueness speaks of), and nowhere else, so two workspaces' keys provision the same name independently.
+ * An organisation admin key keeps organisation-wide uniqueness and its precise messages.
+ * Class: uniqueness scoped to what the caller can see.
  */
 let gateway: TestGateway;
-let confinedKey: string;
+let keyA: string;
+let keyB: string;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  const workspace = await newWorkspace(gateway);
-  confinedKey = (await newKey(gateway, { workspace_id: workspace.id, scopes: ['scim'] })).key;
+  keyA = (await newKey(gateway, { workspace_id: (await newWorkspace(gateway)).id, scopes: ['scim'] })).key;
+  keyB = (await newKey(gateway, { workspace_id: (await newWorkspace(gateway)).id, scopes: ['scim'] })).key;
 });
 afterAll(async () => {
   await gateway?.close();
 });
 
-const userBody = (userName: string, email: string) => ({ schemas: [USER], userName, name: { givenName: 'A', familyName: 'B' }, emails: [{ value: email, primary: true }], active: true });
+const userBody = (userName: string, email: string) => ({ schemas: [USER], userName, emails: [{ value: email, primary: true }], active: true });
 
 describe('a workspace-confined SCIM key and uniqueness', () => {
-  it('gets the same answer for an address held in another workspace as for one held in its own', async () => {
+  it('refuses a userName or e-mail its own workspace already has (409 uniqueness), case-insensitively', async () => {
     const suffix = randomUUID().slice(0, 8);
-    // Someone in another workspace of the organisation, invited through the users API.
-    const elsewhere = await newWorkspace(gateway);
-    const invited = await api(gateway, 'POST', '/v1/admin/users/invites', { body: { email: `elsewhere-${suffix}@example.com`, workspaces: [{ workspace_id: elsewhere.id, role: 'member' }] } });
-    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
-    // Someone the confined key provisioned itself.
-    const own = await scim(gateway, 'POST', '/Users', userBody(`own-${suffix}`, `own-${suffix}@example.com`), confinedKey);
-    expect(own.status, JSON.stringify(own.body)).toBe(201);
-    // Someone an organisation admin provisioned through SCIM, elsewhere (a userName collision).
-    const adminMade = await scim(gateway, 'POST', '/Users', userBody(`admin-made-${suffix}`, `admin-made-${suffix}@example.com`));
-    expect(adminMade.status, JSON.stringify(adminMade.body)).toBe(201);
-
-    const otherWorkspaceAddress = await scim(gateway, 'POST', '/Users', userBody(`probe-a-${suffix}`, `elsewhere-${suffix}@example.com`), confinedKey);
-    const otherUserName = await scim(gateway, 'POST', '/Users', userBody(`admin-made-${suffix}`, `probe-b-${suffix}@example.com`), confinedKey);
-    const ownAddress = await scim(gateway, 'POST', '/Users', userBody(`probe-c-${suffix}`, `own-${suffix}@example.com`), confinedKey);
-    const ownUserName = await scim(gateway, 'POST', '/Users', userBody(`own-${suffix}`, `probe-d-${suffix}@example.com`), confinedKey);
-    for (const reply of [otherWorkspaceAddress, otherUserName, ownAddress, ownUserName]) {
-      expect(reply.status).toBe(409);
-      expect(reply.body.scimType).toBe('uniqueness');
-    }
-    expect(otherWorkspaceAddress.body).toEqual(ownAddress.body);
-    expect(otherUserName.body).toEqual(ownAddress.body);
-    expect(ownUserName.body).toEqual(ownAddress.body);
-    expect(JSON.stringify(otherWorkspaceAddress.body)).not.toMatch(/already exists in the organisation|elsewhere|admin-made/);
-    // The probes left nothing behind: their userNames are free again.
-    const retried = await scim(gateway, 'POST', '/Users', userBody(`probe-a-${suffix}`, `probe-a-${suffix}@example.com`), confinedKey);
-    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    const first = await scim<{ id: string }>(gateway, 'POST', '/Users', userBody(`dup-${suffix}`, `dup-${suffix}@example.com`), keyA);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const sameName = await scim(gateway, 'POST', '/Users', userBody(`DUP-${suffix}`, `other-${suffix}@example.com`), keyA);
+    expect(sameName.status).toBe(409);
+    expect(sameName.body).toMatchObject({ scimType: 'uniqueness', detail: expect.stringContaining('in this workspace') });
+    const sameAddress = await scim(gateway, 'POST', '/Users', userBody(`other-${suffix}`, `Dup-${suffix}@example.com`), keyA);
+    expect(sameAddress.status).toBe(409);
+    expect(sameAddress.body.scimType).toBe('uniqueness');
+    // The refused creates left nothing behind: their userNames are free.
+    expect((await scim(gateway, 'POST', '/Users', userBody(`other-${suffix}`, `other-${suffix}@example.com`), keyA)).status).toBe(201);
+    // A rename onto a name its workspace has is refused too, and the user keeps its name.
+    const renamed = await scim(gateway, 'PATCH', `/Users/${first.body.id}`, patchOp({ op: 'replace', path: 'userName', value: `other-${suffix}` }), keyA);
+    expect(renamed.status).toBe(409);
+    expect((await scim(gateway, 'GET', `/Users/${first.body.id}`, undefined, keyA)).body.userName).toBe(`dup-${suffix}`);
   });
 
-  it('leaves the organisation admin key its precise answers', async () => {
+  it('lets another workspace’s key provision the same userName and e-mail: a different identity', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const inA = await scim<{ id: string }>(gateway, 'POST', '/Users', userBody(`shared-${suffix}`, `shared-${suffix}@example.com`), keyA);
+    const inB = await scim<{ id: string }>(gateway, 'POST', '/Users', userBody(`shared-${suffix}`, `shared-${suffix}@example.com`), keyB);
+    expect([inA.status, inB.status]).toEqual([201, 201]);
+    expect(inB.body.id).not.toBe(inA.body.id);
+  });
+});
+
+describe('an organisation admin SCIM key and uniqueness', () => {
+  it('keeps organisation-wide uniqueness with its precise answers', async () => {
     const suffix = randomUUID().slice(0, 8);
     expect((await scim(gateway, 'POST', '/Users', userBody(`admin-${suffix}`, `admin-${suffix}@example.com`))).status).toBe(201);
-    const again = await scim(gateway, 'POST', '/Users', userBody(`admin-${suffix}`, `other-${suffix}@example.com`));
-    expect(again.status).toBe(409);
-    expect(String(again.body.detail)).toContain('already provisioned');
+    const sameName = await scim(gateway, 'POST', '/Users', userBody(`admin-${suffix}`, `other-${suffix}@example.com`));
+    expect(sameName.status).toBe(409);
+    expect(String(sameName.body.detail)).toContain('already provisioned');
+    const sameAddress = await scim(gateway, 'POST', '/Users', userBody(`another-${suffix}`, `admin-${suffix}@example.com`));
+    expect(sameAddress.status).toBe(409);
+    expect(String(sameAddress.body.detail)).toContain('already exists in the organisation');
+  });
+
+  it('does not see workspace identities among the organisation’s users', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    expect((await scim(gateway, 'POST', '/Users', userBody(`ws-only-${suffix}`, `ws-only-${suffix}@example.com`), keyA)).status).toBe(201);
+    const listed = await scim<{ totalResults: number }>(gateway, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "ws-only-${suffix}"`)}`);
+    expect(listed.body.totalResults).toBe(0);
+    // Nor does a workspace identity hold the organisation's name: the admin key provisions it.
+    expect((await scim(gateway, 'POST', '/Users', userBody(`ws-only-${suffix}`, `ws-only-${suffix}@example.com`))).status).toBe(201);
   });
 });

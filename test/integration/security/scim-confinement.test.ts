@@ -63,7 +63,7 @@ describe('a workspace key with the scim scope', () => {
     expect((await scim(gateway, 'GET', `/Groups/${finance.id}`)).status).toBe(200);
   });
 
-  it('sees only users of its workspace or that it provisioned, and never adopts an existing user', async () => {
+  it('sees only users of its workspace or that it provisioned, and never adopts an existing user elsewhere', async () => {
     const outsider = await invite('outsider@example.com', finance.id);
     const provisioned = await scim<Resource>(gateway, 'POST', '/Users', { schemas: [USER], userName: 'new-hire@example.com' }, workspaceScim);
     expect(provisioned.status, JSON.stringify(provisioned.body)).toBe(201);
@@ -73,8 +73,11 @@ describe('a workspace key with the scim scope', () => {
     expect(listed.body.Resources.map((user) => user.id)).not.toContain(outsider);
     expect((await scim(gateway, 'GET', `/Users/${outsider}`, undefined, workspaceScim)).status).toBe(404);
 
-    const claim = await scim(gateway, 'POST', '/Users', { schemas: [USER], userName: 'outsider@example.com' }, workspaceScim);
-    expect(claim.status).toBe(409);
+    // Claiming the outsider's address makes a pending identity of its own workspace, never the outsider.
+    const claim = await scim<Resource>(gateway, 'POST', '/Users', { schemas: [USER], userName: 'outsider@example.com' }, workspaceScim);
+    expect(claim.status).toBe(201);
+    expect(claim.body.id).not.toBe(outsider);
+    expect((await scim(gateway, 'DELETE', `/Users/${claim.body.id}`, undefined, workspaceScim)).status).toBe(204);
     expect((await scim(gateway, 'GET', `/Users/${outsider}`)).body).toMatchObject({ userName: 'outsider@example.com', active: true });
   });
 
@@ -93,10 +96,12 @@ describe('a workspace key with the scim scope', () => {
     expect((await api(gateway, 'GET', `/v1/workspaces/${own.id}`, { key })).status).toBe(200);
   });
 
-  it('deactivates a user it created: that user’s keys stop working', async () => {
+  it('deactivates a user it created (once an organisation admin linked it): that user’s keys stop working', async () => {
     const created = await scim<Resource>(gateway, 'POST', '/Users', { schemas: [USER], userName: 'leaver@example.com' }, workspaceScim);
     expect((await scim(gateway, 'PATCH', `/Groups/${own.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: created.body.id }] }), workspaceScim)).status).toBe(204);
-    const key = await userKey(created.body.id, own.id);
+    const linked = await api<{ user_id: string }>(gateway, 'POST', `/v1/admin/scim-identities/${created.body.id}/link`, { body: {} });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    const key = await userKey(linked.body.user_id, own.id);
     expect((await api(gateway, 'GET', `/v1/workspaces/${own.id}`, { key })).status).toBe(200);
     expect((await scim(gateway, 'DELETE', `/Users/${created.body.id}`, undefined, workspaceScim)).status).toBe(204);
     expect((await api(gateway, 'GET', `/v1/workspaces/${own.id}`, { key })).status).toBe(401);

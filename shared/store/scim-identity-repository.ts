@@ -1,0 +1,144 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../settings.js';
+import { isConditionalCheckFailure } from './conditional-writes.js';
+import { dynamoDocumentClient } from './dynamo-client.js';
+import { MAIN_TABLE, tableName } from './table-definitions.js';
+
+/**
+ * A user a workspace-confined SCIM key provisioned: the identity provider's view of one person in one workspace.
+ * Its userName and e-mail are unique only inside that workspace, so provisioning one never consults (and never
+ * reveals) the organisation's other users. It is tied to an organisation user (`user_id`) only when that is
+ * safe: the user was already a member of the workspace at provisioning, or an organisation admin linked it. Until
+ * then it is pending: no organisation user, so nothing can sign in as it or be granted to it.
+ */
+export interface ScimIdentityRecord {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  user_name: string;
+  /** The address it links by (lower-cased), from the first create; the SCIM `emails` may change, this does not. */
+  email: string;
+  external_id?: string;
+  given_name?: string;
+  family_name?: string;
+  display_name?: string;
+  emails: Array<{ value: string; type?: string; primary?: boolean }>;
+  active: boolean;
+  extra: Record<string, unknown>;
+  /** The identity is a member of its workspace's SCIM group; it becomes a workspace membership once linked and active. */
+  in_group: boolean;
+  /** The organisation user it stands for; absent while pending. */
+  user_id?: string;
+  linked_at?: string;
+  linked_by?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export class ScimIdentityTakenError extends Error {
+  constructor(readonly attribute: 'userName' | 'email') {
+    super(`${attribute} already provisioned in this workspace`);
+    this.name = 'ScimIdentityTakenError';
+  }
+}
+
+/**
+ * Identities live in their organisation's SCIM-identity collection (`SCIMIDS#<org>`): `IDENT#<workspace>#<id>`,
+ * and the workspace-scoped uniqueness claims `NAME#<workspace>#<lower userName>` and `EMAIL#<workspace>#<lower
+ * e-mail>`. A workspace's identities are one Query by prefix; an organisation admin reads all of them by the
+ * partition. Every multi-item change is a sequence of single conditional writes (the local store has no
+ * transactions); a failed claim gives back the claims made before it.
+ */
+export class ScimIdentityRepository {
+  private readonly client = dynamoDocumentClient();
+  private readonly table = tableName(settings(), MAIN_TABLE);
+
+  /** Claims the userName and the e-mail inside the workspace, then writes the identity. */
+  async create(identity: ScimIdentityRecord): Promise<void> {
+    await this.claim(identity, 'userName', identity.user_name);
+    try {
+      await this.claim(identity, 'email', identity.email);
+    } catch (error) {
+      await this.release(identity, 'userName', identity.user_name);
+      throw error;
+    }
+    await this.put(identity);
+  }
+
+  async get(organisationId: string, workspaceId: string, id: string): Promise<ScimIdentityRecord | undefined> {
+    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: identityKey(organisationId, workspaceId, id), ConsistentRead: true }));
+    return result.Item ? strip(result.Item) : undefined;
+  }
+
+  /** One workspace's identities, or (no workspace) every identity of the organisation. */
+  async list(organisationId: string, workspaceId?: string): Promise<ScimIdentityRecord[]> {
+    const items: ScimIdentityRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partition(organisationId), ':prefix': workspaceId === undefined ? 'IDENT#' : `IDENT#${workspaceId}#` },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      items.push(...(page.Items ?? []).map(strip));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  /** Moves the userName claim (a rename): the new one first, so a refused rename leaves the old one in place. */
+  async rename(identity: ScimIdentityRecord, userName: string): Promise<void> {
+    if (userName.toLowerCase() === identity.user_name.toLowerCase()) return;
+    await this.claim(identity, 'userName', userName);
+    await this.release(identity, 'userName', identity.user_name);
+  }
+
+  async put(identity: ScimIdentityRecord): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...identityKey(identity.organisation_id, identity.workspace_id, identity.id), ...identity } }));
+  }
+
+  private async claim(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...claimKey(identity, attribute, value), identity_id: identity.id },
+          ConditionExpression: 'attribute_not_exists(pk) OR identity_id = :id',
+          ExpressionAttributeValues: { ':id': identity.id },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) throw new ScimIdentityTakenError(attribute);
+      throw error;
+    }
+  }
+
+  private async release(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteCommand({ TableName: this.table, Key: claimKey(identity, attribute, value), ConditionExpression: 'identity_id = :id', ExpressionAttributeValues: { ':id': identity.id } }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+}
+
+const partition = (organisationId: string) => `SCIMIDS#${organisationId}`;
+
+function identityKey(organisationId: string, workspaceId: string, id: string) {
+  return { pk: partition(organisationId), sk: `IDENT#${workspaceId}#${id}` };
+}
+
+function claimKey(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string) {
+  return { pk: partition(identity.organisation_id), sk: `${attribute === 'userName' ? 'NAME' : 'EMAIL'}#${identity.workspace_id}#${value.toLowerCase()}` };
+}
+
+function strip(item: Record<string, unknown>): ScimIdentityRecord {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as ScimIdentityRecord;
+}
