@@ -31,6 +31,9 @@ export const GATEWAY_REQUEST_HEADERS: Array<{ name: string; description: string;
   { name: 'x-gw-aws-secret-access-key', description: 'Bedrock secret access key (spec: x-gw-cloudc-secret-access-key).', schema: stringHeader },
   { name: 'x-gw-aws-session-token', description: 'Bedrock session token (spec: x-gw-cloudc-session-token).', schema: stringHeader },
   { name: 'x-gw-aws-region', description: 'Bedrock region (spec: x-gw-cloudc-region).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-bucket', description: 'Bedrock batches: the S3 bucket gw writes batch input to and Bedrock writes results to (docs/batches.md).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-prefix', description: 'Bedrock batches: the key prefix in that bucket (default gw-batches/).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-role-arn', description: 'Bedrock batches: the IAM service role Bedrock runs the batch job as (docs/batches.md).', schema: stringHeader },
   // The per-account coordinates (Cloudflare, Databricks, Snowflake, Azure AI, watsonx.ai), from the list that reads them.
   ...ACCOUNT_ADDRESSES.map((address) => ({
     name: address.header,

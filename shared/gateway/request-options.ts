@@ -71,6 +71,9 @@ const CLOUD_HEADERS: ReadonlyArray<{ names: string[]; group: 'azure' | 'vertex' 
   { names: ['x-gw-aws-secret-access-key', 'x-gw-cloudc-secret-access-key'], group: 'aws', field: 'secretAccessKey' },
   { names: ['x-gw-aws-session-token', 'x-gw-cloudc-session-token'], group: 'aws', field: 'sessionToken' },
   { names: ['x-gw-aws-region', 'x-gw-cloudc-region'], group: 'aws', field: 'region' },
+  { names: ['x-gw-aws-batch-bucket'], group: 'aws', field: 'batchBucket' },
+  { names: ['x-gw-aws-batch-prefix'], group: 'aws', field: 'batchPrefix' },
+  { names: ['x-gw-aws-batch-role-arn'], group: 'aws', field: 'batchRoleArn' },
 ];
 
 export function readRequestOptions(headers: Record<string, string>): RequestOptions {

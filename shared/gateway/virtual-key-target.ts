@@ -50,6 +50,9 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
       secretAccessKey: secret.aws_secret_access_key,
       sessionToken: secret.aws_session_token,
       region: record.aws?.region,
+      batchBucket: record.aws?.batch_bucket,
+      batchPrefix: record.aws?.batch_prefix,
+      batchRoleArn: record.aws?.batch_role_arn,
     });
     // The role to assume is not a secret (its trust policy, not its name, protects it): kept on the record.
     if (record.aws?.role_arn !== undefined) {

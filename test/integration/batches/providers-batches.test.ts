@@ -101,18 +101,18 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
     expect(elsewhere.status).toBe(400);
   });
 
-  it('Bedrock and Vertex AI: a clear 400 batches_unsupported_provider, nothing reserved or sent', async () => {
+  it('a provider without a batch service gw drives: a clear 400 batches_unsupported_provider, nothing reserved or sent', async () => {
     const who = await tenant('refused batches', 100);
     const fileId = await uploaded(who, ['a']);
     const before = upstream.requests.length;
     const refused: Array<Record<string, string>> = [
-      { 'x-gw-provider': 'bedrock', 'x-gw-aws-access-key-id': 'AKIDEXAMPLE', 'x-gw-aws-secret-access-key': 'secret-example', 'x-gw-aws-region': 'us-east-1' },
       { 'x-gw-provider': 'vertex-ai', 'x-gw-vertex-project-id': 'project', 'x-gw-vertex-region': 'us-central1', authorization: 'Bearer ya29-example' },
+      { 'x-gw-provider': 'anthropic', authorization: 'Bearer sk-ant-example' },
     ];
     for (const headers of refused) {
       const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers });
       expect(answer.status, answer.text).toBe(400);
-      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai') });
+      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai, bedrock') });
     }
     expect(upstream.requests.length).toBe(before);
     expect((await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage ?? 0).toBe(0);
