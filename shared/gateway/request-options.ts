@@ -67,6 +67,8 @@ const CLOUD_HEADERS: ReadonlyArray<{ names: string[]; group: 'azure' | 'vertex' 
   { names: ['x-gw-vertex-project-id', 'x-gw-cloudb-project-id'], group: 'vertex', field: 'projectId' },
   { names: ['x-gw-vertex-region', 'x-gw-cloudb-region'], group: 'vertex', field: 'region' },
   { names: ['x-vertex-llm-request-type', 'x-cloudb-llm-request-type'], group: 'vertex', field: 'requestType' },
+  { names: ['x-gw-vertex-batch-bucket'], group: 'vertex', field: 'batchBucket' },
+  { names: ['x-gw-vertex-batch-prefix'], group: 'vertex', field: 'batchPrefix' },
   { names: ['x-gw-aws-access-key-id', 'x-gw-cloudc-access-key-id'], group: 'aws', field: 'accessKeyId' },
   { names: ['x-gw-aws-secret-access-key', 'x-gw-cloudc-secret-access-key'], group: 'aws', field: 'secretAccessKey' },
   { names: ['x-gw-aws-session-token', 'x-gw-cloudc-session-token'], group: 'aws', field: 'sessionToken' },

@@ -42,6 +42,8 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
       projectId: record.vertex?.project_id,
       region: record.vertex?.region,
       serviceAccountJson: secret.vertex_service_account_json,
+      batchBucket: record.vertex?.batch_bucket,
+      batchPrefix: record.vertex?.batch_prefix,
     });
   }
   if (record.aws || secret.aws_access_key_id !== undefined) {

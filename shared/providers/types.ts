@@ -36,7 +36,8 @@ export interface TargetSettings {
   /** Base URL that replaces the provider's own. */
   customHost?: string;
   azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
-  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
+  /** batchBucket, batchPrefix: where Vertex AI batches keep their files (shared/gateway/batches/providers/vertex-ai.ts). */
+  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string; batchBucket?: string; batchPrefix?: string };
   aws?: {
     accessKeyId?: string;
     secretAccessKey?: string;

@@ -28,7 +28,7 @@ export interface VirtualKeyRecord {
   /** Which secret fields are stored (names only), so lists can say what a key carries without reading it. */
   secret_fields: VirtualKeySecretField[];
   azure?: { resource_name?: string; deployment_id?: string; api_version?: string; model_name?: string };
-  vertex?: { project_id?: string; region?: string };
+  vertex?: { project_id?: string; region?: string; batch_bucket?: string; batch_prefix?: string };
   /** role_arn (with external_id, session_name): a role the gateway assumes for Bedrock; not secrets. */
   aws?: { region?: string; role_arn?: string; external_id?: string; session_name?: string; batch_bucket?: string; batch_prefix?: string; batch_role_arn?: string };
   custom_host?: string;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
-import { IAM_ROLE_ARN, OBJECT_PREFIX, S3_BUCKET } from '../../gateway/batches/providers/cloud-batch-fields.js';
+import { GCS_BUCKET, IAM_ROLE_ARN, OBJECT_PREFIX, S3_BUCKET } from '../../gateway/batches/providers/cloud-batch-fields.js';
 import { headerCredentialText } from '../header-credential.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
@@ -36,6 +36,17 @@ export const vertexSettingsSchema = z
     project_id: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id').optional(),
     region: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, 'must be a Google Cloud region such as us-central1, or global').optional(),
     service_account_json: serviceAccountJsonSchema.optional(),
+    batch_bucket: z
+      .string()
+      .regex(GCS_BUCKET, 'must be a Cloud Storage bucket name of 3–63 lower-case letters, digits, hyphens and underscores')
+      .optional()
+      .meta({ description: 'Batches (docs/batches.md): the Cloud Storage bucket gw writes a batch’s input to and Vertex AI writes its results to. Not a secret.' }),
+    batch_prefix: z
+      .string()
+      .max(512)
+      .regex(OBJECT_PREFIX, 'must be a prefix of letters, digits and ._-/ ending in / (e.g. gw-batches/)')
+      .optional()
+      .meta({ description: 'Batches: the object name prefix in batch_bucket; default gw-batches/.' }),
   })
   .meta({ description: 'Vertex AI settings (provider vertex-ai). Headers x-gw-vertex-* sent with a request override them.' });
 

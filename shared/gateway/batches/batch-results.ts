@@ -18,11 +18,12 @@ import { endpointOf, admissionOf } from './reservation.js';
 import { TERMINAL_STATUSES } from './views.js';
 
 /**
- * What a provider charges for a batched request against its standard price: OpenAI, Azure OpenAI (global batch)
- * and Bedrock (batch inference, for the models that offer it) bill batches at half price. The standard price
+ * What a provider charges for a batched request against its standard price: OpenAI, Azure OpenAI (global batch),
+ * Bedrock (batch inference, for the models that offer it) and Vertex AI (Gemini batch prediction) bill batches at
+ * half price. The standard price
  * comes from gw's pricing chain.
  */
-export const BATCH_PRICE_FACTOR: Readonly<Record<string, number>> = { openai: 0.5, 'azure-openai': 0.5, bedrock: 0.5 };
+export const BATCH_PRICE_FACTOR: Readonly<Record<string, number>> = { openai: 0.5, 'azure-openai': 0.5, bedrock: 0.5, 'vertex-ai': 0.5 };
 
 /** Reads the provider's batch now and takes in what changed (see `takeProviderView`). */
 export async function refreshBatch(record: BatchRecord, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {

@@ -106,13 +106,13 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
     const fileId = await uploaded(who, ['a']);
     const before = upstream.requests.length;
     const refused: Array<Record<string, string>> = [
-      { 'x-gw-provider': 'vertex-ai', 'x-gw-vertex-project-id': 'project', 'x-gw-vertex-region': 'us-central1', authorization: 'Bearer ya29-example' },
       { 'x-gw-provider': 'anthropic', authorization: 'Bearer sk-ant-example' },
+      { 'x-gw-provider': 'groq', authorization: 'Bearer gsk-example' },
     ];
     for (const headers of refused) {
       const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers });
       expect(answer.status, answer.text).toBe(400);
-      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai, bedrock') });
+      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai, bedrock, vertex-ai') });
     }
     expect(upstream.requests.length).toBe(before);
     expect((await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage ?? 0).toBe(0);
