@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchClient } from '../../support/batch-tenants.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { usePricedGateway } from '../../support/priced-gateway.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { eventually } from '../enforcement/enforcement-support.js';
 import { bedrockBatchMock } from './mock-bedrock-batch.js';
@@ -15,26 +11,11 @@ const MODEL = 'amazon.nova-batch-v1:0';
 const RECORD_COST = 0.625;
 const BUCKET = 'team-batches';
 const ROLE = 'arn:aws:iam::123456789012:role/gw-bedrock-batch';
-const pricingDir = mkdtempSync(join(tmpdir(), 'gw-bedrock-batches-'));
-writeFileSync(join(pricingDir, 'bedrock.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
+const mock = bedrockBatchMock();
+const priced = usePricedGateway({ provider: 'bedrock', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler });
+const batches = batchClient(() => priced.gateway);
 
-let gateway: TestGateway;
-let upstream: MockUpstream;
-let mock: ReturnType<typeof bedrockBatchMock>;
-const batches = batchClient(() => gateway);
-
-beforeAll(async () => {
-  mock = bedrockBatchMock();
-  upstream = await startMockUpstream(mock.handler);
-  gateway = await startTestGateway({ MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(pricingDir, { recursive: true, force: true });
-});
-
-const credentials = () => ({ 'x-gw-provider': 'bedrock', 'x-gw-aws-access-key-id': 'AKIDEXAMPLE', 'x-gw-aws-secret-access-key': 'bedrock-secret-example', 'x-gw-aws-region': 'us-east-1', 'x-gw-custom-host': upstream.url });
+const credentials = () => ({ 'x-gw-provider': 'bedrock', 'x-gw-aws-access-key-id': 'AKIDEXAMPLE', 'x-gw-aws-secret-access-key': 'bedrock-secret-example', 'x-gw-aws-region': 'us-east-1', 'x-gw-custom-host': priced.upstream.url });
 const viaBedrock = () => ({ ...credentials(), 'x-gw-aws-batch-bucket': BUCKET, 'x-gw-aws-batch-role-arn': ROLE });
 const CREATE = (fileId: string) => ({ input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' });
 
@@ -60,12 +41,12 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     expect(JSON.stringify(created.body)).not.toContain('arn:aws:bedrock');
 
     // The input went to the bucket as Bedrock records in Converse's shape, under the default prefix.
-    const put = upstream.requests.find((request) => request.method === 'PUT')!;
+    const put = priced.upstream.requests.find((request) => request.method === 'PUT')!;
     expect(put.path).toMatch(new RegExp(`^/${BUCKET}/gw-batches/gw-batch-[0-9a-f]{20}/input\\.jsonl$`));
     const records = put.body.trim().split('\n').map((text) => JSON.parse(text) as { recordId: string; modelInput: Record<string, unknown> });
     expect(records.map((record) => record.recordId)).toEqual(['R0000000000', 'R0000000001']);
     expect(records[0].modelInput).toEqual({ system: [{ text: 'Be brief' }], messages: [{ role: 'user', content: [{ text: 'Say hi to one' }] }], inferenceConfig: { maxTokens: 20 } });
-    const job = upstream.requests.find((request) => request.path === '/model-invocation-job')!;
+    const job = priced.upstream.requests.find((request) => request.path === '/model-invocation-job')!;
     const folder = put.path.slice(1, -'input.jsonl'.length);
     expect(job.json).toMatchObject({
       roleArn: ROLE,
@@ -75,8 +56,8 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
       outputDataConfig: { s3OutputDataConfig: { s3Uri: `s3://${folder}output/` } },
     });
     // Credentials sign the calls; none travels as such, and gw's key never reaches AWS.
-    expect(JSON.stringify(upstream.requests.map((request) => request.headers))).not.toContain('bedrock-secret-example');
-    expect(JSON.stringify(upstream.requests.map((request) => request.headers))).not.toContain(who.key);
+    expect(JSON.stringify(priced.upstream.requests.map((request) => request.headers))).not.toContain('bedrock-secret-example');
+    expect(JSON.stringify(priced.upstream.requests.map((request) => request.headers))).not.toContain(who.key);
     expect(await batches.usageOf(who.workspaceId)).toBeGreaterThan(2 * 1.25);
 
     const batchId = created.body.id as string;
@@ -131,7 +112,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     expect(cancelling.status, cancelling.text).toBe(200);
     expect(cancelling.body.status).toBe('cancelling');
     const jobArn = [...mock.jobs.keys()].at(-1)!;
-    expect(upstream.requests.some((request) => request.method === 'POST' && decodeURIComponent(request.path) === `/model-invocation-job/${jobArn}/stop`)).toBe(true);
+    expect(priced.upstream.requests.some((request) => request.method === 'POST' && decodeURIComponent(request.path) === `/model-invocation-job/${jobArn}/stop`)).toBe(true);
     const cancelled = await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaBedrock() });
     expect(cancelled.body).toMatchObject({ status: 'cancelled', output_file_id: null });
     await eventually(async () => ((await batches.usageOf(who.workspaceId)) === 0 ? true : undefined), 'the reservation given back');
@@ -141,14 +122,14 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
   it('workspace isolation: a virtual key’s batch is polled with its key and is a 404 to another workspace on every route', async () => {
     const owner = await batches.tenant('bedrock batch owner');
     const other = await batches.tenant('bedrock batch other');
-    const response = await fetch(`${gateway.url}/v1/virtual-keys?workspace_id=${owner.workspaceId}`, {
+    const response = await fetch(`${priced.gateway.url}/v1/virtual-keys?workspace_id=${owner.workspaceId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey },
       body: JSON.stringify({
         name: 'bedrock batches',
         provider: 'bedrock',
         aws: { access_key_id: 'AKIDEXAMPLE0000KEY', secret_access_key: 'stored-secret-example', region: 'eu-west-1', batch_bucket: BUCKET, batch_prefix: 'team/a/', batch_role_arn: ROLE },
-        custom_host: upstream.url,
+        custom_host: priced.upstream.url,
       }),
     });
     const key = (await response.json()) as { id: string; aws: Record<string, unknown> };
@@ -157,7 +138,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     const fileId = await fileOf(owner, [line('a')]);
     const created = await batches.call(owner, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-virtual-key': key.id } });
     expect(created.status, created.text).toBe(200);
-    expect(upstream.requests.filter((request) => request.method === 'PUT').at(-1)!.path).toMatch(new RegExp(`^/${BUCKET}/team/a/gw-batch-`));
+    expect(priced.upstream.requests.filter((request) => request.method === 'PUT').at(-1)!.path).toMatch(new RegExp(`^/${BUCKET}/team/a/gw-batch-`));
     const batchId = created.body.id as string;
     // No credential on the poll: the batch's own virtual key reaches Bedrock.
     await batches.call(owner, 'GET', `/v1/batches/${batchId}`);
@@ -178,14 +159,14 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
   it('missing settings: no bucket, no role, a malformed one or a Bedrock API key is a 400 naming the field, before anything is reserved or sent', async () => {
     const who = await batches.tenant('bedrock batch settings', { budget: 100 });
     const fileId = await fileOf(who, [line('a')]);
-    const before = upstream.requests.length;
+    const before = priced.upstream.requests.length;
     const cases: Array<[Record<string, string>, string, string]> = [
       [{ ...credentials(), 'x-gw-aws-batch-role-arn': ROLE }, 'missing_batch_bucket', 'x-gw-aws-batch-bucket'],
       [{ ...credentials(), 'x-gw-aws-batch-bucket': BUCKET }, 'missing_batch_role', 'x-gw-aws-batch-role-arn'],
       [{ ...viaBedrock(), 'x-gw-aws-batch-bucket': 'Not_A_Bucket' }, 'invalid_batch_bucket', 'x-gw-aws-batch-bucket'],
       [{ ...viaBedrock(), 'x-gw-aws-batch-role-arn': 'gw-bedrock-batch' }, 'invalid_batch_role', 'x-gw-aws-batch-role-arn'],
       [{ ...viaBedrock(), 'x-gw-aws-batch-prefix': '../up' }, 'invalid_batch_prefix', 'x-gw-aws-batch-prefix'],
-      [{ 'x-gw-provider': 'bedrock', 'x-gw-aws-region': 'us-east-1', authorization: 'Bearer bedrock-api-key', 'x-gw-custom-host': upstream.url }, 'batches_need_aws_credentials', 'authorization'],
+      [{ 'x-gw-provider': 'bedrock', 'x-gw-aws-region': 'us-east-1', authorization: 'Bearer bedrock-api-key', 'x-gw-custom-host': priced.upstream.url }, 'batches_need_aws_credentials', 'authorization'],
     ];
     for (const [headers, code, param] of cases) {
       const answer = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers });
@@ -196,23 +177,23 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     const refused = await batches.call(who, 'POST', '/v1/batches', { json: { ...CREATE(embeddings), endpoint: '/v1/embeddings' }, headers: viaBedrock() });
     expect(refused.body.error).toMatchObject({ code: 'batch_endpoint_unsupported', param: 'endpoint' });
     // A virtual key without the batch fields is told which of its fields to set.
-    const response = await fetch(`${gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
+    const response = await fetch(`${priced.gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-      body: JSON.stringify({ name: 'no batch fields', provider: 'bedrock', aws: { access_key_id: 'AKIDEXAMPLE0000KEY', secret_access_key: 'stored-secret-example', region: 'us-east-1' }, custom_host: upstream.url }),
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey },
+      body: JSON.stringify({ name: 'no batch fields', provider: 'bedrock', aws: { access_key_id: 'AKIDEXAMPLE0000KEY', secret_access_key: 'stored-secret-example', region: 'us-east-1' }, custom_host: priced.upstream.url }),
     });
     const key = (await response.json()) as { id: string };
     const viaKey = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-virtual-key': key.id } });
     expect(viaKey.body.error).toMatchObject({ code: 'missing_batch_bucket', param: 'aws.batch_bucket', message: expect.stringContaining('aws.batch_bucket') });
     // The control plane refuses a malformed field when the key is stored.
-    const bad = await fetch(`${gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
+    const bad = await fetch(`${priced.gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey },
       body: JSON.stringify({ name: 'bad batch role', provider: 'bedrock', aws: { access_key_id: 'AKIDEXAMPLE0000KEY', secret_access_key: 'stored-secret-example', batch_role_arn: 'not-an-arn' } }),
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('aws.batch_role_arn');
-    expect(upstream.requests.length).toBe(before);
+    expect(priced.upstream.requests.length).toBe(before);
     expect(await batches.usageOf(who.workspaceId)).toBe(0);
   });
 });

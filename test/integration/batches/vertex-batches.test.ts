@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchClient } from '../../support/batch-tenants.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { usePricedGateway } from '../../support/priced-gateway.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { eventually } from '../enforcement/enforcement-support.js';
 import { vertexBatchMock } from './mock-vertex-batch.js';
@@ -15,26 +11,11 @@ const MODEL = 'gemini-batch-flash';
 const LINE_COST = 0.625;
 const TOKEN = 'ya29.vertex-batch-token';
 const BUCKET = 'team_batches';
-const pricingDir = mkdtempSync(join(tmpdir(), 'gw-vertex-batches-'));
-writeFileSync(join(pricingDir, 'vertex-ai.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
+const mock = vertexBatchMock(TOKEN);
+const priced = usePricedGateway({ provider: 'vertex-ai', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler });
+const batches = batchClient(() => priced.gateway);
 
-let gateway: TestGateway;
-let upstream: MockUpstream;
-let mock: ReturnType<typeof vertexBatchMock>;
-const batches = batchClient(() => gateway);
-
-beforeAll(async () => {
-  mock = vertexBatchMock(TOKEN);
-  upstream = await startMockUpstream(mock.handler);
-  gateway = await startTestGateway({ MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(pricingDir, { recursive: true, force: true });
-});
-
-const credentials = () => ({ 'x-gw-provider': 'vertex-ai', 'x-gw-vertex-project-id': 'team-project', 'x-gw-vertex-region': 'us-central1', authorization: `Bearer ${TOKEN}`, 'x-gw-custom-host': upstream.url });
+const credentials = () => ({ 'x-gw-provider': 'vertex-ai', 'x-gw-vertex-project-id': 'team-project', 'x-gw-vertex-region': 'us-central1', authorization: `Bearer ${TOKEN}`, 'x-gw-custom-host': priced.upstream.url });
 const viaVertex = () => ({ ...credentials(), 'x-gw-vertex-batch-bucket': BUCKET });
 const CREATE = (fileId: string) => ({ input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' });
 
@@ -58,18 +39,18 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     expect(created.body).toMatchObject({ provider: 'vertex-ai', status: 'validating', request_counts: { total: 3, completed: 0, failed: 0 } });
     expect(JSON.stringify(created.body)).not.toContain('batchPredictionJobs');
 
-    const upload = upstream.requests.find((request) => request.path === `/upload/storage/v1/b/${BUCKET}/o`)!;
+    const upload = priced.upstream.requests.find((request) => request.path === `/upload/storage/v1/b/${BUCKET}/o`)!;
     expect(upload.query.get('name')).toMatch(/^gw-batches\/gw-batch-[0-9a-f]{20}\/input\.jsonl$/);
     const requests = upload.body.trim().split('\n').map((text) => (JSON.parse(text) as { request: Record<string, unknown> }).request);
     expect(requests[0]).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Say hi to one' }] }], generationConfig: { maxOutputTokens: 20 }, labels: { gw_batch_line: 'l0' } });
-    const job = upstream.requests.find((request) => request.path === '/v1/projects/team-project/locations/us-central1/batchPredictionJobs')!;
+    const job = priced.upstream.requests.find((request) => request.path === '/v1/projects/team-project/locations/us-central1/batchPredictionJobs')!;
     const folder = `gs://${BUCKET}/${upload.query.get('name')!.slice(0, -'input.jsonl'.length)}`;
     expect(job.json).toMatchObject({
       model: `publishers/google/models/${MODEL}`,
       inputConfig: { instancesFormat: 'jsonl', gcsSource: { uris: [`${folder}input.jsonl`] } },
       outputConfig: { predictionsFormat: 'jsonl', gcsDestination: { outputUriPrefix: `${folder}output` } },
     });
-    expect(JSON.stringify(upstream.requests.map((request) => request.headers))).not.toContain(who.key);
+    expect(JSON.stringify(priced.upstream.requests.map((request) => request.headers))).not.toContain(who.key);
 
     const batchId = created.body.id as string;
     expect((await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaVertex() })).body.status).toBe('in_progress');
@@ -113,7 +94,7 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     expect((await batches.call(other, 'GET', `/v1/batches/${batchId}`, { headers: viaVertex() })).status).toBe(404);
     const cancelling = await batches.call(who, 'POST', `/v1/batches/${batchId}/cancel`, { headers: viaVertex() });
     expect(cancelling.body.status, cancelling.text).toBe('cancelling');
-    expect(upstream.requests.some((request) => request.method === 'POST' && request.path.endsWith(':cancel'))).toBe(true);
+    expect(priced.upstream.requests.some((request) => request.method === 'POST' && request.path.endsWith(':cancel'))).toBe(true);
     expect((await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaVertex() })).body.status).toBe('cancelled');
     await eventually(async () => ((await batches.usageOf(who.workspaceId)) === 0 ? true : undefined), 'the reservation given back');
   });
@@ -122,7 +103,7 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     const who = await batches.tenant('vertex batch settings', { budget: 100 });
     const fileId = await fileOf(who, [line('a')]);
     const claude = await fileOf(who, [line('c', 'Hi', 'claude-sonnet-4')]);
-    const before = upstream.requests.length;
+    const before = priced.upstream.requests.length;
     const cases: Array<[string, Record<string, string>, string, string]> = [
       [fileId, credentials(), 'missing_batch_bucket', 'x-gw-vertex-batch-bucket'],
       [fileId, { ...viaVertex(), 'x-gw-vertex-batch-bucket': 'gs://team' }, 'invalid_batch_bucket', 'x-gw-vertex-batch-bucket'],
@@ -134,7 +115,7 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
       expect(answer.status, answer.text).toBe(400);
       expect(answer.body.error).toMatchObject({ code, param });
     }
-    expect(upstream.requests.length).toBe(before);
+    expect(priced.upstream.requests.length).toBe(before);
     expect(await batches.usageOf(who.workspaceId)).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { toConverseRequest } from '../../../providers/bedrock/chat-request.js';
 import { invokeChatFamilyOf } from '../../../providers/bedrock/invoke-chat.js';
 import type { TargetSettings } from '../../../providers/types.js';
 import { batchResultLine, parseResultLines, resultLines, type BatchInputLine } from '../jsonl.js';
+import { jobView, seconds } from './job-view.js';
 import type { BatchResultFiles } from './types.js';
 
 /**
@@ -89,37 +90,29 @@ const STATUS: Record<string, string> = {
   Expired: 'expired',
 };
 
-/** The time field of OpenAI's batch object each ended status sets. */
-const ENDED_AT: Record<string, string> = { completed: 'completed_at', failed: 'failed_at', cancelled: 'cancelled_at', expired: 'expired_at' };
-
-const seconds = (value: unknown) => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? Math.floor(Date.parse(value) / 1000) : undefined);
-
 /**
  * GetModelInvocationJob's answer as OpenAI's batch object (`id` is the job's ARN), with what reading the results
  * later needs: the job's output location and id. `counts` come from the job's manifest once it has ended.
  */
 export function bedrockJobView(job: Record<string, unknown>, counts?: Record<string, unknown>): Record<string, unknown> {
   const bedrockStatus = typeof job.status === 'string' ? job.status : 'Submitted';
-  const status = STATUS[bedrockStatus] ?? 'in_progress';
   const jobArn = String(job.jobArn);
   const output = (job.outputDataConfig as { s3OutputDataConfig?: { s3Uri?: unknown } } | undefined)?.s3OutputDataConfig?.s3Uri;
-  const view: Record<string, unknown> = {
+  const count = (name: string) => (typeof counts?.[name] === 'number' ? counts[name] : 0);
+  return jobView({
     id: jobArn,
-    object: 'batch',
-    status,
-    model: typeof job.modelId === 'string' ? job.modelId : undefined,
-    bedrock_status: bedrockStatus,
-    job_id: jobArn.slice(jobArn.lastIndexOf('/') + 1),
-    output_uri: typeof output === 'string' ? output : undefined,
-    created_at: seconds(job.submitTime),
-    expires_at: seconds(job.jobExpirationTime) ?? null,
-  };
-  if (ENDED_AT[status]) view[ENDED_AT[status]] = seconds(job.endTime) ?? seconds(job.lastModifiedTime) ?? null;
-  if (status === 'cancelling') view.cancelling_at = seconds(job.lastModifiedTime) ?? null;
-  if (status === 'failed' && typeof job.message === 'string') view.errors = { object: 'list', data: [{ code: 'bedrock_job_failed', message: job.message, param: null, line: null }] };
-  if (counts) {
-    const count = (name: string) => (typeof counts[name] === 'number' ? counts[name] : 0);
-    view.request_counts = { total: count('totalRecordCount'), completed: count('successRecordCount'), failed: count('errorRecordCount') };
-  }
-  return JSON.parse(JSON.stringify(view)) as Record<string, unknown>;
+    status: STATUS[bedrockStatus] ?? 'in_progress',
+    createdAt: job.submitTime as string | undefined,
+    endedAt: job.endTime as string | undefined,
+    updatedAt: job.lastModifiedTime as string | undefined,
+    failure: { code: 'bedrock_job_failed', message: job.message },
+    requestCounts: counts ? { total: count('totalRecordCount'), completed: count('successRecordCount'), failed: count('errorRecordCount') } : undefined,
+    internal: {
+      model: typeof job.modelId === 'string' ? job.modelId : undefined,
+      bedrock_status: bedrockStatus,
+      job_id: jobArn.slice(jobArn.lastIndexOf('/') + 1),
+      output_uri: typeof output === 'string' ? output : undefined,
+      expires_at: seconds(job.jobExpirationTime) ?? null,
+    },
+  });
 }

@@ -3,6 +3,7 @@ import { toGenerateContentBody } from '../../../providers/google/request.js';
 import { toChatCompletion } from '../../../providers/google/response.js';
 import type { AdapterInput, TargetSettings } from '../../../providers/types.js';
 import { batchResultLine, parseResultLines, resultLines, type BatchInputLine } from '../jsonl.js';
+import { jobView } from './job-view.js';
 import type { BatchResultFiles } from './types.js';
 
 /**
@@ -86,35 +87,25 @@ const STATUS: Record<string, string> = {
   JOB_STATE_EXPIRED: 'expired',
 };
 
-const ENDED_AT: Record<string, string> = { completed: 'completed_at', failed: 'failed_at', cancelled: 'cancelled_at', expired: 'expired_at' };
-
-const seconds = (value: unknown) => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? Math.floor(Date.parse(value) / 1000) : undefined);
 // int64 fields travel as JSON strings.
 const count = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? Number(value) || 0 : 0);
 
 /** A BatchPredictionJob as OpenAI's batch object (`id` is the job's resource name), with its output directory. */
 export function vertexJobView(job: Record<string, unknown>, total?: number): Record<string, unknown> {
   const state = typeof job.state === 'string' ? job.state : 'JOB_STATE_PENDING';
-  const status = STATUS[state] ?? 'in_progress';
   const directory = (job.outputInfo as { gcsOutputDirectory?: unknown } | undefined)?.gcsOutputDirectory;
-  const view: Record<string, unknown> = {
-    id: String(job.name),
-    object: 'batch',
-    status,
-    vertex_state: state,
-    output_directory: typeof directory === 'string' ? directory : undefined,
-    created_at: seconds(job.createTime),
-    in_progress_at: seconds(job.startTime) ?? null,
-  };
-  if (ENDED_AT[status]) view[ENDED_AT[status]] = seconds(job.endTime) ?? seconds(job.updateTime) ?? null;
-  if (status === 'cancelling') view.cancelling_at = seconds(job.updateTime) ?? null;
-  const error = job.error as { message?: unknown } | undefined;
-  if (status === 'failed' && typeof error?.message === 'string') view.errors = { object: 'list', data: [{ code: 'vertex_job_failed', message: error.message, param: null, line: null }] };
   const stats = job.completionStats as Record<string, unknown> | undefined;
-  if (stats) {
-    const completed = count(stats.successfulCount);
-    const failed = count(stats.failedCount);
-    view.request_counts = { total: total ?? completed + failed + count(stats.incompleteCount), completed, failed };
-  } else if (total !== undefined) view.request_counts = { total, completed: 0, failed: 0 };
-  return JSON.parse(JSON.stringify(view)) as Record<string, unknown>;
+  const completed = count(stats?.successfulCount);
+  const failed = count(stats?.failedCount);
+  return jobView({
+    id: String(job.name),
+    status: STATUS[state] ?? 'in_progress',
+    createdAt: job.createTime as string | undefined,
+    startedAt: job.startTime as string | undefined,
+    endedAt: job.endTime as string | undefined,
+    updatedAt: job.updateTime as string | undefined,
+    failure: { code: 'vertex_job_failed', message: (job.error as { message?: unknown } | undefined)?.message },
+    requestCounts: stats ? { total: total ?? completed + failed + count(stats.incompleteCount), completed, failed } : total === undefined ? undefined : { total, completed: 0, failed: 0 },
+    internal: { vertex_state: state, output_directory: typeof directory === 'string' ? directory : undefined },
+  });
 }
