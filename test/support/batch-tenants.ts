@@ -21,6 +21,8 @@ export interface BatchClient {
   call(who: BatchTenant, method: string, path: string, options?: { json?: unknown; form?: FormData; headers?: Record<string, string> }): Promise<BatchAnswer>;
   /** `POST /v1/files` (purpose batch unless named) with these JSONL lines. */
   upload(who: BatchTenant, lines: string[], purpose?: string): Promise<BatchAnswer>;
+  /** Uploads the lines and expects them stored: the new file's id. */
+  fileOf(who: BatchTenant, lines: string[]): Promise<string>;
   /** The workspace budget's usage (settled plus reserved). */
   usageOf(workspaceId: string): Promise<number>;
 }
@@ -56,6 +58,11 @@ export function batchClient(gateway: () => TestGateway): BatchClient {
       form.set('purpose', purpose);
       form.set('file', new Blob([lines.join('\n') + '\n']), 'input.jsonl');
       return client.call(who, 'POST', '/v1/files', { form });
+    },
+    async fileOf(who, lines) {
+      const answer = await client.upload(who, lines);
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body.id as string;
     },
     async usageOf(workspaceId) {
       return (await new WorkspaceRepository().getWorkspace(workspaceId))?.budget_current_usage ?? 0;

@@ -23,16 +23,10 @@ function line(customId: string, text = `Say hi to ${customId}`, model = MODEL) {
   return JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: text }], max_tokens: 20 } });
 }
 
-async function fileOf(who: Awaited<ReturnType<typeof batches.tenant>>, lines: string[]): Promise<string> {
-  const answer = await batches.upload(who, lines);
-  expect(answer.status, answer.text).toBe(200);
-  return answer.body.id as string;
-}
-
 describe('batches on Bedrock by translation (control plane and S3 as a real HTTP server)', () => {
   it('runs end to end: records written to S3, a Converse job created, polled, its output read back as OpenAI result lines, logged and charged at the batch price', async () => {
     const who = await batches.tenant('bedrock batch end to end', { budget: 100 });
-    const fileId = await fileOf(who, [line('one'), line('fail-two', 'fail this one')]);
+    const fileId = await batches.fileOf(who, [line('one'), line('fail-two', 'fail this one')]);
     const traceId = `bedrock-batch-${Date.now()}`;
     const created = await batches.call(who, 'POST', '/v1/batches', { json: { ...CREATE(fileId), metadata: { team: 'b' } }, headers: { ...viaBedrock(), 'x-gw-trace-id': traceId } });
     expect(created.status, created.text).toBe(200);
@@ -95,7 +89,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
 
   it('a job Bedrock fails ends failed with its reason, and its reservation is given back', async () => {
     const who = await batches.tenant('bedrock batch failed', { budget: 100 });
-    const fileId = await fileOf(who, [line('a', 'Hi', 'amazon.nova-broken-v1:0')]);
+    const fileId = await batches.fileOf(who, [line('a', 'Hi', 'amazon.nova-broken-v1:0')]);
     const batchId = (await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaBedrock() })).body.id as string;
     expect(await batches.usageOf(who.workspaceId)).toBeGreaterThan(0);
     const failed = await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaBedrock() });
@@ -106,7 +100,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
 
   it('cancel stops the job (StopModelInvocationJob): cancelling, then cancelled with nothing charged', async () => {
     const who = await batches.tenant('bedrock batch cancel', { budget: 100 });
-    const fileId = await fileOf(who, [line('a'), line('b')]);
+    const fileId = await batches.fileOf(who, [line('a'), line('b')]);
     const batchId = (await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaBedrock() })).body.id as string;
     const cancelling = await batches.call(who, 'POST', `/v1/batches/${batchId}/cancel`, { headers: viaBedrock() });
     expect(cancelling.status, cancelling.text).toBe(200);
@@ -135,7 +129,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     const key = (await response.json()) as { id: string; aws: Record<string, unknown> };
     expect(response.status, JSON.stringify(key)).toBe(201);
     expect(key.aws).toMatchObject({ batch_bucket: BUCKET, batch_prefix: 'team/a/', batch_role_arn: ROLE });
-    const fileId = await fileOf(owner, [line('a')]);
+    const fileId = await batches.fileOf(owner, [line('a')]);
     const created = await batches.call(owner, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-virtual-key': key.id } });
     expect(created.status, created.text).toBe(200);
     expect(priced.upstream.requests.filter((request) => request.method === 'PUT').at(-1)!.path).toMatch(new RegExp(`^/${BUCKET}/team/a/gw-batch-`));
@@ -158,7 +152,7 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
 
   it('missing settings: no bucket, no role, a malformed one or a Bedrock API key is a 400 naming the field, before anything is reserved or sent', async () => {
     const who = await batches.tenant('bedrock batch settings', { budget: 100 });
-    const fileId = await fileOf(who, [line('a')]);
+    const fileId = await batches.fileOf(who, [line('a')]);
     const before = priced.upstream.requests.length;
     const cases: Array<[Record<string, string>, string, string]> = [
       [{ ...credentials(), 'x-gw-aws-batch-role-arn': ROLE }, 'missing_batch_bucket', 'x-gw-aws-batch-bucket'],

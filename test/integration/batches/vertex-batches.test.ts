@@ -23,16 +23,10 @@ function line(customId: string, text = `Say hi to ${customId}`, model = MODEL) {
   return JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }], max_tokens: 20 } });
 }
 
-async function fileOf(who: Awaited<ReturnType<typeof batches.tenant>>, lines: string[]): Promise<string> {
-  const answer = await batches.upload(who, lines);
-  expect(answer.status, answer.text).toBe(200);
-  return answer.body.id as string;
-}
-
 describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Storage as a real HTTP server)', () => {
   it('runs end to end: Gemini requests uploaded to Cloud Storage, a batch prediction job created, polled, its predictions read back by line, logged and charged at the batch price', async () => {
     const who = await batches.tenant('vertex batch end to end', { budget: 100 });
-    const fileId = await fileOf(who, [line('one'), line('two'), line('fail-three', 'fail this one')]);
+    const fileId = await batches.fileOf(who, [line('one'), line('two'), line('fail-three', 'fail this one')]);
     const traceId = `vertex-batch-${Date.now()}`;
     const created = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaVertex(), 'x-gw-trace-id': traceId } });
     expect(created.status, created.text).toBe(200);
@@ -78,7 +72,7 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
 
   it('a job Vertex AI fails ends failed with its reason, and its reservation is given back', async () => {
     const who = await batches.tenant('vertex batch failed', { budget: 100 });
-    const fileId = await fileOf(who, [line('a', 'Hi', 'gemini-broken')]);
+    const fileId = await batches.fileOf(who, [line('a', 'Hi', 'gemini-broken')]);
     const batchId = (await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaVertex() })).body.id as string;
     const failed = await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaVertex() });
     expect(failed.body).toMatchObject({ status: 'failed', output_file_id: null, errors: { data: [expect.objectContaining({ code: 'vertex_job_failed', message: expect.stringContaining('does not support batch prediction') })] } });
@@ -88,7 +82,7 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
   it('cancel calls the job’s :cancel: cancelling, then cancelled with nothing charged; another workspace gets 404', async () => {
     const who = await batches.tenant('vertex batch cancel', { budget: 100 });
     const other = await batches.tenant('vertex batch other');
-    const fileId = await fileOf(who, [line('a')]);
+    const fileId = await batches.fileOf(who, [line('a')]);
     const batchId = (await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaVertex() })).body.id as string;
     expect((await batches.call(other, 'POST', `/v1/batches/${batchId}/cancel`, { headers: viaVertex() })).status).toBe(404);
     expect((await batches.call(other, 'GET', `/v1/batches/${batchId}`, { headers: viaVertex() })).status).toBe(404);
@@ -101,8 +95,8 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
 
   it('missing or malformed settings are a 400 naming the field, before anything is reserved or sent', async () => {
     const who = await batches.tenant('vertex batch settings', { budget: 100 });
-    const fileId = await fileOf(who, [line('a')]);
-    const claude = await fileOf(who, [line('c', 'Hi', 'claude-sonnet-4')]);
+    const fileId = await batches.fileOf(who, [line('a')]);
+    const claude = await batches.fileOf(who, [line('c', 'Hi', 'claude-sonnet-4')]);
     const before = priced.upstream.requests.length;
     const cases: Array<[string, Record<string, string>, string, string]> = [
       [fileId, credentials(), 'missing_batch_bucket', 'x-gw-vertex-batch-bucket'],
