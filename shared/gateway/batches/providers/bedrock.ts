@@ -5,6 +5,7 @@ import { readBedrockAuth, type BedrockAuth } from '../../../providers/bedrock/au
 import { signAwsRequest } from '../../../providers/common/aws-sigv4.js';
 import type { ProviderAdapter, TargetSettings } from '../../../providers/types.js';
 import { sendBatchCall, sendBatchCallUnlessMissing, sendBatchJson } from '../provider-calls.js';
+import { TERMINAL_STATUSES } from '../views.js';
 import { bedrockJobView, fromBedrockOutput, toBedrockRecords } from './bedrock-records.js';
 import { DEFAULT_BATCH_PREFIX, IAM_ROLE_ARN, OBJECT_PREFIX, S3_BUCKET } from './cloud-batch-fields.js';
 import type { BatchApiCall, BatchDriver } from './types.js';
@@ -36,7 +37,7 @@ export function bedrockBatchDriver(adapter: ProviderAdapter, target: TargetSetti
     const job = await sendBatchJson(adapter, await signed('bedrock', { method: 'GET', url: jobUrl(jobArn), headers: { accept: 'application/json' } }), signal);
     const view = bedrockJobView(job);
     // Once the job has ended, its manifest holds the record counts (absent when the job failed before running).
-    if (!['completed', 'failed', 'cancelled', 'expired'].includes(String(view.status))) return view;
+    if (!TERMINAL_STATUSES.has(String(view.status))) return view;
     const output = outputFolder(view);
     if (!output) return view;
     const manifest = await sendBatchCallUnlessMissing(adapter, await signed('s3', { method: 'GET', url: objectUrl(output.bucket, `${output.key}manifest.json.out`), headers: {} }), signal);
