@@ -40,7 +40,12 @@ const fileId = z.object({ fileId: z.string() });
 const batchId = z.object({ batchId: z.string() });
 const listQuery = (max: number) => z.object({ limit: z.string().optional().meta({ description: `1 to ${max}` }), after: z.string().optional().meta({ description: 'The last id of the previous page.' }) });
 const providerHeaders = [
-  { name: 'x-gw-provider', description: 'openai or azure-openai (with Authorization), or @workspace-provider; bedrock and vertex-ai are refused (400 batches_unsupported_provider).', required: false, schema: z.string() },
+  { name: 'x-gw-provider', description: 'openai or azure-openai (with Authorization), bedrock (AWS credentials, x-gw-aws-batch-bucket, x-gw-aws-batch-role-arn) or vertex-ai (Google token, x-gw-vertex-batch-bucket), or @workspace-provider; any other is refused (400 batches_unsupported_provider).', required: false, schema: z.string() },
+  { name: 'x-gw-aws-batch-bucket', description: 'Bedrock: the S3 bucket of the batch’s input and results (docs/batches.md).', required: false, schema: z.string() },
+  { name: 'x-gw-aws-batch-prefix', description: 'Bedrock: the key prefix in that bucket (default gw-batches/).', required: false, schema: z.string() },
+  { name: 'x-gw-aws-batch-role-arn', description: 'Bedrock: the service role the batch job runs as.', required: false, schema: z.string() },
+  { name: 'x-gw-vertex-batch-bucket', description: 'Vertex AI: the Cloud Storage bucket of the batch’s input and results.', required: false, schema: z.string() },
+  { name: 'x-gw-vertex-batch-prefix', description: 'Vertex AI: the object name prefix in that bucket (default gw-batches/).', required: false, schema: z.string() },
   { name: 'x-gw-virtual-key', description: 'A virtual key of the provider; a batch made with one is polled with it when no provider header is sent.', required: false, schema: z.string() },
   { name: 'x-gw-custom-host', description: 'The provider’s base URL, checked like any custom host.', required: false, schema: z.string() },
 ];

@@ -27,10 +27,15 @@ export const GATEWAY_REQUEST_HEADERS: Array<{ name: string; description: string;
   { name: 'x-gw-vertex-project-id', description: 'Vertex AI project (spec: x-gw-cloudb-project-id).', schema: stringHeader },
   { name: 'x-gw-vertex-region', description: 'Vertex AI region (spec: x-gw-cloudb-region).', schema: stringHeader },
   { name: 'x-vertex-llm-request-type', description: 'Vertex AI request type (spec: X-CloudB-LLM-Request-Type).', schema: stringHeader },
+  { name: 'x-gw-vertex-batch-bucket', description: 'Vertex AI batches: the Cloud Storage bucket gw writes batch input to and Vertex AI writes results to (docs/batches.md).', schema: stringHeader },
+  { name: 'x-gw-vertex-batch-prefix', description: 'Vertex AI batches: the object name prefix in that bucket (default gw-batches/).', schema: stringHeader },
   { name: 'x-gw-aws-access-key-id', description: 'Bedrock access key id (spec: x-gw-cloudc-access-key-id).', schema: stringHeader },
   { name: 'x-gw-aws-secret-access-key', description: 'Bedrock secret access key (spec: x-gw-cloudc-secret-access-key).', schema: stringHeader },
   { name: 'x-gw-aws-session-token', description: 'Bedrock session token (spec: x-gw-cloudc-session-token).', schema: stringHeader },
   { name: 'x-gw-aws-region', description: 'Bedrock region (spec: x-gw-cloudc-region).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-bucket', description: 'Bedrock batches: the S3 bucket gw writes batch input to and Bedrock writes results to (docs/batches.md).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-prefix', description: 'Bedrock batches: the key prefix in that bucket (default gw-batches/).', schema: stringHeader },
+  { name: 'x-gw-aws-batch-role-arn', description: 'Bedrock batches: the IAM service role Bedrock runs the batch job as (docs/batches.md).', schema: stringHeader },
   // The per-account coordinates (Cloudflare, Databricks, Snowflake, Azure AI, watsonx.ai), from the list that reads them.
   ...ACCOUNT_ADDRESSES.map((address) => ({
     name: address.header,

@@ -67,10 +67,15 @@ const CLOUD_HEADERS: ReadonlyArray<{ names: string[]; group: 'azure' | 'vertex' 
   { names: ['x-gw-vertex-project-id', 'x-gw-cloudb-project-id'], group: 'vertex', field: 'projectId' },
   { names: ['x-gw-vertex-region', 'x-gw-cloudb-region'], group: 'vertex', field: 'region' },
   { names: ['x-vertex-llm-request-type', 'x-cloudb-llm-request-type'], group: 'vertex', field: 'requestType' },
+  { names: ['x-gw-vertex-batch-bucket'], group: 'vertex', field: 'batchBucket' },
+  { names: ['x-gw-vertex-batch-prefix'], group: 'vertex', field: 'batchPrefix' },
   { names: ['x-gw-aws-access-key-id', 'x-gw-cloudc-access-key-id'], group: 'aws', field: 'accessKeyId' },
   { names: ['x-gw-aws-secret-access-key', 'x-gw-cloudc-secret-access-key'], group: 'aws', field: 'secretAccessKey' },
   { names: ['x-gw-aws-session-token', 'x-gw-cloudc-session-token'], group: 'aws', field: 'sessionToken' },
   { names: ['x-gw-aws-region', 'x-gw-cloudc-region'], group: 'aws', field: 'region' },
+  { names: ['x-gw-aws-batch-bucket'], group: 'aws', field: 'batchBucket' },
+  { names: ['x-gw-aws-batch-prefix'], group: 'aws', field: 'batchPrefix' },
+  { names: ['x-gw-aws-batch-role-arn'], group: 'aws', field: 'batchRoleArn' },
 ];
 
 export function readRequestOptions(headers: Record<string, string>): RequestOptions {

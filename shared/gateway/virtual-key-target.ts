@@ -42,6 +42,8 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
       projectId: record.vertex?.project_id,
       region: record.vertex?.region,
       serviceAccountJson: secret.vertex_service_account_json,
+      batchBucket: record.vertex?.batch_bucket,
+      batchPrefix: record.vertex?.batch_prefix,
     });
   }
   if (record.aws || secret.aws_access_key_id !== undefined) {
@@ -50,6 +52,9 @@ export function toTargetSettings(record: VirtualKeyRecord, secret: VirtualKeySec
       secretAccessKey: secret.aws_secret_access_key,
       sessionToken: secret.aws_session_token,
       region: record.aws?.region,
+      batchBucket: record.aws?.batch_bucket,
+      batchPrefix: record.aws?.batch_prefix,
+      batchRoleArn: record.aws?.batch_role_arn,
     });
     // The role to assume is not a secret (its trust policy, not its name, protects it): kept on the record.
     if (record.aws?.role_arn !== undefined) {

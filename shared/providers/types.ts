@@ -36,8 +36,19 @@ export interface TargetSettings {
   /** Base URL that replaces the provider's own. */
   customHost?: string;
   azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
-  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
-  aws?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; role?: AwsRoleToAssume };
+  /** batchBucket, batchPrefix: where Vertex AI batches keep their files (shared/gateway/batches/providers/vertex-ai.ts). */
+  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string; batchBucket?: string; batchPrefix?: string };
+  aws?: {
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    sessionToken?: string;
+    region?: string;
+    role?: AwsRoleToAssume;
+    /** Bedrock batch inference (shared/gateway/batches/providers/bedrock.ts): the S3 bucket and key prefix of its files, and the service role Bedrock runs the job as. */
+    batchBucket?: string;
+    batchPrefix?: string;
+    batchRoleArn?: string;
+  };
   /**
    * The gateway's own AWS identity (GW_BEDROCK_FUNCTION_ROLE: on Lambda, the function's role), for an AWS call that
    * carries no credentials: its credentials (the SDK's default chain, refreshed before they expire) and region.
@@ -76,8 +87,8 @@ export interface AdapterInput {
 /** The HTTP call a provider wants made. */
 export interface UpstreamCall {
   url: string;
-  // GET: the batch API's reads (shared/gateway/batches/).
-  method?: 'POST' | 'GET';
+  // GET: the batch API's reads; PUT: a batch's input written to the customer's bucket (shared/gateway/batches/).
+  method?: 'POST' | 'GET' | 'PUT';
   headers: Record<string, string>;
   body: string | Uint8Array;
   /** Parameters dropped under `x-gw-drop-unsupported-params`, for the `x-gw-dropped-params` response header. */

@@ -28,9 +28,9 @@ export interface VirtualKeyRecord {
   /** Which secret fields are stored (names only), so lists can say what a key carries without reading it. */
   secret_fields: VirtualKeySecretField[];
   azure?: { resource_name?: string; deployment_id?: string; api_version?: string; model_name?: string };
-  vertex?: { project_id?: string; region?: string };
+  vertex?: { project_id?: string; region?: string; batch_bucket?: string; batch_prefix?: string };
   /** role_arn (with external_id, session_name): a role the gateway assumes for Bedrock; not secrets. */
-  aws?: { region?: string; role_arn?: string; external_id?: string; session_name?: string };
+  aws?: { region?: string; role_arn?: string; external_id?: string; session_name?: string; batch_bucket?: string; batch_prefix?: string; batch_role_arn?: string };
   custom_host?: string;
   /** Origins besides custom_host a request may send the credential to (shared/gateway/stored-credential-host.ts). */
   allowed_custom_hosts?: string[];

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
+import { GCS_BUCKET, IAM_ROLE_ARN, OBJECT_PREFIX, S3_BUCKET } from '../../gateway/batches/providers/cloud-batch-fields.js';
 import { headerCredentialText } from '../header-credential.js';
 import { workspaceListQuerySchema, workspaceQuerySchema } from '../query-schemas.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
@@ -35,6 +36,17 @@ export const vertexSettingsSchema = z
     project_id: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id').optional(),
     region: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, 'must be a Google Cloud region such as us-central1, or global').optional(),
     service_account_json: serviceAccountJsonSchema.optional(),
+    batch_bucket: z
+      .string()
+      .regex(GCS_BUCKET, 'must be a Cloud Storage bucket name of 3–63 lower-case letters, digits, hyphens and underscores')
+      .optional()
+      .meta({ description: 'Batches (docs/batches.md): the Cloud Storage bucket gw writes a batch’s input to and Vertex AI writes its results to. Not a secret.' }),
+    batch_prefix: z
+      .string()
+      .max(512)
+      .regex(OBJECT_PREFIX, 'must be a prefix of letters, digits and ._-/ ending in / (e.g. gw-batches/)')
+      .optional()
+      .meta({ description: 'Batches: the object name prefix in batch_bucket; default gw-batches/.' }),
   })
   .meta({ description: 'Vertex AI settings (provider vertex-ai). Headers x-gw-vertex-* sent with a request override them.' });
 
@@ -60,6 +72,23 @@ export const awsSettingsSchema = z
       .regex(/^[\w+=,.@-]{2,64}$/, 'must be 2–64 letters, digits or +=,.@-_')
       .optional()
       .meta({ description: 'The role session name (shows in CloudTrail); default gw-gateway. Needs role_arn.' }),
+    batch_bucket: z
+      .string()
+      .regex(S3_BUCKET, 'must be an S3 bucket name of 3–63 lower-case letters, digits and hyphens')
+      .optional()
+      .meta({ description: 'Batches (docs/batches.md): the S3 bucket gw writes a batch’s input to and Bedrock writes its results to. Not a secret.' }),
+    batch_prefix: z
+      .string()
+      .max(512)
+      .regex(OBJECT_PREFIX, 'must be a key prefix of letters, digits and ._-/ ending in / (e.g. gw-batches/)')
+      .optional()
+      .meta({ description: 'Batches: the key prefix in batch_bucket; default gw-batches/.' }),
+    batch_role_arn: z
+      .string()
+      .max(2048)
+      .regex(IAM_ROLE_ARN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/gw-bedrock-batch')
+      .optional()
+      .meta({ description: 'Batches: the service role Bedrock runs a batch job as (it reads and writes batch_bucket). Not a secret.' }),
   })
   .meta({
     description:
@@ -109,7 +138,7 @@ export const virtualKeySchema = z
     provider: z.string(),
     azure: azureSettingsSchema.optional(),
     vertex: vertexSettingsSchema.omit({ service_account_json: true }).optional(),
-    aws: awsSettingsSchema.pick({ region: true, role_arn: true, external_id: true, session_name: true }).optional(),
+    aws: awsSettingsSchema.pick({ region: true, role_arn: true, external_id: true, session_name: true, batch_bucket: true, batch_prefix: true, batch_role_arn: true }).optional(),
     custom_host: z.string().optional(),
     allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this key’s credential may be sent to, or paths below them (docs/security.md).' }),
     stored_secrets: z.array(z.enum(STORED_SECRET_NAMES)).meta({ description: 'Which secret fields are stored (names only; values are never returned).' }),

@@ -8,11 +8,10 @@ import { BatchRepository, newTimeOrderedId, type BatchRecord } from '../../store
 import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { releaseAdmission } from '../enforcement/settlement.js';
 import { parseInferenceBody } from '../request-body.js';
-import { resolveBatchTarget, type BatchTarget } from './caller.js';
+import { resolveBatchTarget } from './caller.js';
 import { fileOfWorkspace } from './file-records.js';
 import { readyFile } from './presigned-upload.js';
-import { parseBatchInput, serialiseBatchInput, type BatchInputLine } from './jsonl.js';
-import { sendBatchJson } from './provider-calls.js';
+import { parseBatchInput, type BatchInputLine } from './jsonl.js';
 import { BATCH_ENDPOINTS } from './providers/types.js';
 import { admitBatch, holdingsOf } from './reservation.js';
 
@@ -47,10 +46,12 @@ export async function createBatch(request: NeutralRequest, principal: Principal,
   const model = batchModel(lines, body.endpoint);
   const target = await resolveBatchTarget(request, principal);
   if (!target) throw badRequest('missing_provider', 'Name the batch provider: x-gw-provider with Authorization, or x-gw-virtual-key', 'x-gw-provider');
+  const submission = { endpoint: body.endpoint, completion_window: body.completion_window, metadata: body.metadata, model };
+  target.driver.validate?.(lines, submission);
   const admission = await admitBatch(request, principal, target, lines, model, traceId);
   let providerBatch: Record<string, unknown>;
   try {
-    providerBatch = await submit(target, lines, body, request.signal);
+    providerBatch = await target.driver.submit(lines, submission, request.signal);
   } catch (error) {
     await releaseAdmission(admission, false, requestLogger(traceId));
     throw error;
@@ -78,7 +79,7 @@ export async function createBatch(request: NeutralRequest, principal: Principal,
     await repository.putBatch(record);
   } catch (error) {
     // Without its record nobody could poll or settle the batch: cancel it at the provider and give the reservation back.
-    await sendBatchJson(target.adapter, target.api.cancelBatch(record.provider_batch_id)).catch(() => undefined);
+    await target.driver.cancel(record.provider_batch_id).catch(() => undefined);
     await releaseAdmission(admission, true, requestLogger(traceId));
     throw error;
   }
@@ -96,21 +97,4 @@ function batchModel(lines: readonly BatchInputLine[], endpoint: string): string 
     model = lineModel;
   }
   return model!;
-}
-
-/** The input file uploaded to the provider (lines in its form), then the batch created there. */
-async function submit(target: BatchTarget, lines: readonly BatchInputLine[], body: z.infer<typeof createBatchSchema>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-  const form = new FormData();
-  form.set('purpose', 'batch');
-  form.set('file', new Blob([serialiseBatchInput(lines, target.api.endpointPath)], { type: 'application/jsonl' }), 'batch-input.jsonl');
-  const encoded = new Request('http://gw.invalid/', { method: 'POST', body: form });
-  const upload = await sendBatchJson(target.adapter, target.api.uploadFile(new Uint8Array(await encoded.arrayBuffer()), encoded.headers.get('content-type')!), signal);
-  if (typeof upload.id !== 'string') throw new GatewayError(502, 'upstream_invalid_response', "The provider's file upload answered no file id", { type: 'upstream_error', upstream: true });
-  const created = await sendBatchJson(
-    target.adapter,
-    target.api.createBatch({ input_file_id: upload.id, endpoint: target.api.endpointPath(body.endpoint), completion_window: body.completion_window, metadata: body.metadata }),
-    signal,
-  );
-  if (typeof created.id !== 'string') throw new GatewayError(502, 'upstream_invalid_response', "The provider's batch API answered no batch id", { type: 'upstream_error', upstream: true });
-  return created;
 }

@@ -13,20 +13,21 @@ import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { settleUsage } from '../enforcement/settlement.js';
 import type { BatchTarget } from './caller.js';
 import { storeFile } from './file-records.js';
-import { parseBatchInput, parseResultLines } from './jsonl.js';
-import { sendBatchCall, sendBatchJson } from './provider-calls.js';
+import { parseBatchInput, parseResultLines, type BatchInputLine } from './jsonl.js';
 import { endpointOf, admissionOf } from './reservation.js';
 import { TERMINAL_STATUSES } from './views.js';
 
 /**
- * What a provider charges for a batched request against its standard price: OpenAI and Azure OpenAI (global
- * batch) bill batches at half price. The standard price comes from gw's pricing chain.
+ * What a provider charges for a batched request against its standard price: OpenAI, Azure OpenAI (global batch),
+ * Bedrock (batch inference, for the models that offer it) and Vertex AI (Gemini batch prediction) bill batches at
+ * half price. The standard price
+ * comes from gw's pricing chain.
  */
-export const BATCH_PRICE_FACTOR: Readonly<Record<string, number>> = { openai: 0.5, 'azure-openai': 0.5 };
+export const BATCH_PRICE_FACTOR: Readonly<Record<string, number>> = { openai: 0.5, 'azure-openai': 0.5, bedrock: 0.5, 'vertex-ai': 0.5 };
 
 /** Reads the provider's batch now and takes in what changed (see `takeProviderView`). */
 export async function refreshBatch(record: BatchRecord, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {
-  const providerBatch = await sendBatchJson(target.adapter, target.api.getBatch(record.provider_batch_id), signal);
+  const providerBatch = await target.driver.retrieve(record.provider_batch_id, signal);
   return takeProviderView(record, providerBatch, target, repository, signal);
 }
 
@@ -53,9 +54,11 @@ async function settleBatch(record: BatchRecord, target: BatchTarget, repository:
   if (!(await repository.claimSettlement(record.workspace_id, record.id, now))) return (await repository.getBatch(record.workspace_id, record.id)) ?? record;
   let output: CopiedFile | undefined;
   let errors: CopiedFile | undefined;
+  const input = await inputLines(record);
   try {
-    output = await copyResultFile(record, target, record.provider_view.output_file_id, repository, signal);
-    errors = await copyResultFile(record, target, record.provider_view.error_file_id, repository, signal);
+    const files = await target.driver.results(record.provider_view, input, signal);
+    output = await keepResultFile(record, 'output', files.output, repository);
+    errors = await keepResultFile(record, 'errors', files.errors, repository);
   } catch (error) {
     await repository.releaseSettlement(record.workspace_id, record.id).catch(() => undefined);
     throw error;
@@ -65,7 +68,7 @@ async function settleBatch(record: BatchRecord, target: BatchTarget, repository:
   const cost = priced.some((line) => line.usage !== undefined && line.cost === null) ? null : sumUsd(priced.map((line) => line.cost ?? 0));
   const log = requestLogger(record.trace_id);
   await settleUsage(admissionOf(record.holdings), { usage: summedUsage(priced), cacheHit: false, provider: record.provider, model: record.model, cost }, log);
-  const inputs = await inputBodies(record);
+  const inputs = new Map(input.map((line) => [line.custom_id, line.body]));
   runInBackground('batch result logs', () => Promise.all(priced.map((line) => recordFinishedRequest(resultRecord(record, line, inputs.get(line.customId))))));
   const settled = { output_file_id: output?.id, error_file_id: errors?.id, cost };
   await repository.recordSettlement(record.workspace_id, record.id, settled);
@@ -77,13 +80,12 @@ interface CopiedFile {
   lines: Array<Record<string, unknown>>;
 }
 
-/** A results file of the provider, kept as a gw file of the batch's workspace (purpose `batch_output`). */
-async function copyResultFile(record: BatchRecord, target: BatchTarget, providerFileId: unknown, repository: BatchRepository, signal?: AbortSignal): Promise<CopiedFile | undefined> {
-  if (typeof providerFileId !== 'string' || providerFileId === '') return undefined;
-  const bytes = await sendBatchCall(target.adapter, target.api.fileContent(providerFileId), signal);
+/** A results file of the batch, kept as a gw file of its workspace (purpose `batch_output`). */
+async function keepResultFile(record: BatchRecord, kind: 'output' | 'errors', bytes: Buffer | undefined, repository: BatchRepository): Promise<CopiedFile | undefined> {
+  if (bytes === undefined) return undefined;
   const stored = await storeFile(
     repository,
-    { id: newTimeOrderedId('file'), workspace_id: record.workspace_id, filename: `${record.id}_${providerFileId === record.provider_view.error_file_id ? 'errors' : 'output'}.jsonl`, purpose: 'batch_output', bytes: bytes.length, created_at: Math.floor(Date.now() / 1000), batch_id: record.id },
+    { id: newTimeOrderedId('file'), workspace_id: record.workspace_id, filename: `${record.id}_${kind}.jsonl`, purpose: 'batch_output', bytes: bytes.length, created_at: Math.floor(Date.now() / 1000), batch_id: record.id },
     bytes,
   );
   return { id: stored.id, lines: parseResultLines(bytes) };
@@ -136,18 +138,20 @@ function summedUsage(lines: readonly PricedLine[]): Record<string, unknown> {
   };
 }
 
-/** The request bodies of the batch's input, by custom_id, for the logs (none when the input file was deleted). */
-async function inputBodies(record: BatchRecord): Promise<Map<string, Record<string, unknown>>> {
-  const bodies = new Map<string, Record<string, unknown>>();
+/**
+ * The batch's input lines: the logs' request bodies, and how a translated provider's record ids name their lines.
+ * None when the input file was deleted since (the logs then lose their bodies).
+ */
+async function inputLines(record: BatchRecord): Promise<BatchInputLine[]> {
   const file = await new BatchRepository().getFile(record.workspace_id, record.input_file_id).catch(() => undefined);
   const bytes = file ? await blobStore().get(file.blob_key).catch(() => undefined) : undefined;
-  if (!bytes) return bodies;
+  if (!bytes) return [];
   try {
-    for (const line of parseBatchInput(bytes)) bodies.set(line.custom_id, line.body);
+    return parseBatchInput(bytes);
   } catch {
     // The input was checked when the batch was created; a file changed since then only loses its bodies here.
+    return [];
   }
-  return bodies;
 }
 
 /** A result line as a request-log record: the batch's trace, caller and virtual key; `batch_id` and `custom_id` in its metadata. */

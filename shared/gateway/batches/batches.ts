@@ -7,7 +7,6 @@ import { createBatch } from './batch-create.js';
 import { refreshBatch, takeProviderView } from './batch-results.js';
 import { batchCaller, resolveBatchTarget, type BatchTarget } from './caller.js';
 import { listLimit } from './files.js';
-import { sendBatchJson } from './provider-calls.js';
 import { batchView, listView } from './views.js';
 
 /** gw's batch ids (repository newTimeOrderedId): anything else is a 404 before the store is asked. */
@@ -43,7 +42,7 @@ export function batchHandlers(authenticator: ApiKeyAuthenticator, repository = n
       if (record.settled_at !== undefined) throw new GatewayError(409, 'batch_finished', `Batch '${record.id}' has already ended (${record.status})`);
       const target = await providerOf(request, principal, record);
       if (!target) throw badRequest('missing_provider', "Cancelling needs the batch's provider credential: x-gw-provider with Authorization, or x-gw-virtual-key", 'x-gw-provider');
-      const providerBatch = await sendBatchJson(target.adapter, target.api.cancelBatch(record.provider_batch_id), request.signal);
+      const providerBatch = await target.driver.cancel(record.provider_batch_id, request.signal);
       return jsonResponse(200, batchView(await takeProviderView(record, providerBatch, target, repository, request.signal)));
     },
   };

@@ -10,8 +10,8 @@ import type { WorkspaceProviderRef } from '../context.js';
 import { applyWorkspaceProvider } from '../provider-target.js';
 import { readRequestOptions, type RequestOptions } from '../request-options.js';
 import { leafFromHeaders, resolveLeafTarget } from '../resolve-target.js';
-import { batchApiFor } from './providers/index.js';
-import type { BatchApi } from './providers/types.js';
+import { batchDriverFor } from './providers/index.js';
+import type { BatchDriver } from './providers/types.js';
 
 /**
  * The caller of a files or batches route: an API key with `completions:write` (a batch is inference, and its
@@ -27,11 +27,11 @@ export async function batchCaller(request: NeutralRequest, authenticator: ApiKey
   return principal;
 }
 
-/** A provider's batch API, resolved for one request: where it is, its credential, and how gw got there. */
+/** A provider's batch service, resolved for one request: how gw drives it, its credential, and how gw got there. */
 export interface BatchTarget {
   provider: string;
   adapter: ProviderAdapter;
-  api: BatchApi;
+  driver: BatchDriver;
   virtualKeyId?: string;
   options: RequestOptions;
   /** The target as one leaf of a route tree: what admission estimates and matches policies against. */
@@ -60,5 +60,5 @@ export async function resolveBatchTarget(request: NeutralRequest, principal: Pri
   const leaf = leafFromHeaders(options);
   const { adapter, target } = await resolveLeafTarget(leaf, options, undefined, request, principal.workspaceId);
   const provider = findProvider(adapter.slug)?.slug ?? adapter.slug;
-  return { provider, adapter, api: batchApiFor(provider, target), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
+  return { provider, adapter, driver: batchDriverFor(provider, adapter, target, options.virtualKey !== undefined), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
 }

@@ -1,13 +1,7 @@
 import { badRequest } from '../../http/errors.js';
-import { BATCH_ENDPOINTS, type BatchEndpoint } from './providers/types.js';
+import { BATCH_ENDPOINTS, type BatchEndpoint, type BatchInputLine } from './providers/types.js';
 
-/** One request of a batch input file, in OpenAI's batch format. */
-export interface BatchInputLine {
-  custom_id: string;
-  method: 'POST';
-  url: BatchEndpoint;
-  body: Record<string, unknown>;
-}
+export type { BatchInputLine };
 
 /** OpenAI's own limit on the requests of one batch. */
 export const MAX_BATCH_LINES = 50_000;
@@ -63,4 +57,14 @@ export function parseResultLines(bytes: Uint8Array): Array<Record<string, unknow
     }
   }
   return results;
+}
+
+/** One line of OpenAI's batch output format: the request's custom_id, and the answer's status and body. */
+export function batchResultLine(customId: string, requestId: string, status: number, body: unknown): Record<string, unknown> {
+  return { id: `batch_req_${requestId}`, custom_id: customId, response: { status_code: status, request_id: requestId, body }, error: null };
+}
+
+/** Lines as a JSONL file, or undefined when there are none (no file, as OpenAI leaves `error_file_id` null). */
+export function resultLines(lines: ReadonlyArray<Record<string, unknown>>): Buffer | undefined {
+  return lines.length === 0 ? undefined : Buffer.from(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
 }

@@ -11,10 +11,23 @@ import type { BatchApiCall } from './providers/types.js';
  * checks): the answer's bytes on 2xx, else the provider's error in gw's shape with its status.
  */
 export async function sendBatchCall(adapter: ProviderAdapter, call: BatchApiCall, signal?: AbortSignal): Promise<Buffer> {
+  return (await send(adapter, call, false, signal))!;
+}
+
+/** As sendBatchCall, but a 404 is undefined: an object a batch job has not written (a bucket's results file). */
+export async function sendBatchCallUnlessMissing(adapter: ProviderAdapter, call: BatchApiCall, signal?: AbortSignal): Promise<Buffer | undefined> {
+  return send(adapter, call, true, signal);
+}
+
+async function send(adapter: ProviderAdapter, call: BatchApiCall, missingOk: boolean, signal?: AbortSignal): Promise<Buffer | undefined> {
   const upstream = await sendUpstream(
     { url: call.url, method: call.method, headers: call.headers, body: call.body ?? '' },
     { timeoutMs: settings().GW_DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: settings().GW_STREAM_IDLE_TIMEOUT_MS, signal },
   );
+  if (missingOk && upstream.status === 404) {
+    await upstream.body.dump?.({ limit: 64 * 1024 });
+    return undefined;
+  }
   if (upstream.status < 200 || upstream.status >= 300) throw await providerErrorFrom(adapter, upstream);
   return readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
 }

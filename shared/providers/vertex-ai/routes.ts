@@ -58,7 +58,7 @@ function vertexMethod(family: VertexFamily, input: AdapterInput): string {
   return input.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
 }
 
-function vertexLocation(input: AdapterInput): { projectId: string; region: string } {
+export function vertexLocation(input: AdapterInput): { projectId: string; region: string } {
   const projectId = input.target.vertex?.projectId;
   const region = input.target.vertex?.region?.toLowerCase();
   if (!projectId) throw badRequest('missing_vertex_project', 'Vertex AI needs the Google Cloud project: send x-gw-vertex-project-id', 'x-gw-vertex-project-id');

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { batchClient } from '../../support/batch-tenants.js';
+import { usePricedGateway } from '../../support/priced-gateway.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
-import { createKey } from '../control-plane/policies-support.js';
 import { eventually } from '../enforcement/enforcement-support.js';
 import { batchProviderMock } from './mock-batch-provider.js';
 
@@ -14,70 +9,15 @@ import { batchProviderMock } from './mock-batch-provider.js';
 // standard price, $0.625 at OpenAI's batch price (half).
 const MODEL = 'batch-model';
 const LINE_COST = 0.625;
-const pricingDir = mkdtempSync(join(tmpdir(), 'gw-batches-'));
-writeFileSync(join(pricingDir, 'openai.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
 
-let gateway: TestGateway;
-let upstream: MockUpstream;
-let mock: ReturnType<typeof batchProviderMock>;
+const mock = batchProviderMock();
+const priced = usePricedGateway({ provider: 'openai', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler, env: { GW_POLICY_CACHE_TTL_MS: '100' } });
+const { tenant, call, upload, usageOf } = batchClient(() => priced.gateway);
 
-beforeAll(async () => {
-  mock = batchProviderMock();
-  upstream = await startMockUpstream(mock.handler);
-  gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '100', MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(pricingDir, { recursive: true, force: true });
-});
-
-interface Tenant {
-  workspaceId: string;
-  key: string;
-}
-
-async function tenant(name: string, options: { budget?: number; scopes?: string[] } = {}): Promise<Tenant> {
-  const response = await fetch(`${gateway.url}/v1/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-    body: JSON.stringify(options.budget === undefined ? { name } : { name, budget: { credit_limit: options.budget } }),
-  });
-  const created = (await response.json()) as { id: string };
-  expect(response.status).toBe(201);
-  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: options.scopes ?? ['completions:write'] });
-  return { workspaceId: created.id, key: key.raw };
-}
-
-const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${upstream.url}/v1`, authorization: 'Bearer sk-provider-secret' });
+const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${priced.upstream.url}/v1`, authorization: 'Bearer sk-provider-secret' });
 
 function line(customId: string, model = MODEL) {
   return JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: `Say hi to ${customId}` }], max_tokens: 20 } });
-}
-
-async function call(who: Tenant, method: string, path: string, options: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { 'x-gw-api-key': who.key, ...options.headers };
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${gateway.url}${path}`, { method, headers, body: options.form ?? (options.json === undefined ? undefined : JSON.stringify(options.json)) });
-  const text = await response.text();
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { text };
-  }
-  return { status: response.status, body, text };
-}
-
-async function upload(who: Tenant, lines: string[], purpose = 'batch') {
-  const form = new FormData();
-  form.set('purpose', purpose);
-  form.set('file', new Blob([lines.join('\n') + '\n']), 'input.jsonl');
-  return call(who, 'POST', '/v1/files', { form });
-}
-
-async function usageOf(workspaceId: string): Promise<number> {
-  return (await new WorkspaceRepository().getWorkspace(workspaceId))?.budget_current_usage ?? 0;
 }
 
 describe('files and batches against OpenAI (a mock as a real HTTP server)', () => {
@@ -95,10 +35,10 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect(created.status, created.text).toBe(200);
     expect(created.body).toMatchObject({ object: 'batch', input_file_id: fileId, status: 'validating', endpoint: '/v1/chat/completions', metadata: { team: 'a' } });
     // The provider got the lines as sent and OpenAI's batch body, with the provider credential, never gw's key.
-    const providerUpload = upstream.requests.find((request) => request.path === '/v1/files')!;
+    const providerUpload = priced.upstream.requests.find((request) => request.path === '/v1/files')!;
     expect(providerUpload.headers.authorization).toBe('Bearer sk-provider-secret');
     expect(providerUpload.body).toContain('"custom_id":"fail-three"');
-    expect(JSON.stringify(upstream.requests.map((request) => request.headers))).not.toContain(who.key);
+    expect(JSON.stringify(priced.upstream.requests.map((request) => request.headers))).not.toContain(who.key);
     // While it runs, the batch holds a reservation on the budget (its estimate at the standard price).
     expect(await usageOf(who.workspaceId)).toBeGreaterThan(3 * 1.25);
 
@@ -173,7 +113,7 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
 
   it('bad input is a 400 naming what is wrong, before anything reaches the provider', async () => {
     const who = await tenant('batch bad input');
-    const before = upstream.requests.length;
+    const before = priced.upstream.requests.length;
     expect((await upload(who, ['{"custom_id":"a"', line('b')])).body.error).toMatchObject({ code: 'invalid_batch_file', message: expect.stringContaining('line 1'), param: 'file' });
     expect((await upload(who, [line('a'), line('a')])).body.error).toMatchObject({ code: 'invalid_batch_file', message: expect.stringContaining('used twice') });
     expect((await upload(who, [line('a')], 'fine-tune')).body.error).toMatchObject({ code: 'invalid_purpose', param: 'purpose' });
@@ -187,7 +127,7 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     // A presigned upload needs a blob store that presigns (S3); this gw keeps files in a local folder.
     const presigned = await call(who, 'POST', '/v1/files', { json: { filename: 'big.jsonl', purpose: 'batch', bytes: 100 } });
     expect(presigned.body.error).toMatchObject({ code: 'presigned_upload_unavailable' });
-    expect(upstream.requests.length).toBe(before);
+    expect(priced.upstream.requests.length).toBe(before);
   });
 
   it('budget: a running batch holds its reservation, so the next batch of a budget it fills is a 412 before anything reaches the provider', async () => {
@@ -197,10 +137,10 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     // gw's budget rule: admitted while the usage (settled plus reserved) is below the limit.
     expect((await create()).status).toBe(200);
     expect(await usageOf(who.workspaceId)).toBeGreaterThan(1);
-    const before = upstream.requests.length;
+    const before = priced.upstream.requests.length;
     const refused = await create();
     expect(refused.status, refused.text).toBe(412);
-    expect(upstream.requests.length).toBe(before);
+    expect(priced.upstream.requests.length).toBe(before);
   });
 
   it('a provider that fails the create gives the reservation back: the budget is not held by a batch that never ran', async () => {

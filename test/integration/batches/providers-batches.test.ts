@@ -1,53 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { createKey } from '../control-plane/policies-support.js';
+import { describe, expect, it } from 'vitest';
+import { batchClient, type BatchTenant } from '../../support/batch-tenants.js';
+import { usePricedGateway } from '../../support/priced-gateway.js';
 import { batchProviderMock } from './mock-batch-provider.js';
 
-let gateway: TestGateway;
-let upstream: MockUpstream;
+const priced = usePricedGateway({ provider: 'openai', prices: {}, handler: batchProviderMock().handler });
+const batches = batchClient(() => priced.gateway);
+const { call } = batches;
+const tenant = (name: string, budget?: number) => batches.tenant(name, { budget });
 
-beforeAll(async () => {
-  upstream = await startMockUpstream(batchProviderMock().handler);
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-interface Tenant {
-  workspaceId: string;
-  key: string;
-}
-
-async function tenant(name: string, budget?: number): Promise<Tenant> {
-  const response = await fetch(`${gateway.url}/v1/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-    body: JSON.stringify(budget === undefined ? { name } : { name, budget: { credit_limit: budget } }),
-  });
-  const created = (await response.json()) as { id: string };
-  expect(response.status).toBe(201);
-  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
-  return { workspaceId: created.id, key: key.raw };
-}
-
-async function call(who: Tenant, method: string, path: string, options: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { 'x-gw-api-key': who.key, ...options.headers };
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${gateway.url}${path}`, { method, headers, body: options.form ?? (options.json === undefined ? undefined : JSON.stringify(options.json)) });
-  const text = await response.text();
-  return { status: response.status, body: JSON.parse(text) as Record<string, unknown>, text };
-}
-
-async function uploaded(who: Tenant, customIds: string[]): Promise<string> {
-  const form = new FormData();
-  form.set('purpose', 'batch');
+async function uploaded(who: BatchTenant, customIds: string[]): Promise<string> {
   const lines = customIds.map((id) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 10 } }));
-  form.set('file', new Blob([lines.join('\n')]), 'input.jsonl');
-  const answer = await call(who, 'POST', '/v1/files', { form });
+  const answer = await batches.upload(who, lines);
   expect(answer.status, answer.text).toBe(200);
   return answer.body.id as string;
 }
@@ -58,15 +21,15 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
   it('Azure OpenAI: the resource-level batch API with api-version and api-key, endpoint and line urls without /v1', async () => {
     const who = await tenant('azure batches');
     const fileId = await uploaded(who, ['a', 'b']);
-    const azure = { 'x-gw-provider': 'azure-openai', 'x-gw-custom-host': upstream.url, 'x-gw-azure-api-version': '2025-04-01-preview', authorization: 'Bearer azure-key-0001' };
+    const azure = { 'x-gw-provider': 'azure-openai', 'x-gw-custom-host': priced.upstream.url, 'x-gw-azure-api-version': '2025-04-01-preview', authorization: 'Bearer azure-key-0001' };
     const created = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: azure });
     expect(created.status, created.text).toBe(200);
-    const upload = upstream.requests.find((request) => request.path === '/openai/files' && request.method === 'POST')!;
+    const upload = priced.upstream.requests.find((request) => request.path === '/openai/files' && request.method === 'POST')!;
     expect(upload.query.get('api-version')).toBe('2025-04-01-preview');
     expect(upload.headers['api-key']).toBe('azure-key-0001');
     expect(upload.headers.authorization).toBeUndefined();
     expect(upload.body).toContain('"url":"/chat/completions"');
-    const create = upstream.requests.find((request) => request.path === '/openai/batches')!;
+    const create = priced.upstream.requests.find((request) => request.path === '/openai/batches')!;
     expect(create.json).toMatchObject({ endpoint: '/chat/completions', completion_window: '24h' });
     // The client sees OpenAI's endpoint name and gw's ids, never the provider's.
     expect(created.body).toMatchObject({ endpoint: '/v1/chat/completions', provider: 'azure-openai', id: expect.stringMatching(/^batch-/) });
@@ -74,16 +37,16 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
     await call(who, 'GET', `/v1/batches/${batchId}`, { headers: azure });
     const done = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: azure });
     expect(done.body).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2 } });
-    const content = await fetch(`${gateway.url}/v1/files/${done.body.output_file_id as string}/content`, { headers: { 'x-gw-api-key': who.key } });
+    const content = await fetch(`${priced.gateway.url}/v1/files/${done.body.output_file_id as string}/content`, { headers: { 'x-gw-api-key': who.key } });
     expect((await content.text()).trim().split('\n')).toHaveLength(2);
   });
 
   it('a batch made with a virtual key is polled without any credential: gw uses the batch’s own key (and only to its stored host)', async () => {
     const who = await tenant('virtual key batches');
-    const response = await fetch(`${gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
+    const response = await fetch(`${priced.gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-      body: JSON.stringify({ name: 'batch key', provider: 'openai', credential: 'sk-stored-batch-0001', custom_host: `${upstream.url}/v1` }),
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey },
+      body: JSON.stringify({ name: 'batch key', provider: 'openai', credential: 'sk-stored-batch-0001', custom_host: `${priced.upstream.url}/v1` }),
     });
     const key = (await response.json()) as { id: string };
     expect(response.status, JSON.stringify(key)).toBe(201);
@@ -94,27 +57,27 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
     await call(who, 'GET', `/v1/batches/${batchId}`);
     const done = await call(who, 'GET', `/v1/batches/${batchId}`);
     expect(done.body.status).toBe('completed');
-    const polls = upstream.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/v1/batches/'));
+    const polls = priced.upstream.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/v1/batches/'));
     expect(polls.at(-1)!.headers.authorization).toBe('Bearer sk-stored-batch-0001');
     // A host the caller names is refused for the stored credential, as for chat.
     const elsewhere = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-virtual-key': key.id, 'x-gw-custom-host': 'http://127.0.0.2:9/v1' } });
     expect(elsewhere.status).toBe(400);
   });
 
-  it('Bedrock and Vertex AI: a clear 400 batches_unsupported_provider, nothing reserved or sent', async () => {
+  it('a provider without a batch service gw drives: a clear 400 batches_unsupported_provider, nothing reserved or sent', async () => {
     const who = await tenant('refused batches', 100);
     const fileId = await uploaded(who, ['a']);
-    const before = upstream.requests.length;
+    const before = priced.upstream.requests.length;
     const refused: Array<Record<string, string>> = [
-      { 'x-gw-provider': 'bedrock', 'x-gw-aws-access-key-id': 'AKIDEXAMPLE', 'x-gw-aws-secret-access-key': 'secret-example', 'x-gw-aws-region': 'us-east-1' },
-      { 'x-gw-provider': 'vertex-ai', 'x-gw-vertex-project-id': 'project', 'x-gw-vertex-region': 'us-central1', authorization: 'Bearer ya29-example' },
+      { 'x-gw-provider': 'anthropic', authorization: 'Bearer sk-ant-example' },
+      { 'x-gw-provider': 'groq', authorization: 'Bearer gsk-example' },
     ];
     for (const headers of refused) {
       const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers });
       expect(answer.status, answer.text).toBe(400);
-      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai') });
+      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai, bedrock, vertex-ai') });
     }
-    expect(upstream.requests.length).toBe(before);
-    expect((await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage ?? 0).toBe(0);
+    expect(priced.upstream.requests.length).toBe(before);
+    expect(await batches.usageOf(who.workspaceId)).toBe(0);
   });
 });

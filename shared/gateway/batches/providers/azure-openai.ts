@@ -2,7 +2,8 @@ import { badRequest } from '../../../http/errors.js';
 import { DEFAULT_AZURE_API_VERSION } from '../../../providers/azure-openai/adapter.js';
 import { azureResourceHost } from '../../../providers/azure-openai/resource-host.js';
 import type { TargetSettings } from '../../../providers/types.js';
-import type { BatchApi, BatchApiCall } from './types.js';
+import { openAIShapedApi } from './native.js';
+import type { BatchApi } from './types.js';
 
 /**
  * Azure OpenAI's batch API lives at the resource, not under a deployment: `{resource}/openai/files` and
@@ -20,19 +21,5 @@ export function azureOpenAIBatchApi(target: TargetSettings): BatchApi {
   }
   if (!target.apiKey) throw badRequest('missing_provider_credential', 'Batches need the Azure OpenAI key: Authorization: Bearer <key>, or a virtual key', 'authorization');
   const host = (target.customHost ?? azureResourceHost(azure.resourceName!)).replace(/\/+$/, '');
-  const auth = { 'api-key': target.apiKey };
-  const call = (method: BatchApiCall['method'], path: string, extra: Record<string, string> = {}, body?: Uint8Array | string): BatchApiCall => ({
-    method,
-    url: `${host}/openai${path}?api-version=${apiVersion}`,
-    headers: Object.assign({}, auth, extra),
-    body,
-  });
-  return {
-    uploadFile: (body, contentType) => call('POST', '/files', { 'content-type': contentType }, body),
-    createBatch: (body) => call('POST', '/batches', { 'content-type': 'application/json' }, JSON.stringify(body)),
-    getBatch: (id) => call('GET', `/batches/${encodeURIComponent(id)}`),
-    cancelBatch: (id) => call('POST', `/batches/${encodeURIComponent(id)}/cancel`),
-    fileContent: (id) => call('GET', `/files/${encodeURIComponent(id)}/content`),
-    endpointPath: (endpoint) => endpoint.replace(/^\/v1/, ''),
-  };
+  return openAIShapedApi((path) => `${host}/openai${path}?api-version=${apiVersion}`, { 'api-key': target.apiKey }, (endpoint) => endpoint.replace(/^\/v1/, ''));
 }
