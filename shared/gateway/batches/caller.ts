@@ -57,8 +57,24 @@ export async function resolveBatchTarget(request: NeutralRequest, principal: Pri
     options.virtualKey = stored.virtualKeyId;
   }
   const workspaceProvider = await applyWorkspaceProvider(options, principal);
+  if (options.virtualKey !== undefined || workspaceProvider !== undefined) refuseStorageHeadersBesideStoredCredential(request.headers);
   const leaf = leafFromHeaders(options);
   const { adapter, target } = await resolveLeafTarget(leaf, options, undefined, request, principal.workspaceId);
   const provider = findProvider(adapter.slug)?.slug ?? adapter.slug;
   return { provider, adapter, driver: batchDriverFor(provider, adapter, target, options.virtualKey !== undefined), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
+}
+
+/** Where a translated batch keeps its files and which role runs it: the buckets, prefixes and role a stored credential may write to and pass. */
+const BATCH_STORAGE_HEADERS = ['x-gw-aws-batch-bucket', 'x-gw-aws-batch-prefix', 'x-gw-aws-batch-role-arn', 'x-gw-vertex-batch-bucket', 'x-gw-vertex-batch-prefix'];
+
+/**
+ * With a stored credential (a virtual key, `@workspace-provider`) the batch's bucket, prefix and role come from
+ * where the credential is stored, never from the caller: otherwise a caller who may only use the credential could
+ * have gw write into any bucket and pass any role the credential reaches (a confused deputy; the same rule as a
+ * stored credential's custom host, docs/security.md).
+ */
+function refuseStorageHeadersBesideStoredCredential(headers: Record<string, string>): void {
+  const named = BATCH_STORAGE_HEADERS.find((name) => headers[name] !== undefined && headers[name] !== '');
+  if (named === undefined) return;
+  throw badRequest('batch_setting_with_stored_credential', `${named} cannot be set beside a stored credential (a virtual key or @workspace-provider): its batch bucket, prefix and role are the ones stored with it`, named);
 }

@@ -150,6 +150,31 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     expect((await batches.call(other, 'GET', '/v1/batches')).body.data).toEqual([]);
   });
 
+  it('stored credential bound to its batch storage: beside a virtual key, a caller-named bucket, prefix or role is refused before anything is written or passed', async () => {
+    const who = await batches.tenant('bedrock batch storage binding', { budget: 100 });
+    const fileId = await batches.fileOf(who, [line('a')]);
+    const response = await fetch(`${priced.gateway.url}/v1/virtual-keys?workspace_id=${who.workspaceId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey },
+      body: JSON.stringify({ name: 'bound batch storage', provider: 'bedrock', aws: { access_key_id: 'AKIDEXAMPLE0000KEY', secret_access_key: 'stored-secret-example', region: 'us-east-1', batch_bucket: BUCKET, batch_role_arn: ROLE }, custom_host: priced.upstream.url }),
+    });
+    const key = (await response.json()) as { id: string };
+    const before = priced.upstream.requests.length;
+    const overrides: Array<[string, string]> = [
+      ['x-gw-aws-batch-bucket', 'someone-elses-bucket'],
+      ['x-gw-aws-batch-prefix', 'elsewhere/'],
+      ['x-gw-aws-batch-role-arn', 'arn:aws:iam::123456789012:role/admin'],
+      ['x-gw-vertex-batch-bucket', 'someone-elses-bucket'],
+    ];
+    for (const [header, value] of overrides) {
+      const answer = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-virtual-key': key.id, [header]: value } });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'batch_setting_with_stored_credential', param: header, type: 'invalid_request_error' });
+    }
+    expect(priced.upstream.requests.length).toBe(before);
+    expect(await batches.usageOf(who.workspaceId)).toBe(0);
+  });
+
   it('missing settings: no bucket, no role, a malformed one or a Bedrock API key is a 400 naming the field, before anything is reserved or sent', async () => {
     const who = await batches.tenant('bedrock batch settings', { budget: 100 });
     const fileId = await batches.fileOf(who, [line('a')]);
