@@ -8,6 +8,7 @@ import { relayedUpstreamHeaders } from '../relayed-headers.js';
 import { resolveLeafTarget } from '../resolve-target.js';
 import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../upstream-client.js';
 import type { PassthroughRequest } from './context.js';
+import { followJob } from './job.js';
 import { modelOf, payloadForTarget } from './payload.js';
 import { merged } from '../../merged.js';
 import { rememberParsedAnswer } from '../../observability/serialised-body.js';
@@ -36,22 +37,25 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     const body = await payloadForTarget(payload, leaf.overrideParams);
     record.model = modelOf(body.fields);
     const input = { endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders, fields: body.fields };
-    const call = support.buildCall(support.prepare ? await support.prepare(input) : input);
-    const upstream = await sendAccepted(context, adapter, call, attemptTimeoutMs(context, leaf));
+    const prepared = support.prepare ? await support.prepare(input) : input;
+    const timeoutMs = attemptTimeoutMs(context, leaf);
+    const upstream = await sendAccepted(context, adapter, support.buildCall(prepared), timeoutMs);
     const contentType = headerText(upstream.headers['content-type']) ?? (route.streamsAnswer ? 'application/octet-stream' : 'application/json');
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
     if (route.streamsAnswer) {
       record.status = 200;
       return merged(success, { body: relayBytes(upstream, onUsage) });
     }
-    const read = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
+    const first = { endpoint: route.endpoint, body: await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES), contentType, fields: body.fields };
+    // A job-style API (AssemblyAI) answers after more calls: upload, create, poll.
+    const answer = support.followUp ? await followJob(context, adapter, support, prepared, first, timeoutMs) : first;
     // A provider with its own answer shape (Stability AI, Deepgram, …) is translated to OpenAI's before it counts.
-    const translated = support.translateAnswer?.({ endpoint: route.endpoint, body: read, contentType, fields: body.fields });
-    const raw = translated ? Buffer.from(translated.body) : read;
-    const usage = jsonUsage(raw, translated?.contentType ?? contentType);
+    const translated = support.translateAnswer?.(answer);
+    const raw = translated ? Buffer.from(translated.body) : Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body);
+    const usage = jsonUsage(raw, translated?.contentType ?? answer.contentType) ?? translated?.usage;
     record.status = 200;
     onUsage({ usage });
-    return merged(success, { body: raw, contentType: translated?.contentType ?? contentType });
+    return merged(success, { body: raw, contentType: translated?.contentType ?? answer.contentType });
   });
 }
 
