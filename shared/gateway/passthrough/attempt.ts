@@ -12,6 +12,7 @@ import { followJob } from './job.js';
 import { modelOf, payloadForTarget } from './payload.js';
 import { merged } from '../../merged.js';
 import { rememberParsedAnswer } from '../../observability/serialised-body.js';
+import { withMediaUnits } from '../../observability/pricing/media-units.js';
 
 /** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
 export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
@@ -44,7 +45,8 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
     if (route.streamsAnswer) {
       record.status = 200;
-      return merged(success, { body: relayBytes(upstream, onUsage) });
+      // Speech is billed by its input's characters: the relay reports them when the audio ends.
+      return merged(success, { body: relayBytes(upstream, (report) => onUsage(merged(report, { usage: withMediaUnits(route.endpoint, body.fields, undefined) }))) });
     }
     const first = { endpoint: route.endpoint, body: await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES), contentType, fields: body.fields };
     // A job-style API (AssemblyAI) answers after more calls: upload, create, poll.
@@ -52,9 +54,10 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     // A provider with its own answer shape (Stability AI, Deepgram, …) is translated to OpenAI's before it counts.
     const translated = support.translateAnswer?.(answer);
     const raw = translated ? Buffer.from(translated.body) : Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body);
-    const usage = jsonUsage(raw, translated?.contentType ?? answer.contentType) ?? translated?.usage;
+    const parsed = jsonAnswer(raw, translated?.contentType ?? answer.contentType);
     record.status = 200;
-    onUsage({ usage });
+    // Media endpoints are metered by the units they are billed by (images, audio seconds) when no tokens are reported.
+    onUsage({ usage: withMediaUnits(route.endpoint, body.fields, usageOf(parsed) ?? translated?.usage, parsed) });
     return merged(success, { body: raw, contentType: translated?.contentType ?? answer.contentType });
   });
 }
@@ -95,7 +98,7 @@ function relayBytes(upstream: UpstreamResponse, onUsage: (report: UsageReport) =
 }
 
 /** A JSON answer must parse (else the provider failed, and routing may retry); its `usage`, when any, is metered. */
-function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | undefined {
+function jsonAnswer(raw: Buffer, contentType: string): unknown {
   if (!/\bjson\b/i.test(contentType)) return undefined;
   let parsed: unknown;
   try {
@@ -105,7 +108,11 @@ function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | 
   }
   // The after-path redacts the stored answer from this value instead of parsing the bytes again.
   rememberParsedAnswer(raw, parsed);
-  const usage = (parsed as { usage?: unknown } | null)?.usage;
+  return parsed;
+}
+
+function usageOf(parsed: unknown): Record<string, unknown> | undefined {
+  const usage = (parsed as { usage?: unknown } | null | undefined)?.usage;
   return typeof usage === 'object' && usage !== null && !Array.isArray(usage) ? (usage as Record<string, unknown>) : undefined;
 }
 

@@ -3,9 +3,9 @@ import type { ModelRates } from './config-documents.js';
 /**
  * gw's own price rows, for providers the shipped genai-prices data does not cover (issue #47). Each row names the
  * provider's page it was taken from and the day the row was written, so a reviewer can check it against the page
- * and a stale one is easy to spot. Only token prices live here: gw meters tokens; providers that bill per image, character or minute
- * (Stability AI, ElevenLabs, Deepgram) are listed in docs/providers/<slug>.md with their unit price and are
- * logged unpriced until gw meters those units. A workspace pricing file overrides any row (model-catalog.md).
+ * and a stale one is easy to spot. Only token prices live here; models billed per image, character or minute (OpenAI's
+ * media models, Stability AI, ElevenLabs, Deepgram, AssemblyAI) are priced in media-prices.ts. A workspace pricing
+ * file overrides any row (model-catalog.md).
  */
 export interface CataloguePriceRow {
   provider: string;
@@ -40,12 +40,13 @@ export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
 
 /**
  * Models of providers that bill per image, character or minute: listed by /v1/models (so clients can discover them)
- * without a token price. Stability's list is the adapter's own model table (a test keeps the two equal).
+ * without a token price; their per-unit prices, where known, are in media-prices.ts. Stability's list is the adapter's own model table (a test keeps the two equal).
  */
 export const CATALOGUE_LISTED_MODELS: Readonly<Record<string, readonly string[]>> = {
   'stability-ai': ['stable-image-core', 'stable-image-ultra', 'sd3.5-large', 'sd3.5-large-turbo', 'sd3.5-medium', 'sd3.5-flash'],
   elevenlabs: ['eleven_multilingual_v2', 'eleven_flash_v2_5', 'eleven_turbo_v2_5', 'eleven_v3'],
   deepgram: ['nova-3', 'nova-2'],
+  assemblyai: ['universal-2', 'universal-3-pro'],
 };
 
 /** The row for one model of one provider (exact id, then ignoring case). */
