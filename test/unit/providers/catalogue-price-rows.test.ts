@@ -14,6 +14,8 @@ describe('catalogue price rows', () => {
       expect(findProvider(row.provider)?.slug).toBe(row.provider);
       expect(row.source).toMatch(/^https:\/\//);
       expect(row.written).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      // A row whose price no page confirmed says why, so a reviewer knows to check it first.
+      if (row.unverified !== undefined) expect(row.unverified.length).toBeGreaterThan(20);
       expect(PRICED_PROVIDER_SLUGS).toContain(row.provider);
       expect(defaultModelIds(row.provider)).toContain(row.model);
     }
