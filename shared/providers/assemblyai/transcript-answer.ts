@@ -1,4 +1,6 @@
 import { GatewayError } from '../../http/errors.js';
+import { jsonOrUndefined } from '../common/answer-json.js';
+import { providerErrorMessage } from '../common/error-message.js';
 import { isRecord, numberField, stringField } from '../common/json-guards.js';
 import type { PassthroughAnswer, TranslatedAnswer } from '../passthrough-types.js';
 import type { ProviderErrorSummary } from '../types.js';
@@ -22,12 +24,8 @@ export interface Transcript {
 /** A JSON answer of AssemblyAI's, or undefined when the body is no JSON object (a subtitle file). */
 export function parseJsonAnswer(answer: PassthroughAnswer): Record<string, unknown> | undefined {
   if (!/\bjson\b/i.test(answer.contentType)) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(answer.body).toString('utf8'));
-    return isRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = jsonOrUndefined(answer.body);
+  return isRecord(parsed) ? parsed : undefined;
 }
 
 export function readTranscript(body: Record<string, unknown> | undefined): Transcript {
@@ -83,9 +81,7 @@ export function invalidAnswer(message: string): GatewayError {
 
 /** AssemblyAI errors are `{"error": "<message>"}` with the HTTP status saying what kind. */
 export function summariseAssemblyAIError(status: number, body: unknown): ProviderErrorSummary {
-  const record = isRecord(body) ? body : {};
-  const message = stringField(record, 'error') ?? ((typeof body === 'string' && body.trim().slice(0, 500)) || `AssemblyAI answered with HTTP ${status}`);
-  return { message, code: STATUS_CODES[status] ?? `http_${status}`, param: null };
+  return { message: providerErrorMessage('AssemblyAI', status, body, ['error']), code: STATUS_CODES[status] ?? `http_${status}`, param: null };
 }
 
 const STATUS_CODES: Readonly<Record<number, string>> = {

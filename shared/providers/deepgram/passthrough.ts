@@ -1,4 +1,5 @@
 import { audioFileAsBody } from '../common/audio-file.js';
+import { jsonOrUndefined } from '../common/answer-json.js';
 import type { PassthroughAnswer, PassthroughInput, PassthroughSupport } from '../passthrough-types.js';
 import type { UpstreamCall } from '../types.js';
 import { DEEPGRAM_API_BASE_URL, deepgramQuery, toOpenAITranscription } from './transcription.js';
@@ -24,12 +25,7 @@ export const deepgramPassthrough: PassthroughSupport = {
   },
 
   translateAnswer(answer: PassthroughAnswer) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(answer.body).toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(answer.body);
     return toOpenAITranscription(parsed, answer.fields);
   },
 };
