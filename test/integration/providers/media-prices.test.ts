@@ -98,6 +98,15 @@ describe('media prices', () => {
     await budgetUsage(who.workspaceId, expected);
   });
 
+  it('the model catalog shows a media model\'s per-unit prices, not only its (zero) token rates', async () => {
+    const response = await fetch(`${gateway.url}/v1/model-catalog/openai/dall-e-3`, { headers: { 'x-gw-api-key': gateway.apiKey } });
+    expect(response.status).toBe(200);
+    const entry = (await response.json()) as { pricing: { media?: { per_image?: Record<string, number> } } };
+    expect(entry.pricing.media?.per_image?.['hd 1024x1792']).toBe(0.12);
+    const speech = (await (await fetch(`${gateway.url}/v1/model-catalog/elevenlabs/eleven_flash_v2_5`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { pricing: { media?: unknown } };
+    expect(speech.pricing.media).toEqual({ per_million_characters: 50 });
+  });
+
   it('media estimate before the call: images in flight hold their per-image price, so the next request finds the budget reserved', async () => {
     const who = await tenant('media estimate', 0.2);
     const images = { model: 'dall-e-3', n: 2, size: '1792x1024', quality: 'hd' };
