@@ -5,6 +5,10 @@ export interface NormalisedUsage {
   total_tokens: number;
   cached_tokens: number;
   reasoning_tokens: number;
+  /** Media endpoints, billed per unit (pricing/media-units.ts): images made, characters spoken, seconds transcribed. */
+  images?: number;
+  characters?: number;
+  audio_seconds?: number;
 }
 
 /**
@@ -17,13 +21,18 @@ export function normaliseUsage(raw: Record<string, unknown> | undefined): Normal
   const completion = number(raw.completion_tokens) ?? number(raw.output_tokens) ?? 0;
   const promptDetails = (raw.prompt_tokens_details ?? raw.input_tokens_details) as Record<string, unknown> | undefined;
   const completionDetails = (raw.completion_tokens_details ?? raw.output_tokens_details) as Record<string, unknown> | undefined;
-  return {
+  const usage: NormalisedUsage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: number(raw.total_tokens) ?? prompt + completion,
     cached_tokens: number(promptDetails?.cached_tokens) ?? number(raw.cache_read_input_tokens) ?? 0,
     reasoning_tokens: number(completionDetails?.reasoning_tokens) ?? 0,
   };
+  for (const unit of ['images', 'characters', 'audio_seconds'] as const) {
+    const value = number(raw[unit]);
+    if (value !== undefined) usage[unit] = value;
+  }
+  return usage;
 }
 
 function number(value: unknown): number | undefined {

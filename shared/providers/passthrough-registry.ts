@@ -1,3 +1,4 @@
+import { assemblyAIPassthrough } from './assemblyai/passthrough.js';
 import { azureOpenAIPassthrough } from './azure-openai/passthrough.js';
 import { coherePassthrough } from './cohere/passthrough.js';
 import { jinaAIPassthrough } from './jina-ai/passthrough.js';
@@ -21,6 +22,7 @@ BY_SLUG.set('jina-ai', jinaAIPassthrough);
 BY_SLUG.set('stability-ai', stabilityAIPassthrough);
 BY_SLUG.set('elevenlabs', elevenLabsPassthrough);
 BY_SLUG.set('deepgram', deepgramPassthrough);
+BY_SLUG.set('assemblyai', assemblyAIPassthrough);
 
 /** What a provider (canonical slug) offers of the pass-through endpoints; undefined when none. */
 export function passthroughSupport(slug: string): PassthroughSupport | undefined {

@@ -36,6 +36,23 @@ export interface PassthroughAnswer {
   contentType: string;
   /** The request's fields (`response_format`, `model`, …): how the client wants the answer. */
   fields: Record<string, unknown>;
+  /** For a job-style API (`followUp`): the answers before this one, oldest first. */
+  previous?: readonly PassthroughAnswer[];
+}
+
+/** One more call of a job-style API (upload, create, poll), made `waitMs` after the last answer. */
+export interface PassthroughFollowUp {
+  call: UpstreamCall;
+  waitMs?: number;
+  /** What is still running, named in the 504 when the request's deadline comes first (a poll). */
+  pending?: string;
+}
+
+/** An answer made OpenAI's: its bytes, their content-type, and the usage to meter when the body carries none (text, srt). */
+export interface TranslatedAnswer {
+  body: string | Uint8Array;
+  contentType: string;
+  usage?: Record<string, unknown>;
 }
 
 /** What a provider offers of the pass-through endpoints, and how one call to it looks (URL and credential). */
@@ -53,5 +70,11 @@ export interface PassthroughSupport {
    * For providers with their own API (Stability AI, Deepgram, Voyage's rerank): the answer in OpenAI's (or gw's
    * rerank) shape, with the content-type it now has. Absent: the provider's bytes are relayed as they are.
    */
-  translateAnswer?(answer: PassthroughAnswer): { body: string | Uint8Array; contentType: string };
+  translateAnswer?(answer: PassthroughAnswer): TranslatedAnswer;
+  /**
+   * For a provider whose API is a job (AssemblyAI: upload the file, create the transcript, poll it): given the 2xx
+   * answers so far (oldest first), the next call, or undefined when the last answer is the one to translate. gw
+   * reads every answer whole and makes the calls within the request's deadline (a poll still pending then is 504).
+   */
+  followUp?(answers: readonly PassthroughAnswer[], input: PassthroughInput): PassthroughFollowUp | undefined;
 }

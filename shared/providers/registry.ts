@@ -38,6 +38,7 @@ const ENTRIES: readonly ProviderEntry[] = [
   onFirstUse({ slug: 'stability-ai', aliases: ['stability'], endpoints: [] }, async () => (await import('./stability-ai/adapter.js')).stabilityAIAdapter),
   onFirstUse({ slug: 'elevenlabs', aliases: ['eleven-labs', '11labs'], endpoints: [] }, async () => (await import('./elevenlabs/adapter.js')).elevenLabsAdapter),
   onFirstUse({ slug: 'deepgram', aliases: [], endpoints: [] }, async () => (await import('./deepgram/adapter.js')).deepgramAdapter),
+  onFirstUse({ slug: 'assemblyai', aliases: ['assembly-ai'], endpoints: [] }, async () => (await import('./assemblyai/adapter.js')).assemblyAIAdapter),
   onFirstUse({ slug: 'replicate', aliases: [], endpoints: ['chat'] }, async () => (await import('./replicate/adapter.js')).replicateAdapter),
   onFirstUse({ slug: 'vertex-ai', aliases: ['cloudb'], endpoints: ['chat', 'embeddings'] }, async () => (await import('./vertex-ai/adapter.js')).vertexAIAdapter),
 ];

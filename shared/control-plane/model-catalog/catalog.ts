@@ -1,4 +1,4 @@
-import { modelConfigs, type ModelConfigChain } from '../../observability/pricing/index.js';
+import { modelConfigs, type ModelConfigChain, type ModelPrice } from '../../observability/pricing/index.js';
 import type { ModelCapabilities } from '../../observability/pricing/config-documents.js';
 import { PROVIDER_SLUGS, findProvider } from '../../providers/registry.js';
 import type { CatalogModel } from './schemas.js';
@@ -57,6 +57,8 @@ export async function describeModel(provider: string, model: string, chain: Mode
           cached_input: price.cost({ ...NO_TOKENS, input: MILLION, cachedInput: MILLION, total: MILLION }),
           cache_write: price.cost({ ...NO_TOKENS, input: MILLION, cacheWrite: MILLION, total: MILLION }),
           source: price.source,
+          // A media model's per-unit prices: its token rates alone (often 0) would say nothing of what it costs.
+          ...(price.media ? { media: definedRates(price.media) } : {}),
         }
       : null,
     capabilities: capabilities ?? {},
@@ -87,4 +89,9 @@ export async function catalogModel(provider: string, model: string, chain: Model
   const ids = await chain.modelIds(provider);
   const id = ids.find((candidate) => candidate === model) ?? ids.find((candidate) => candidate.toLowerCase() === model.toLowerCase());
   return id === undefined ? undefined : describeModel(provider, id, chain);
+}
+
+/** The media rates a price has, without the unset ones (a pricing file may name only some). */
+function definedRates(media: NonNullable<ModelPrice['media']>): NonNullable<CatalogModel['pricing']>['media'] {
+  return Object.fromEntries(Object.entries(media).filter(([, value]) => value !== undefined));
 }

@@ -14,6 +14,14 @@ export const catalogPricingSchema = z
     cached_input: z.number().meta({ description: 'Prompt tokens read from the provider’s cache.' }),
     cache_write: z.number().meta({ description: 'Prompt tokens written to the provider’s cache.' }),
     source: z.string().meta({ description: 'Which source of the pricing chain priced it: proxy, log-store, local or default (shipped data).' }),
+    media: z
+      .object({
+        per_image: z.record(z.string(), z.number()).optional().meta({ description: 'USD per image by "<quality> <size>", "<size>", "<quality>", then "default".' }),
+        per_million_characters: z.number().optional().meta({ description: 'USD per million characters of speech input.' }),
+        per_audio_minute: z.number().optional().meta({ description: 'USD per minute of audio, pro-rated to the second.' }),
+      })
+      .optional()
+      .meta({ description: 'Media models: the per-unit prices gw charges when an answer reports no tokens (docs/model-catalog.md#media-prices).' }),
   })
   .meta({ id: 'CatalogPricing' });
 

@@ -111,7 +111,13 @@ export async function estimateUsage(endpoint: Endpoint, body: Record<string, unk
   return { promptTokens, maxOutputTokens, totalTokens: promptTokens + maxOutputTokens };
 }
 
-/** The estimate's price in USD, or null when the model has no price (then no cost is reserved). */
-export async function estimateCost(provider: string | undefined, model: string | undefined, estimate: UsageEstimate): Promise<number | null> {
-  return costOfUsage(provider, model, { prompt_tokens: estimate.promptTokens, completion_tokens: estimate.maxOutputTokens, total_tokens: estimate.totalTokens });
+/**
+ * The estimate's price in USD, or null when the model has no price (then no cost is reserved). A media request
+ * (images, speech, transcription) is also priced by the units it may be billed for (`media`), and the larger of the
+ * two is reserved: a model billed per image reports no tokens, one billed per token (gpt-image-1) no images.
+ */
+export async function estimateCost(provider: string | undefined, model: string | undefined, estimate: UsageEstimate, media?: Record<string, unknown>): Promise<number | null> {
+  const tokens = await costOfUsage(provider, model, { prompt_tokens: estimate.promptTokens, completion_tokens: estimate.maxOutputTokens, total_tokens: estimate.totalTokens });
+  const units = media ? await costOfUsage(provider, model, media) : null;
+  return units === null ? tokens : tokens === null ? units : Math.max(tokens, units);
 }

@@ -8,9 +8,11 @@ import { relayedUpstreamHeaders } from '../relayed-headers.js';
 import { resolveLeafTarget } from '../resolve-target.js';
 import { bodyReadFailure, readUpstreamBody, type UpstreamResponse } from '../upstream-client.js';
 import type { PassthroughRequest } from './context.js';
+import { followJob } from './job.js';
 import { modelOf, payloadForTarget } from './payload.js';
 import { merged } from '../../merged.js';
 import { rememberParsedAnswer } from '../../observability/serialised-body.js';
+import { withMediaUnits } from '../../observability/pricing/media-units.js';
 
 /** A translated try's success without the cache: headers are the provider's rate-limit headers and request id, relayed. */
 export type PassthroughSuccess = Pick<AttemptSuccess, 'provider' | 'model' | 'headers' | 'contentType' | 'body'>;
@@ -36,22 +38,27 @@ export async function attemptPassthrough(passthrough: PassthroughRequest, leafPa
     const body = await payloadForTarget(payload, leaf.overrideParams);
     record.model = modelOf(body.fields);
     const input = { endpoint: route.endpoint, body: body.bytes, contentType: body.contentType, target, forwardHeaders, fields: body.fields };
-    const call = support.buildCall(support.prepare ? await support.prepare(input) : input);
-    const upstream = await sendAccepted(context, adapter, call, attemptTimeoutMs(context, leaf));
+    const prepared = support.prepare ? await support.prepare(input) : input;
+    const timeoutMs = attemptTimeoutMs(context, leaf);
+    const upstream = await sendAccepted(context, adapter, support.buildCall(prepared), timeoutMs);
     const contentType = headerText(upstream.headers['content-type']) ?? (route.streamsAnswer ? 'application/octet-stream' : 'application/json');
     const success = { provider: adapter.slug, model: record.model, headers: relayedUpstreamHeaders(upstream.headers), contentType };
     if (route.streamsAnswer) {
       record.status = 200;
-      return merged(success, { body: relayBytes(upstream, onUsage) });
+      // Speech is billed by its input's characters: the relay reports them when the audio ends.
+      return merged(success, { body: relayBytes(upstream, (report) => onUsage(merged(report, { usage: withMediaUnits(route.endpoint, body.fields, undefined) }))) });
     }
-    const read = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
+    const first = { endpoint: route.endpoint, body: await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES), contentType, fields: body.fields };
+    // A job-style API (AssemblyAI) answers after more calls: upload, create, poll.
+    const answer = support.followUp ? await followJob(context, adapter, support, prepared, first, timeoutMs) : first;
     // A provider with its own answer shape (Stability AI, Deepgram, …) is translated to OpenAI's before it counts.
-    const translated = support.translateAnswer?.({ endpoint: route.endpoint, body: read, contentType, fields: body.fields });
-    const raw = translated ? Buffer.from(translated.body) : read;
-    const usage = jsonUsage(raw, translated?.contentType ?? contentType);
+    const translated = support.translateAnswer?.(answer);
+    const raw = translated ? Buffer.from(translated.body) : Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body);
+    const parsed = jsonAnswer(raw, translated?.contentType ?? answer.contentType);
     record.status = 200;
-    onUsage({ usage });
-    return merged(success, { body: raw, contentType: translated?.contentType ?? contentType });
+    // Media endpoints are metered by the units they are billed by (images, audio seconds) when no tokens are reported.
+    onUsage({ usage: withMediaUnits(route.endpoint, body.fields, usageOf(parsed) ?? translated?.usage, parsed) });
+    return merged(success, { body: raw, contentType: translated?.contentType ?? answer.contentType });
   });
 }
 
@@ -91,7 +98,7 @@ function relayBytes(upstream: UpstreamResponse, onUsage: (report: UsageReport) =
 }
 
 /** A JSON answer must parse (else the provider failed, and routing may retry); its `usage`, when any, is metered. */
-function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | undefined {
+function jsonAnswer(raw: Buffer, contentType: string): unknown {
   if (!/\bjson\b/i.test(contentType)) return undefined;
   let parsed: unknown;
   try {
@@ -101,7 +108,11 @@ function jsonUsage(raw: Buffer, contentType: string): Record<string, unknown> | 
   }
   // The after-path redacts the stored answer from this value instead of parsing the bytes again.
   rememberParsedAnswer(raw, parsed);
-  const usage = (parsed as { usage?: unknown } | null)?.usage;
+  return parsed;
+}
+
+function usageOf(parsed: unknown): Record<string, unknown> | undefined {
+  const usage = (parsed as { usage?: unknown } | null | undefined)?.usage;
   return typeof usage === 'object' && usage !== null && !Array.isArray(usage) ? (usage as Record<string, unknown>) : undefined;
 }
 

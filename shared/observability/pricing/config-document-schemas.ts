@@ -12,6 +12,12 @@ export const modelRatesSchema = z.object({
   cache_write_per_mtok: perMillion.optional(),
   /** Reasoning tokens; the output price when absent (most providers bill them as output). */
   reasoning_per_mtok: perMillion.optional(),
+  /** Media models (media-prices.ts): USD per image by `"<quality> <size>"`, `"<size>"`, `"<quality>"` or `"default"`. */
+  per_image: z.record(z.string(), perMillion).optional(),
+  /** USD per million characters of speech input. */
+  per_million_characters: perMillion.optional(),
+  /** USD per minute of transcribed audio, pro-rated to the second. */
+  per_audio_minute: perMillion.optional(),
 });
 
 export const pricingDocumentSchema = z.object({ models: z.record(z.string(), modelRatesSchema) });

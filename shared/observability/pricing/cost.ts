@@ -1,4 +1,5 @@
 import type { ModelRates } from './config-documents.js';
+import type { MediaRates } from './media-prices.js';
 import type { TokenCounts } from './usage-tokens.js';
 
 /** A model's price, wherever it came from: the cost of one response's tokens, in USD. */
@@ -6,6 +7,8 @@ export interface ModelPrice {
   /** Which source priced it: `proxy`, `log-store`, `local` or `default`. */
   source: string;
   cost(tokens: TokenCounts): number;
+  /** The model's per-image, per-character or per-minute prices, for usage without tokens (media-prices.ts). */
+  media?: MediaRates;
 }
 
 const MILLION = 1_000_000;
@@ -32,6 +35,9 @@ export function roundUsd(value: number): number {
   return Math.round(value * 1e10) / 1e10;
 }
 
-export function priceFromRates(source: string, rates: ModelRates): ModelPrice {
-  return { source, cost: (tokens) => costFromRates(rates, tokens) };
+export function priceFromRates(source: string, rates: ModelRates, fallbackMedia?: MediaRates): ModelPrice {
+  const { per_image, per_million_characters, per_audio_minute } = rates;
+  const own = per_image !== undefined || per_million_characters !== undefined || per_audio_minute !== undefined;
+  const media = own ? { per_image, per_million_characters, per_audio_minute } : fallbackMedia;
+  return media ? { source, cost: (tokens) => costFromRates(rates, tokens), media } : { source, cost: (tokens) => costFromRates(rates, tokens) };
 }

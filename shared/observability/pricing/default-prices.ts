@@ -1,6 +1,7 @@
 import { calcPrice, findProvider, type ModelInfo } from '@pydantic/genai-prices';
 import { CATALOGUE_PRICED_PROVIDERS, catalogueModelIds, cataloguePriceRow } from './catalogue-prices.js';
 import { priceFromRates, roundUsd, type ModelPrice } from './cost.js';
+import { mediaModelIds, mediaRatesFor } from './media-prices.js';
 import type { ModelCapabilities } from './config-documents.js';
 import type { TokenCounts } from './usage-tokens.js';
 
@@ -70,7 +71,7 @@ export function shippedDataTimestamp(): number {
 export function defaultModelIds(provider: string): string[] {
   const providerId = PRICED_PROVIDERS[provider];
   const shipped = providerId === undefined ? [] : (findProvider({ providerId })?.models ?? []).map((model) => model.id);
-  return [...new Set([...shipped, ...catalogueModelIds(provider)])];
+  return [...new Set([...shipped, ...catalogueModelIds(provider), ...mediaModelIds(provider)])];
 }
 
 /** The price the package's bundled data gives the model, or undefined when it has none. */
@@ -78,12 +79,16 @@ export function defaultPrice(provider: string, model: string): ModelPrice | unde
   const providerId = PRICED_PROVIDERS[provider];
   // gw's own rows (catalogue-prices.ts) price what the shipped data does not know.
   const row = cataloguePriceRow(provider, model);
-  if (providerId === undefined || calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId }) === null) return row ? priceFromRates(SOURCE, row.rates) : undefined;
-  return {
-    source: SOURCE,
-    // The package applies the model's own rules (tiers above a prompt size, cache reads and writes).
-    cost: (tokens: TokenCounts) => roundUsd(calcPrice(packageUsage(tokens), model, { providerId })?.total_price ?? 0),
-  };
+  // Media models (images, speech, transcription) also carry their per-unit prices, for answers without tokens.
+  const media = mediaRatesFor(provider, model);
+  if (providerId === undefined || calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId }) === null) {
+    if (row) return priceFromRates(SOURCE, row.rates, media);
+    // A model billed only per unit: its answers report no tokens, so there are none to price.
+    return media ? { source: SOURCE, cost: () => 0, media } : undefined;
+  }
+  // The package applies the model's own rules (tiers above a prompt size, cache reads and writes).
+  const cost = (tokens: TokenCounts) => roundUsd(calcPrice(packageUsage(tokens), model, { providerId })?.total_price ?? 0);
+  return media ? { source: SOURCE, cost, media } : { source: SOURCE, cost };
 }
 
 /** What the bundled data knows about the model beyond its price. */

@@ -4,10 +4,13 @@ import { LocalFileConfigSource, LogStoreConfigSource, ProxyConfigSource, type Mo
 import { tokenCounts } from './usage-tokens.js';
 import { roundUsd } from './cost.js';
 import { webSearchFee } from './web-search-fees.js';
+import { mediaCost } from './media-prices.js';
+import { mediaUnits, type MediaUnits } from './media-units.js';
 
 export { ModelConfigChain, MODEL_CONFIG_CACHE_TTL_MS } from './model-configs.js';
 export type { ModelPrice } from './cost.js';
 export { tokenCounts, type TokenCounts } from './usage-tokens.js';
+export { estimatedMediaUsage, mediaUnits, withMediaUnits, type MediaUnits } from './media-units.js';
 
 let chain: ModelConfigChain | undefined;
 
@@ -34,10 +37,20 @@ function configuredSources(): ModelConfigSource[] {
  */
 export async function costOfUsage(provider: string | undefined, model: string | undefined, usage: Record<string, unknown> | undefined): Promise<number | null> {
   const tokens = tokenCounts(usage);
+  const media = tokens && tokens.total > 0 ? undefined : mediaUnits(usage);
+  if (media) return mediaUsageCost(provider, model, media);
   if (!tokens || tokens.total === 0) return tokens ? 0 : null;
   if (!provider || !model) return null;
   const price = await modelConfigs().pricing(provider, model);
   return price ? roundUsd(price.cost(tokens) + webSearchFee(provider, model, usage!)) : null;
+}
+
+/** Usage without tokens (images, characters, audio seconds) at the model's per-unit prices; null when it has none. */
+async function mediaUsageCost(provider: string | undefined, model: string | undefined, units: MediaUnits): Promise<number | null> {
+  if (!provider || !model) return null;
+  const rates = (await modelConfigs().pricing(provider, model))?.media;
+  const cost = rates ? mediaCost(rates, units) : null;
+  return cost === null ? null : roundUsd(cost);
 }
 
 export { firstUnpricedCharge, UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';

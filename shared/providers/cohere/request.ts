@@ -1,5 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { isRecord } from '../common/json-guards.js';
+import { copyRenamedParams } from '../common/renamed-params.js';
 import type { OpenAIMessage, OpenAITool } from '../common/openai-types.js';
 import { paramsAskingForMore, refuseOrRecordDrop, type UnsupportedParamChecks } from '../common/unsupported-params.js';
 import type { AdapterInput } from '../types.js';
@@ -36,7 +37,7 @@ export function toCohereChatBody(input: AdapterInput): Record<string, unknown> {
   const unsupported = paramsAskingForMore(source, UNSUPPORTED);
   refuseOrRecordDrop(input, PROVIDER_NAME, unsupported);
   const body: Record<string, unknown> = { model: source.model, messages: toCohereMessages(source.messages) };
-  for (const [from, to] of Object.entries(RENAMED)) if (source[from] !== undefined && source[from] !== null) body[to] = source[from];
+  copyRenamedParams(source, body, RENAMED);
   if (source.stop !== undefined && source.stop !== null) body.stop_sequences = Array.isArray(source.stop) ? source.stop : [source.stop];
   if (Array.isArray(source.tools) && source.tools.length > 0) {
     body.tools = (source.tools as OpenAITool[]).map(toCohereTool);

@@ -1,4 +1,5 @@
-import { badRequest } from '../../http/errors.js';
+import { audioFileAsBody } from '../common/audio-file.js';
+import { jsonOrUndefined } from '../common/answer-json.js';
 import type { PassthroughAnswer, PassthroughInput, PassthroughSupport } from '../passthrough-types.js';
 import type { UpstreamCall } from '../types.js';
 import { DEEPGRAM_API_BASE_URL, deepgramQuery, toOpenAITranscription } from './transcription.js';
@@ -13,10 +14,7 @@ export const deepgramPassthrough: PassthroughSupport = {
 
   async prepare(input: PassthroughInput): Promise<PassthroughInput> {
     deepgramQuery(input.fields ?? {}); // a field Deepgram cannot honour is refused before the file is copied
-    const form = await new Response(input.body, { headers: { 'content-type': input.contentType } }).formData();
-    const file = form.get('file');
-    if (!(file instanceof Blob)) throw badRequest('missing_file', 'The form needs a file in the `file` field', 'file');
-    return { ...input, body: new Uint8Array(await file.arrayBuffer()), contentType: file.type || 'application/octet-stream' };
+    return audioFileAsBody(input);
   },
 
   buildCall(input: PassthroughInput): UpstreamCall {
@@ -27,12 +25,7 @@ export const deepgramPassthrough: PassthroughSupport = {
   },
 
   translateAnswer(answer: PassthroughAnswer) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(answer.body).toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(answer.body);
     return toOpenAITranscription(parsed, answer.fields);
   },
 };

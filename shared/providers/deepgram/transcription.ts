@@ -1,4 +1,5 @@
 import { badRequest, GatewayError } from '../../http/errors.js';
+import { providerErrorMessage } from '../common/error-message.js';
 import { isRecord, numberField, stringField } from '../common/json-guards.js';
 import type { ProviderErrorSummary } from '../types.js';
 
@@ -59,10 +60,7 @@ export function toOpenAITranscription(answer: unknown, fields: Record<string, un
 /** Deepgram errors: `{"err_code", "err_msg", "request_id"}` or the newer `{"category", "message", "details"}`. */
 export function summariseDeepgramError(status: number, body: unknown): ProviderErrorSummary {
   const record = isRecord(body) ? body : {};
-  const message =
-    stringField(record, 'err_msg') ??
-    stringField(record, 'message') ??
-    ((typeof body === 'string' && body.trim().slice(0, 500)) || `Deepgram answered with HTTP ${status}`);
+  const message = providerErrorMessage('Deepgram', status, body, ['err_msg', 'message']);
   const code = stringField(record, 'category') ?? stringField(record, 'err_code') ?? `http_${status}`;
   return { message, code: code.toLowerCase().replace(/\s+/g, '_'), param: null };
 }

@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { contentParts } from '../common/content.js';
 import { isRecord } from '../common/json-guards.js';
+import { copyRenamedParams } from '../common/renamed-params.js';
 import type { OpenAIMessage } from '../common/openai-types.js';
 import { paramsAskingForMore, refuseOrRecordDrop, type UnsupportedParamChecks } from '../common/unsupported-params.js';
 import type { AdapterInput } from '../types.js';
@@ -52,7 +53,7 @@ export function toPredictionBody(input: AdapterInput): Record<string, unknown> {
   const { system, prompt } = promptOf(source.messages);
   const prediction: Record<string, unknown> = { prompt };
   if (system) prediction.system_prompt = system;
-  for (const [from, to] of Object.entries(INPUT_NAMES)) if (source[from] !== undefined && source[from] !== null) prediction[to] = source[from];
+  copyRenamedParams(source, prediction, INPUT_NAMES);
   if (source.stop !== undefined && source.stop !== null) prediction.stop_sequences = (Array.isArray(source.stop) ? source.stop : [source.stop]).join(',');
   const { version } = modelRoute(source.model);
   return version ? { version, input: prediction } : { input: prediction };

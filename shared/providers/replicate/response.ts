@@ -1,5 +1,6 @@
 import { GatewayError } from '../../http/errors.js';
 import { ChunkFactory, nowSeconds } from '../common/chunks.js';
+import { providerErrorMessage } from '../common/error-message.js';
 import { isRecord, numberField, stringField } from '../common/json-guards.js';
 import { openAIUsage } from '../common/usage.js';
 import type { ProviderErrorSummary, StreamEvent, StreamTranslator } from '../types.js';
@@ -82,10 +83,7 @@ export class PredictionStreamTranslator implements StreamTranslator {
 /** Replicate errors are problem details: `{"title", "detail", "status"}` (or `{"detail"}` alone). */
 export function summariseReplicateError(status: number, body: unknown): ProviderErrorSummary {
   const record = isRecord(body) ? body : {};
-  const message =
-    stringField(record, 'detail') ??
-    stringField(record, 'title') ??
-    ((typeof body === 'string' && body.trim().slice(0, 500)) || `Replicate answered with HTTP ${status}`);
+  const message = providerErrorMessage('Replicate', status, body, ['detail', 'title']);
   const title = stringField(record, 'title');
   return { message, code: title ? title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') : `http_${status}`, param: null };
 }

@@ -1,3 +1,4 @@
+import { jsonOrUndefined } from '../common/answer-json.js';
 import type { PassthroughAnswer, PassthroughInput, PassthroughSupport } from '../passthrough-types.js';
 import type { UpstreamCall } from '../types.js';
 import { stabilityUrl } from './http.js';
@@ -26,12 +27,7 @@ export const stabilityAIPassthrough: PassthroughSupport = {
   },
 
   translateAnswer(answer: PassthroughAnswer) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(answer.body).toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(answer.body);
     return { body: JSON.stringify(toOpenAIImages(parsed, answer.fields)), contentType: 'application/json' };
   },
 };

@@ -14,6 +14,8 @@ describe('catalogue price rows', () => {
       expect(findProvider(row.provider)?.slug).toBe(row.provider);
       expect(row.source).toMatch(/^https:\/\//);
       expect(row.written).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      // A row whose price no page confirmed says why, so a reviewer knows to check it first.
+      if (row.unverified !== undefined) expect(row.unverified.length).toBeGreaterThan(20);
       expect(PRICED_PROVIDER_SLUGS).toContain(row.provider);
       expect(defaultModelIds(row.provider)).toContain(row.model);
     }
@@ -30,12 +32,14 @@ describe('catalogue price rows', () => {
     expect(defaultPrice('cohere', 'command-r')?.cost(tokens(1_000_000, 0))).toBeGreaterThan(0);
   });
 
-  it('media providers are listed without a token price; Stability’s list is its adapter’s model table', () => {
+  it('media providers are listed without a token price (their per-unit prices are media rows); Stability’s list is its adapter’s model table', () => {
     expect([...CATALOGUE_LISTED_MODELS['stability-ai']]).toEqual(STABILITY_MODELS);
     for (const [provider, models] of Object.entries(CATALOGUE_LISTED_MODELS)) {
       expect(findProvider(provider)?.slug).toBe(provider);
       expect(defaultModelIds(provider)).toEqual([...models]);
-      expect(defaultPrice(provider, models[0])).toBeUndefined();
+      for (const model of models) expect(defaultPrice(provider, model)?.cost(tokens(1_000, 1_000)) ?? 0).toBe(0);
     }
+    // A listed model no page gave a price for stays unpriced.
+    expect(defaultPrice('stability-ai', 'sd3.5-flash')).toBeUndefined();
   });
 });
