@@ -20,6 +20,7 @@ import { ApiGateway } from 'aws-cdk-lib/aws-route53-targets';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_PATHS } from '../../../shared/gateway/edge-routes.js';
+import { PAYLOAD_TOO_LARGE_MESSAGE } from './web-acl.js';
 
 /** API Gateway's ceiling for a streamed response, and so for the gateway integration. */
 export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
@@ -156,6 +157,13 @@ export class GwRestApi extends Construct {
       type: ResponseType.THROTTLED,
       statusCode: '429',
       templates: json(body('rate_limit_error', '"rate_limited"', message)),
+    });
+    // A body past API Gateway's own 10 MB limit never reaches a function (smaller ones past Lambda's 6 MB are the
+    // WAF's, web-acl.ts): the same 413 and advice as the WAF's.
+    this.api.addGatewayResponse('RequestTooLarge', {
+      type: ResponseType.REQUEST_TOO_LARGE,
+      statusCode: '413',
+      templates: json(body('invalid_request_error', '"payload_too_large"', JSON.stringify(PAYLOAD_TOO_LARGE_MESSAGE))),
     });
     this.api.addGatewayResponse('IntegrationTimeout', {
       type: ResponseType.INTEGRATION_TIMEOUT,
