@@ -31,6 +31,10 @@ export interface CostInputs {
   requestKb: number;
   /** The stack's WAF web ACL (on by default in production: the `waf` context key). */
   waf: boolean;
+  /** The stage's access log (the `apiAccessLog` context key). */
+  accessLog: 'full' | 'lean' | 'off';
+  /** X-Ray's fixed rate (`xraySampleRate`); unset: AWS's default rule with classic Lambda, the stack's 1 % with managed instances. */
+  xrayRate?: number;
 }
 
 export const DEFAULT_INPUTS: CostInputs = {
@@ -45,7 +49,11 @@ export const DEFAULT_INPUTS: CostInputs = {
   answerKb: 4,
   requestKb: 2,
   waf: true,
+  accessLog: 'lean',
 };
+
+/** The stack's default X-Ray rate with managed instances (infra/cdk/constructs/trace-sampling.ts). */
+export const MANAGED_XRAY_RATE = 0.01;
 
 /** What is not measurable here (no AWS account), each with its origin. */
 export const ASSUMPTIONS = {
@@ -60,9 +68,13 @@ export const ASSUMPTIONS = {
   /** Managed instances: plan environments for this share of their concurrency and CPU (headroom for bursts). */
   concurrencyHeadroom: 0.8,
   cpuTargetUtilisation: 0.5,
-  /** CloudWatch Logs per request: API Gateway access log ~0.6 KB + the gateway's log line ~0.9 KB (docs/deploy.md). */
-  accessLogKb: 0.6,
-  functionLogKb: 0.9,
+  /**
+   * CloudWatch Logs per request: an API Gateway access line (full ~0.6 KB, lean ~0.3 KB, by the formats' field names
+   * and typical values) and the function's: gw writes no line for a request that succeeds (functions/lib logs
+   * failures only), Lambda its START, END and REPORT lines, ~0.3 KB.
+   */
+  accessLogKb: { full: 0.6, lean: 0.3, off: 0 },
+  functionLogKb: 0.3,
   /** Parquet in S3 per million requests (requests ~150 B a record plus spans, docs/deploy.md), kept 90 days. */
   storedGbPerMillion: 0.25,
   storedMonths: 90 / 30.4,
@@ -122,10 +134,11 @@ function apiGatewayMonthly(prices: PriceFile, billedMillions: number): number {
   return total;
 }
 
-/** X-Ray's default sampling: the reservoir's one request a second, then the fixed rate of the rest. */
-export function tracedShare(prices: PriceFile, requestsPerSecond: number): number {
+/** X-Ray's sampling: the reservoir's one request a second, then the fixed rate of the rest (AWS's default: 5 %); 0 is off. */
+export function tracedShare(prices: PriceFile, requestsPerSecond: number, fixedRate = prices.xray.defaultFixedRate): number {
+  if (fixedRate === 0) return 0;
   const reservoir = Math.min(requestsPerSecond, prices.xray.defaultReservoirPerSecond);
-  return (reservoir + prices.xray.defaultFixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
+  return (reservoir + fixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
 }
 
 export function managedFleet(inputs: CostInputs, prices: PriceFile): { environments: number; instances: number; inFlight: number } {
@@ -211,10 +224,13 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
   const s3Puts = (ASSUMPTIONS.firehoseStreams * 86_400 * (HOURS_PER_MONTH / 24)) / ASSUMPTIONS.firehoseBufferSeconds;
   add('s3Puts', 'S3 PUTs by Firehose (one object per stream per buffer)', `${Math.round(s3Puts).toLocaleString('en-US')} objects a month, whatever the traffic`, (s3Puts / 1000) * prices.s3.putPerThousand + counts.s3CallsPerRequest * monthly * (prices.s3.putPerThousand / 1000), prices.s3.source);
   add('s3Storage', 'S3 storage of request logs (Parquet, 90 days)', `${ASSUMPTIONS.storedGbPerMillion} GB per million requests`, millions * ASSUMPTIONS.storedGbPerMillion * ASSUMPTIONS.storedMonths * prices.s3.storagePerGbMonth, prices.s3.source);
-  const logKb = ASSUMPTIONS.accessLogKb + ASSUMPTIONS.functionLogKb;
-  add('cloudwatchLogs', 'CloudWatch Logs ingestion (access log + function log)', `${logKb} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
-  const share = tracedShare(prices, inputs.requestsPerSecond);
-  add('xray', 'X-Ray traces (default sampling: 1 a second + 5 %)', `${(share * 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} traces per million requests at ${inputs.requestsPerSecond} req/s`, perRequest((share * prices.xray.perMillionTracesRecorded) / 1e6), prices.xray.source);
+  const accessKb = ASSUMPTIONS.accessLogKb[inputs.accessLog];
+  const logKb = accessKb + ASSUMPTIONS.functionLogKb;
+  add('cloudwatchLogs', `CloudWatch Logs ingestion (access log ${inputs.accessLog} + Lambda's lines)`, `${round3(logKb)} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
+  const rate = inputs.xrayRate ?? (inputs.compute === 'managed-instances' ? MANAGED_XRAY_RATE : prices.xray.defaultFixedRate);
+  const share = tracedShare(prices, inputs.requestsPerSecond, rate);
+  const rule = rate === 0 ? 'off' : `1 a second + ${+(rate * 100).toFixed(2)} %`;
+  add('xray', `X-Ray traces (sampling: ${rule})`, `${(share * 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} traces per million requests at ${inputs.requestsPerSecond} req/s`, perRequest((share * prices.xray.perMillionTracesRecorded) / 1e6), prices.xray.source);
   add('fixed', 'Alarms and dashboard', `${ASSUMPTIONS.alarms} alarms, ${ASSUMPTIONS.dashboards} dashboard`, ASSUMPTIONS.alarms * prices.cloudwatch.alarmPerMonth + ASSUMPTIONS.dashboards * prices.cloudwatch.dashboardPerMonth, prices.cloudwatch.source);
 
   const perMonth = lines.reduce((sum, line) => sum + line.perMonth, 0);

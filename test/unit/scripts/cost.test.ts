@@ -99,6 +99,27 @@ describe('the cost model', () => {
     expect(tracedShare(prices, 1e6 / 86_400) * 1e6).toBeCloseTo(132_000, -3);
   });
 
+  it('prices the stack options gw controls: the access log format and X-Ray sampling, by compute (the class: a line no option moved)', () => {
+    const logs = (accessLog: 'full' | 'lean' | 'off') => line(computeCost({ ...DEFAULT_INPUTS, accessLog }, prices, counts), 'cloudwatchLogs').perMillion;
+    expect(logs('full')).toBeGreaterThan(logs('lean'));
+    expect(logs('lean')).toBeGreaterThan(logs('off'));
+    // Off leaves Lambda's own lines (~0.3 KB): gw writes none for a request that succeeds.
+    expect(logs('off')).toBeCloseTo((0.3 / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    const xray = (compute: 'lambda' | 'managed-instances', xrayRate?: number) => line(computeCost({ ...DEFAULT_INPUTS, compute, ...(xrayRate === undefined ? {} : { xrayRate }) }, prices, counts), 'xray').perMillion;
+    expect(xray('lambda')).toBeCloseTo(tracedShare(prices, 100) * prices.xray.perMillionTracesRecorded, 9);
+    expect(xray('managed-instances')).toBeCloseTo(tracedShare(prices, 100, 0.01) * prices.xray.perMillionTracesRecorded, 9);
+    expect(xray('managed-instances', 0)).toBe(0);
+    expect(() => runCost(['--access-log', 'verbose'])).toThrow(/--access-log/);
+    expect(() => runCost(['--xray-rate', '2'])).toThrow(/--xray-rate/);
+  });
+
+  it('keeps AWS\'s fixed prices in the floor: API Gateway, Lambda requests and data transfer do not move with gw\'s options', () => {
+    const cheapest = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', accessLog: 'off', xrayRate: 0, waf: false, concurrencyPerEnvironment: 256 }, prices, counts);
+    const fixed = ['apiGateway', 'lambdaRequests', 'dataTransferOut'].reduce((sum, id) => sum + line(cheapest, id).perMillion, 0);
+    expect(fixed).toBeCloseTo(3.5 + 0.2 + (4 / 1024 / 1024) * prices.ec2.dataTransferOutPerGb * 1e6, 9);
+    expect(cheapest.perMillion).toBeGreaterThan(fixed);
+  });
+
   it('bills a streamed answer one API Gateway request per started 10 MB (within the first price tier)', () => {
     const small = line(computeCost({ ...DEFAULT_INPUTS, requestsPerSecond: 10, answerKb: 4 }, prices, counts), 'apiGateway').perMillion;
     const large = line(computeCost({ ...DEFAULT_INPUTS, requestsPerSecond: 10, answerKb: 15 * 1024 }, prices, counts), 'apiGateway').perMillion;
