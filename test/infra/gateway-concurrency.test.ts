@@ -169,24 +169,11 @@ beforeAll(async () => {
   const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
   ({ workspaceId } = await bootstrapOrganisation(ADMIN_KEY));
   const workerEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    ...environment,
-    AWS_REGION: REGION,
-    AWS_LAMBDA_FUNCTION_NAME: 'gw-gateway',
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048',
-    LAMBDA_TASK_ROOT: join(bundles, 'gateway'),
-    AWS_ACCESS_KEY_ID: ACCESS_KEY,
-    AWS_SECRET_ACCESS_KEY: 'concurrency-secret',
-    AWS_SESSION_TOKEN: 'concurrency-session',
-    GW_DYNAMODB_ENDPOINT: standIns.dynamodbUrl,
-    GW_S3_ENDPOINT: standIns.s3Url,
-    GW_SECRETS_MANAGER_ENDPOINT: standIns.secretsManagerUrl,
-    GW_FIREHOSE_ENDPOINT: await gatedFirehose(standIns.firehoseUrl),
-    GW_ATHENA_ENDPOINT: standIns.athenaUrl,
-    GW_ALLOW_LOOPBACK_HOSTS: 'ON',
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    PATH: process.env.PATH ?? '', ...environment, AWS_REGION: REGION, AWS_LAMBDA_FUNCTION_NAME: 'gw-gateway', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048', LAMBDA_TASK_ROOT: join(bundles, 'gateway'),
+    AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: 'concurrency-secret', AWS_SESSION_TOKEN: 'concurrency-session',
+    GW_DYNAMODB_ENDPOINT: standIns.dynamodbUrl, GW_S3_ENDPOINT: standIns.s3Url, GW_SECRETS_MANAGER_ENDPOINT: standIns.secretsManagerUrl,
+    GW_FIREHOSE_ENDPOINT: await gatedFirehose(standIns.firehoseUrl), GW_ATHENA_ENDPOINT: standIns.athenaUrl, GW_ALLOW_LOOPBACK_HOSTS: 'ON',
+    POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const start = async (env: Record<string, string>) => {
     const started = new Worker(join(import.meta.dirname, 'support', 'concurrent-lambda-worker.mjs'), { workerData: { bundleDir: join(bundles, 'gateway'), functionName: 'gw-gateway' }, env });
