@@ -11,7 +11,7 @@ import { readRecordedCounts } from './cost/recorded-counts.js';
  */
 const USAGE = `usage: npm run cost -- [--requests-per-second N] [--model-latency-s S] [--compute lambda|managed-instances]
   [--memory-mb MB] [--instance-type TYPE] [--concurrency-per-environment N] [--min-environments N] [--nat-gateways N]
-  [--answer-kb KB] [--request-kb KB] [--waf on|off] [--prices FILE] [--json] [--docs]`;
+  [--answer-kb KB] [--request-kb KB] [--waf on|off] [--access-log full|lean|off] [--xray-rate 0..1] [--prices FILE] [--json] [--docs]`;
 
 export function costInputsFrom(values: Record<string, string | boolean | undefined>): CostInputs {
   const number = (name: string, fallback: number, min = 0) => {
@@ -27,6 +27,10 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
     if (raw !== 'on' && raw !== 'off') throw new Error(`--${name} must be on or off, not ${String(raw)}`);
     return raw === 'on';
   };
+  const accessLog = (values['access-log'] ?? DEFAULT_INPUTS.accessLog) as string;
+  if (accessLog !== 'full' && accessLog !== 'lean' && accessLog !== 'off') throw new Error(`--access-log must be full, lean or off, not ${accessLog}`);
+  const xrayRate = values['xray-rate'] === undefined ? undefined : number('xray-rate', 0);
+  if (xrayRate !== undefined && xrayRate > 1) throw new Error(`--xray-rate must be a number from 0 to 1, not ${xrayRate}`);
   const compute = (values.compute ?? DEFAULT_INPUTS.compute) as string;
   if (compute !== 'lambda' && compute !== 'managed-instances') throw new Error(`--compute must be lambda or managed-instances, not ${compute}`);
   return {
@@ -41,6 +45,8 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
     answerKb: number('answer-kb', DEFAULT_INPUTS.answerKb),
     requestKb: number('request-kb', DEFAULT_INPUTS.requestKb),
     waf: onOff('waf', DEFAULT_INPUTS.waf),
+    accessLog,
+    ...(xrayRate === undefined ? {} : { xrayRate }),
   };
 }
 
@@ -56,6 +62,8 @@ const OPTIONS = {
   'answer-kb': { type: 'string' },
   'request-kb': { type: 'string' },
   waf: { type: 'string' },
+  'access-log': { type: 'string' },
+  'xray-rate': { type: 'string' },
   prices: { type: 'string' },
   json: { type: 'boolean' },
   docs: { type: 'boolean' },

@@ -155,6 +155,18 @@ const contextSchema = z
     gatewayCompute: z.preprocess(emptyToUndefined, z.enum(['lambda', 'managed-instances']).default('lambda')),
     /** managed-instances: the EC2 instance types the capacity provider may launch (arm64), e.g. `["m7g.large"]`; default: Lambda chooses. */
     managedInstanceTypes: z.preprocess(jsonFromString, z.array(z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as m7g.large')).min(1).optional()),
+    /**
+     * The stage's access log (CloudWatch Logs are billed per GB ingested, one line per request): `full` (every field,
+     * ~0.6 KB), `lean` (request id, time, address, method, path, status, latency, error and WAF codes, ~0.3 KB) or
+     * `off` (nothing per request; API Gateway's metrics and the functions' own logs remain).
+     */
+    apiAccessLog: z.preprocess(emptyToUndefined, z.enum(['full', 'lean', 'off']).default('lean')),
+    /**
+     * X-Ray's share of requests traced, set on the API stage by a sampling rule of the stack (plus one request a
+     * second); 0 turns tracing of the API and the gateway off. Unset: AWS's default rule (1 a second + 5 %) with
+     * classic Lambda, 1 % with managed instances.
+     */
+    xraySampleRate: z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(1).optional()),
     /** managed-instances: concurrent invocations one execution environment takes (PerExecutionEnvironmentMaxConcurrency). */
     managedConcurrencyPerEnvironment: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
     /** managed-instances: execution environments kept running at all times (AWS's default is 3, one per Availability Zone). */

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { Annotations, CfnOutput, RemovalPolicy, Stack, Tags, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
+import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { parseSettings } from '../../shared/settings.js';
@@ -19,6 +20,7 @@ import { GwRestApi, STREAMING_IDLE_TIMEOUT } from './constructs/rest-api.js';
 import { FunctionSchedule } from './constructs/schedule.js';
 import { FailedRuns } from './constructs/failed-runs.js';
 import { GwWebAcl } from './constructs/web-acl.js';
+import { MANAGED_XRAY_SAMPLE_RATE, TraceSampling } from './constructs/trace-sampling.js';
 import { RequestLogs } from './constructs/request-logs.js';
 import type { EngineColumnsByTable } from '../../shared/observability/engine/aws/table-columns.js';
 import { REQUEST_LOG_COLUMNS } from './request-log-columns.js';
@@ -93,6 +95,9 @@ export class GwStack extends Stack {
 
     const environment = this.functionEnvironment(config);
     const managed = config.gatewayCompute === 'managed-instances';
+    // X-Ray: traces are billed per request recorded, and AWS's default rule keeps 5 % (+1 a second); managed instances,
+    // chosen for volume, default to 1 %. The stage decides, and the functions follow its decision; 0 traces nothing.
+    const xraySampleRate = config.xraySampleRate ?? (managed ? MANAGED_XRAY_SAMPLE_RATE : undefined);
     if (managed) {
       this.managedCompute = new ManagedCompute(this, 'GatewayCompute', {
         instanceTypes: config.managedInstanceTypes,
@@ -121,6 +126,8 @@ export class GwStack extends Stack {
         memoryMb: onInstances ? Math.max(MANAGED_MIN_MEMORY_MB, config.memoryMb[spec.name] ?? 0) : config.memoryMb[spec.name],
         // Reserved concurrency is a classic-Lambda limit; on instances the capacity provider's scaling bounds it.
         reservedConcurrency: onInstances ? undefined : config.reservedConcurrency[spec.name],
+        // With tracing off the gateway traces only what a caller's own sampled trace header asks for.
+        tracing: spec.name === 'gateway' && xraySampleRate === 0 ? Tracing.PASS_THROUGH : Tracing.ACTIVE,
         logRetention,
         production,
         sourceMaps: config.sourceMaps ?? !production,
@@ -161,6 +168,8 @@ export class GwStack extends Stack {
       throttleRateLimit: config.throttleRateLimit,
       throttleBurstLimit: config.throttleBurstLimit,
       executionLogging: config.apiExecutionLogging,
+      accessLog: config.apiAccessLog,
+      tracing: xraySampleRate !== 0,
       logRetention,
       production,
       domain: config.domainName && config.certificateArn
@@ -172,6 +181,9 @@ export class GwStack extends Stack {
         : undefined,
       webAclArn: this.webAcl?.webAcl.attrArn ?? config.webAclArn,
     });
+    if (xraySampleRate !== undefined && xraySampleRate > 0) {
+      new TraceSampling(this, 'TraceSampling', { serviceName: `${this.stackName}/${config.apiStageName}`, fixedRate: xraySampleRate });
+    }
 
     this.operations = new Operations(this, 'Operations', {
       api: this.restApi.api,

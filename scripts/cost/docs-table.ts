@@ -1,6 +1,6 @@
 import { breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, requestsPerMonth, type CostInputs, type CostResult } from './model.js';
 import type { PriceFile } from './prices.js';
-import type { RecordedCounts } from './recorded-counts.js';
+import type { RecordedCountsFile } from './recorded-counts.js';
 
 /**
  * docs/deploy.md's cost tables, generated (`npm run cost -- --docs`): the block between the markers below is exactly
@@ -20,12 +20,12 @@ export function docsScenarios(): Array<{ label: string; inputs: CostInputs }> {
   return scenarios;
 }
 
-export function renderDocsTables(prices: PriceFile, counts: RecordedCounts): string {
+export function renderDocsTables(prices: PriceFile, counts: RecordedCountsFile): string {
   const results: Array<{ label: string; result: CostResult }> = docsScenarios().map(({ label, inputs }) => ({ label, result: computeCost(inputs, prices, counts) }));
   const ids = [...new Set(results.flatMap(({ result }) => result.lines.map((line) => line.id)))];
   const out: string[] = [DOCS_BEGIN, ''];
   out.push(
-    `Per million requests at ${DEFAULT_INPUTS.requestsPerSecond} requests/s (${(requestsPerMonth(DEFAULT_INPUTS.requestsPerSecond) / 1e6).toFixed(1)} M a month), ${prices.region} prices of ${prices.asOf}, answers of ${DEFAULT_INPUTS.answerKb} KB; classic Lambda at ${DEFAULT_INPUTS.memoryMb} MB, managed instances on ${DEFAULT_INPUTS.instanceType} at ${DEFAULT_INPUTS.concurrencyPerEnvironment} concurrent invocations per environment, at least ${DEFAULT_INPUTS.minEnvironments} environments, ${DEFAULT_INPUTS.natGateways} NAT gateway. Operation counts: \`scripts/cost/recorded-counts.json\` (${counts.scenario}; measured by \`${counts.measuredBy}\`).`,
+    `Per million requests at ${DEFAULT_INPUTS.requestsPerSecond} requests/s (${(requestsPerMonth(DEFAULT_INPUTS.requestsPerSecond) / 1e6).toFixed(1)} M a month), ${prices.region} prices of ${prices.asOf}, answers of ${DEFAULT_INPUTS.answerKb} KB; classic Lambda at ${DEFAULT_INPUTS.memoryMb} MB, managed instances on ${DEFAULT_INPUTS.instanceType} at ${DEFAULT_INPUTS.concurrencyPerEnvironment} concurrent invocations per environment, at least ${DEFAULT_INPUTS.minEnvironments} environments, ${DEFAULT_INPUTS.natGateways} NAT gateway. Operation counts: \`scripts/cost/recorded-counts.json\`, measured by \`${counts.lambda.measuredBy}\` for each compute (classic Lambda: ${counts.lambda.scenario}; managed instances: ${counts['managed-instances'].scenario}).`,
     '',
   );
   out.push(`| item | per request | ${results.map(({ label }) => label).join(' | ')} | source |`);

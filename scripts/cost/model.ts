@@ -1,4 +1,5 @@
-import type { RecordedCounts } from './recorded-counts.js';
+import { MAX_BYTES_PER_RECORD, MAX_ROWS_PER_RECORD } from '../../shared/observability/engine/aws/firehose-sink.js';
+import type { RecordedCounts, RecordedCountsFile } from './recorded-counts.js';
 import type { PriceFile } from './prices.js';
 
 /**
@@ -30,6 +31,10 @@ export interface CostInputs {
   requestKb: number;
   /** The stack's WAF web ACL (on by default in production: the `waf` context key). */
   waf: boolean;
+  /** The stage's access log (the `apiAccessLog` context key). */
+  accessLog: 'full' | 'lean' | 'off';
+  /** X-Ray's fixed rate (`xraySampleRate`); unset: AWS's default rule with classic Lambda, the stack's 1 % with managed instances. */
+  xrayRate?: number;
 }
 
 export const DEFAULT_INPUTS: CostInputs = {
@@ -44,7 +49,11 @@ export const DEFAULT_INPUTS: CostInputs = {
   answerKb: 4,
   requestKb: 2,
   waf: true,
+  accessLog: 'lean',
 };
+
+/** The stack's default X-Ray rate with managed instances (infra/cdk/constructs/trace-sampling.ts). */
+export const MANAGED_XRAY_RATE = 0.01;
 
 /** What is not measurable here (no AWS account), each with its origin. */
 export const ASSUMPTIONS = {
@@ -59,12 +68,18 @@ export const ASSUMPTIONS = {
   /** Managed instances: plan environments for this share of their concurrency and CPU (headroom for bursts). */
   concurrencyHeadroom: 0.8,
   cpuTargetUtilisation: 0.5,
-  /** CloudWatch Logs per request: API Gateway access log ~0.6 KB + the gateway's log line ~0.9 KB (docs/deploy.md). */
-  accessLogKb: 0.6,
-  functionLogKb: 0.9,
+  /**
+   * CloudWatch Logs per request: an API Gateway access line (full ~0.6 KB, lean ~0.3 KB, by the formats' field names
+   * and typical values) and the function's: gw writes no line for a request that succeeds (functions/lib logs
+   * failures only), Lambda its START, END and REPORT lines, ~0.3 KB.
+   */
+  accessLogKb: { full: 0.6, lean: 0.3, off: 0 },
+  functionLogKb: 0.3,
   /** Parquet in S3 per million requests (requests ~150 B a record plus spans, docs/deploy.md), kept 90 days. */
   storedGbPerMillion: 0.25,
   storedMonths: 90 / 30.4,
+  /** Managed instances: the Firehose sink's background flush interval (firehose-sink.ts maxDelayMs, 1 s). */
+  managedFlushSeconds: 1,
   /** Firehose writes one object per stream per 45 s buffer, whatever the traffic. */
   firehoseStreams: 2,
   firehoseBufferSeconds: 45,
@@ -76,6 +91,7 @@ export const ASSUMPTIONS = {
 } as const;
 
 const HOURS_PER_MONTH = 730;
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
 const KB_PER_GB = 1024 * 1024;
 
 export interface CostLine {
@@ -118,10 +134,11 @@ function apiGatewayMonthly(prices: PriceFile, billedMillions: number): number {
   return total;
 }
 
-/** X-Ray's default sampling: the reservoir's one request a second, then the fixed rate of the rest. */
-export function tracedShare(prices: PriceFile, requestsPerSecond: number): number {
+/** X-Ray's sampling: the reservoir's one request a second, then the fixed rate of the rest (AWS's default: 5 %); 0 is off. */
+export function tracedShare(prices: PriceFile, requestsPerSecond: number, fixedRate = prices.xray.defaultFixedRate): number {
+  if (fixedRate === 0) return 0;
   const reservoir = Math.min(requestsPerSecond, prices.xray.defaultReservoirPerSecond);
-  return (reservoir + prices.xray.defaultFixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
+  return (reservoir + fixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
 }
 
 export function managedFleet(inputs: CostInputs, prices: PriceFile): { environments: number; instances: number; inFlight: number } {
@@ -135,7 +152,32 @@ export function managedFleet(inputs: CostInputs, prices: PriceFile): { environme
   return { environments, instances, inFlight };
 }
 
-export function computeCost(inputs: CostInputs, prices: PriceFile, counts: RecordedCounts): CostResult {
+/**
+ * Firehose records and billed KB per request. Measured where each request is flushed alone (classic Lambda);
+ * where invocations share an environment (managed instances) the background flush sends every request of its
+ * interval (the sink's 1 s timer) together, one record per table of up to MAX_ROWS_PER_RECORD rows and
+ * MAX_BYTES_PER_RECORD bytes (firehose-sink.ts), so a request's share falls with the rate.
+ */
+export function firehosePerRequest(counts: RecordedCounts, requestsPerSecond: number): { records: number; billedKb: number; requestsPerFlush: number } {
+  const { firehose } = counts;
+  if (firehose.recordsPerRequest !== undefined && firehose.billedKbPerRequest !== undefined) return { records: firehose.recordsPerRequest, billedKb: firehose.billedKbPerRequest, requestsPerFlush: 1 };
+  const requestsPerFlush = Math.max(1, requestsPerSecond * ASSUMPTIONS.managedFlushSeconds);
+  let records = 0;
+  let billedKb = 0;
+  for (const table of [firehose.byTable.requests, firehose.byTable.spans]) {
+    const rows = table.rowsPerRequest * requestsPerFlush;
+    const bytes = table.kbPerRequest * 1024 * requestsPerFlush;
+    if (rows <= 0) continue;
+    const tableRecords = Math.max(1, Math.ceil(rows / MAX_ROWS_PER_RECORD), Math.ceil(bytes / MAX_BYTES_PER_RECORD));
+    records += tableRecords;
+    billedKb += tableRecords * Math.max(1, Math.ceil(bytes / tableRecords / 5120)) * 5;
+  }
+  return { records: records / requestsPerFlush, billedKb: billedKb / requestsPerFlush, requestsPerFlush };
+}
+
+export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: RecordedCountsFile): CostResult {
+  // Each compute is priced with the counts measured the way it runs (recorded-counts.ts).
+  const counts = countsFile[inputs.compute];
   const monthly = requestsPerMonth(inputs.requestsPerSecond);
   const millions = monthly / 1e6;
   const lines: CostLine[] = [];
@@ -169,21 +211,26 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, counts: Recor
   }
   add('dataTransferOut', 'Data transfer out to clients', `${inputs.answerKb} KB per request`, perRequest((inputs.answerKb / KB_PER_GB) * prices.ec2.dataTransferOutPerGb), prices.ec2.source);
 
-  const wru = counts.dynamodb.writesPerRequest * (1 + counts.dynamodb.indexEntriesPerWrite);
-  add('dynamodbWrites', 'DynamoDB writes, on demand', `${counts.dynamodb.writesPerRequest} write(s) × ${1 + counts.dynamodb.indexEntriesPerWrite} (item + index entries) = ${wru} WRU`, perRequest((wru * prices.dynamodb.perMillionWriteRequestUnits) / 1e6), prices.dynamodb.source);
+  const wru = counts.dynamodb.writesPerRequest + counts.dynamodb.indexEntriesPerRequest;
+  add('dynamodbWrites', 'DynamoDB writes, on demand', `${counts.dynamodb.writesPerRequest} write(s) + ${counts.dynamodb.indexEntriesPerRequest} index entries = ${round3(wru)} WRU`, perRequest((wru * prices.dynamodb.perMillionWriteRequestUnits) / 1e6), prices.dynamodb.source);
   add('dynamodbReads', 'DynamoDB reads, on demand', `${counts.dynamodb.readsPerRequest} read(s) (warm caches)`, perRequest((counts.dynamodb.readsPerRequest * prices.dynamodb.perMillionReadRequestUnits) / 1e6), prices.dynamodb.source);
   add('secretsManager', 'Secrets Manager calls', `${counts.secretsManagerCallsPerRequest} call(s) (credentials cached)`, perRequest((counts.secretsManagerCallsPerRequest * prices.secretsManager.perTenThousandCalls) / 1e4), prices.secretsManager.source);
 
-  const billedGb = counts.firehose.billedKbPerRequest / KB_PER_GB;
-  add('firehoseIngestion', 'Firehose ingestion (each record rounded up to 5 KB)', `${counts.firehose.recordsPerRequest} record(s) billed ${counts.firehose.billedKbPerRequest} KB`, perRequest(billedGb * prices.firehose.ingestionPerGb), prices.firehose.source);
-  add('firehoseConversion', 'Firehose conversion to Parquet (same rounding)', `${counts.firehose.billedKbPerRequest} KB`, perRequest(billedGb * prices.firehose.formatConversionPerGb), prices.firehose.source);
+  const firehose = firehosePerRequest(counts, inputs.requestsPerSecond);
+  const billedGb = firehose.billedKb / KB_PER_GB;
+  const packing = firehose.requestsPerFlush > 1 ? ` (${Math.round(firehose.requestsPerFlush)} requests a flush)` : '';
+  add('firehoseIngestion', 'Firehose ingestion (each record rounded up to 5 KB)', `${round3(firehose.records)} record(s) billed ${round3(firehose.billedKb)} KB${packing}`, perRequest(billedGb * prices.firehose.ingestionPerGb), prices.firehose.source);
+  add('firehoseConversion', 'Firehose conversion to Parquet (same rounding)', `${round3(firehose.billedKb)} KB`, perRequest(billedGb * prices.firehose.formatConversionPerGb), prices.firehose.source);
   const s3Puts = (ASSUMPTIONS.firehoseStreams * 86_400 * (HOURS_PER_MONTH / 24)) / ASSUMPTIONS.firehoseBufferSeconds;
   add('s3Puts', 'S3 PUTs by Firehose (one object per stream per buffer)', `${Math.round(s3Puts).toLocaleString('en-US')} objects a month, whatever the traffic`, (s3Puts / 1000) * prices.s3.putPerThousand + counts.s3CallsPerRequest * monthly * (prices.s3.putPerThousand / 1000), prices.s3.source);
   add('s3Storage', 'S3 storage of request logs (Parquet, 90 days)', `${ASSUMPTIONS.storedGbPerMillion} GB per million requests`, millions * ASSUMPTIONS.storedGbPerMillion * ASSUMPTIONS.storedMonths * prices.s3.storagePerGbMonth, prices.s3.source);
-  const logKb = ASSUMPTIONS.accessLogKb + ASSUMPTIONS.functionLogKb;
-  add('cloudwatchLogs', 'CloudWatch Logs ingestion (access log + function log)', `${logKb} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
-  const share = tracedShare(prices, inputs.requestsPerSecond);
-  add('xray', 'X-Ray traces (default sampling: 1 a second + 5 %)', `${(share * 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} traces per million requests at ${inputs.requestsPerSecond} req/s`, perRequest((share * prices.xray.perMillionTracesRecorded) / 1e6), prices.xray.source);
+  const accessKb = ASSUMPTIONS.accessLogKb[inputs.accessLog];
+  const logKb = accessKb + ASSUMPTIONS.functionLogKb;
+  add('cloudwatchLogs', `CloudWatch Logs ingestion (access log ${inputs.accessLog} + Lambda's lines)`, `${round3(logKb)} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
+  const rate = inputs.xrayRate ?? (inputs.compute === 'managed-instances' ? MANAGED_XRAY_RATE : prices.xray.defaultFixedRate);
+  const share = tracedShare(prices, inputs.requestsPerSecond, rate);
+  const rule = rate === 0 ? 'off' : `1 a second + ${+(rate * 100).toFixed(2)} %`;
+  add('xray', `X-Ray traces (sampling: ${rule})`, `${(share * 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} traces per million requests at ${inputs.requestsPerSecond} req/s`, perRequest((share * prices.xray.perMillionTracesRecorded) / 1e6), prices.xray.source);
   add('fixed', 'Alarms and dashboard', `${ASSUMPTIONS.alarms} alarms, ${ASSUMPTIONS.dashboards} dashboard`, ASSUMPTIONS.alarms * prices.cloudwatch.alarmPerMonth + ASSUMPTIONS.dashboards * prices.cloudwatch.dashboardPerMonth, prices.cloudwatch.source);
 
   const perMonth = lines.reduce((sum, line) => sum + line.perMonth, 0);
@@ -195,7 +242,7 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, counts: Recor
  * 0.01–10,000 req/s; null when one is cheaper over the whole range). Below it classic Lambda is cheaper (it scales to
  * zero), above it managed instances are.
  */
-export function breakEvenRequestsPerSecond(inputs: CostInputs, prices: PriceFile, counts: RecordedCounts): number | null {
+export function breakEvenRequestsPerSecond(inputs: CostInputs, prices: PriceFile, counts: RecordedCountsFile): number | null {
   const difference = (rps: number) =>
     computeCost({ ...inputs, requestsPerSecond: rps, compute: 'lambda' }, prices, counts).perMonth -
     computeCost({ ...inputs, requestsPerSecond: rps, compute: 'managed-instances' }, prices, counts).perMonth;

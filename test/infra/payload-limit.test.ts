@@ -40,5 +40,15 @@ describe('the Lambda payload limit at the firewall', () => {
     const body = JSON.parse((acl.Properties!.CustomResponseBodies as Record<string, { Content: string }>).payloadTooLarge.Content) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'payload_too_large', param: null });
     expect(String(body.error.message)).toContain('6 MB invocation payload limit');
+    expect(String(body.error.message), 'points files at the presigned upload').toContain('POST /v1/files');
+  });
+
+  it("answers a body past API Gateway's own 10 MB with the same 413 in gw's shape (the class: AWS's default error shape leaking)", () => {
+    const { template } = synthGwStack({ context: { waf: false } });
+    const [response] = Object.values(resources(template, 'AWS::ApiGateway::GatewayResponse')).filter((resource) => resource.Properties!.ResponseType === 'REQUEST_TOO_LARGE');
+    expect(response.Properties!.StatusCode).toBe('413');
+    const body = JSON.parse((response.Properties!.ResponseTemplates as Record<string, string>)['application/json']) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'payload_too_large', param: null });
+    expect(String(body.error.message)).toContain('POST /v1/files');
   });
 });

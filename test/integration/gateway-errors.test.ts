@@ -95,6 +95,12 @@ describe('bad input', () => {
     await expectError(await gateway.post('/v1/chat/completions', body, viaMock()), status, code);
   });
 
+  it("passes a body past Lambda's 6 MB payload limit locally: the local server's limit is GW_MAX_BODY_BYTES (10 MiB), not AWS's", async () => {
+    const big = JSON.stringify({ ...chat, messages: [{ role: 'user', content: 'a'.repeat(7 * 1024 * 1024) }] });
+    const response = await gateway.post('/v1/chat/completions', big, viaMock());
+    expect(response.status, await response.clone().text()).toBe(200);
+  });
+
   it('413 for a body over 10 MiB', async () => {
     const big = JSON.stringify({ ...chat, padding: 'x'.repeat(10 * 1024 * 1024) });
     await expectError(await gateway.post('/v1/chat/completions', big, viaMock()), 413, 'body_too_large');

@@ -16,6 +16,8 @@ export interface GwFunctionProps {
   projectRoot: string;
   /** The handler file, absolute; defaults to the spec's entry under projectRoot. */
   entry?: string;
+  /** X-Ray tracing mode (default active; the gateway passes through when the stack traces nothing). */
+  tracing?: Tracing;
   /**
    * A directory holding this function's already-built bundle (`index.mjs`, from `npm run build`). When given, it
    * is deployed as is instead of being bundled again, so what ships is exactly what was built and measured.
@@ -77,7 +79,7 @@ export class GwFunction extends Construct {
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,
-      tracing: Tracing.ACTIVE,
+      tracing: props.tracing ?? Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       awsSdkConnectionReuse: false,
       environment: {

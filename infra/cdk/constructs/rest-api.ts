@@ -20,6 +20,7 @@ import { ApiGateway } from 'aws-cdk-lib/aws-route53-targets';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_PATHS } from '../../../shared/gateway/edge-routes.js';
+import { PAYLOAD_TOO_LARGE_MESSAGE } from './web-acl.js';
 
 /** API Gateway's ceiling for a streamed response, and so for the gateway integration. */
 export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
@@ -35,6 +36,10 @@ export interface GwRestApiProps {
   throttleRateLimit: number;
   throttleBurstLimit: number;
   executionLogging: 'OFF' | 'ERROR' | 'INFO';
+  /** The stage's access log: every field, the lean set, or none (config.ts apiAccessLog). */
+  accessLog: 'full' | 'lean' | 'off';
+  /** Whether the stage traces with X-Ray (sampled by the stack's rule, gw-stack.ts). */
+  tracing: boolean;
   logRetention: RetentionDays;
   production: boolean;
   domain?: { domainName: string; certificateArn: string; hostedZone?: { id: string; name: string } };
@@ -73,11 +78,10 @@ export class GwRestApi extends Construct {
       cloudWatchRoleRemovalPolicy: executionLogs ? RemovalPolicy.RETAIN : undefined,
       deployOptions: {
         stageName: props.stageName,
-        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
-        accessLogFormat: accessLogFormat(),
+        ...(props.accessLog === 'off' ? {} : { accessLogDestination: new LogGroupLogDestination(this.accessLogs), accessLogFormat: accessLogFormat(props.accessLog) }),
         throttlingRateLimit: props.throttleRateLimit,
         throttlingBurstLimit: props.throttleBurstLimit,
-        tracingEnabled: true,
+        tracingEnabled: props.tracing,
         loggingLevel: executionLogs ? MethodLoggingLevel[props.executionLogging] : MethodLoggingLevel.OFF,
         // Never log bodies or headers: they carry API keys and provider credentials.
         dataTraceEnabled: false,
@@ -94,6 +98,9 @@ export class GwRestApi extends Construct {
       association.node.addDependency(this.api.deploymentStage);
     }
     this.acknowledgeNagRules(Boolean(props.webAclArn), executionLogs);
+    if (props.accessLog === 'off') {
+      Validations.of(this.api).acknowledge({ id: 'AwsSolutions-APIG1', reason: 'Access logging was switched off with apiAccessLog=off (CloudWatch Logs per request); API Gateway metrics, the WAF\'s sampled requests and gw\'s own request logs remain.' });
+    }
   }
 
   /** The base URL clients use (`…/<stage>/v1`), e.g. as the OpenAI SDK's baseURL. */
@@ -156,6 +163,13 @@ export class GwRestApi extends Construct {
       type: ResponseType.THROTTLED,
       statusCode: '429',
       templates: json(body('rate_limit_error', '"rate_limited"', message)),
+    });
+    // A body past API Gateway's own 10 MB limit never reaches a function (smaller ones past Lambda's 6 MB are the
+    // WAF's, web-acl.ts): the same 413 and advice as the WAF's.
+    this.api.addGatewayResponse('RequestTooLarge', {
+      type: ResponseType.REQUEST_TOO_LARGE,
+      statusCode: '413',
+      templates: json(body('invalid_request_error', '"payload_too_large"', JSON.stringify(PAYLOAD_TOO_LARGE_MESSAGE))),
     });
     this.api.addGatewayResponse('IntegrationTimeout', {
       type: ResponseType.INTEGRATION_TIMEOUT,
@@ -221,8 +235,24 @@ function childrenOf(resource: IResource): IResource[] {
   return resource.node.children.filter((child): child is IResource & Construct => 'addMethod' in child && 'path' in child);
 }
 
-function accessLogFormat(): AccessLogFormat {
-  // Request metadata only: no headers, no bodies, no API keys.
+function accessLogFormat(format: 'full' | 'lean'): AccessLogFormat {
+  // Request metadata only: no headers, no bodies, no API keys. Lean keeps what an investigation starts from (which
+  // request, who, what, how it ended, how long) at about half the bytes per line: CloudWatch bills every byte.
+  if (format === 'lean') {
+    return AccessLogFormat.custom(
+      JSON.stringify({
+        requestId: AccessLogField.contextRequestId(),
+        time: AccessLogField.contextRequestTimeEpoch(),
+        ip: AccessLogField.contextIdentitySourceIp(),
+        method: AccessLogField.contextHttpMethod(),
+        path: AccessLogField.contextPath(),
+        status: AccessLogField.contextStatus(),
+        latency: AccessLogField.contextResponseLatency(),
+        errorType: AccessLogField.contextErrorResponseType(),
+        waf: AccessLogField.contextWafResponseCode(),
+      }),
+    );
+  }
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: AccessLogField.contextRequestId(),

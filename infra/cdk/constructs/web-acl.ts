@@ -9,6 +9,14 @@ import { Construct } from 'constructs';
  */
 export const LAMBDA_BODY_LIMIT_BYTES = 6_000_000;
 export const LAMBDA_MULTIPART_LIMIT_BYTES = 4_500_000;
+/**
+ * What a client is told when its body is past what reaches the gateway on AWS (the WAF's 413 and API Gateway's own
+ * REQUEST_TOO_LARGE): the limit, why, and the way round it for files (docs/batches.md, "Large files on AWS").
+ */
+export const PAYLOAD_TOO_LARGE_MESSAGE =
+  `Request body too large for AWS Lambda: gw on AWS accepts at most ${LAMBDA_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes ` +
+  `(${LAMBDA_MULTIPART_LIMIT_BYTES.toLocaleString('en-US')} for multipart uploads, which API Gateway base64-encodes) under Lambda's 6 MB invocation payload limit. ` +
+  'Send a larger file as a presigned upload: POST /v1/files with a JSON body {filename, purpose, bytes}, then PUT the bytes to the upload_url it answers.';
 /** `content-length` values at or above each limit (WAF regular expressions; checked against numbers in the tests). */
 export const CONTENT_LENGTH_AT_LEAST_6_000_000 = '^0*([6-9][0-9]{6}|[1-9][0-9]{7,})$';
 export const CONTENT_LENGTH_AT_LEAST_4_500_000 = '^0*(4[5-9][0-9]{5}|[5-9][0-9]{6}|[1-9][0-9]{7,})$';
@@ -39,7 +47,7 @@ export class GwWebAcl extends Construct {
           contentType: 'APPLICATION_JSON',
           content: JSON.stringify({
             error: {
-              message: `Request body too large for AWS Lambda: gw on AWS accepts at most ${LAMBDA_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (${LAMBDA_MULTIPART_LIMIT_BYTES.toLocaleString('en-US')} for multipart uploads, which API Gateway base64-encodes) under Lambda's 6 MB invocation payload limit`,
+              message: PAYLOAD_TOO_LARGE_MESSAGE,
               type: 'invalid_request_error',
               code: 'payload_too_large',
               param: null,

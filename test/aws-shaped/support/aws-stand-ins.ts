@@ -4,6 +4,7 @@ import { memoryObjects, s3StandIn } from '../../../shared/store/recording/stand-
 import { memorySecrets, secretsManagerStandIn } from '../../../shared/store/recording/stand-ins/secrets-manager-stand-in.js';
 import { accessKeyIdOf, readBody, serveOnLoopback, type LoopbackServer, type StandInAuthorizer } from '../../../shared/store/recording/stand-ins/wire.js';
 import { athenaStandIn, type AthenaStandIn } from './athena-stand-in.js';
+import { indexEntriesRecorder } from './dynamo-index-entries.js';
 import { firehoseStandIn, type FirehoseStandIn } from './firehose-stand-in.js';
 
 /**
@@ -33,6 +34,8 @@ export interface AwsStandIns {
   delivered: FirehoseStandIn['delivered'];
   records: FirehoseStandIn['records'];
   executions: AthenaStandIn['executions'];
+  /** With `recordIndexEntries`: every DynamoDB write and the global-index entries it wrote (dynamo-index-entries.ts). */
+  writes: Array<{ who: string | undefined; action: string; indexEntries: number }>;
   close(): Promise<void>;
 }
 
@@ -58,11 +61,21 @@ export interface RequestLogResources {
   deaggregation?: 'JSON';
 }
 
-export async function startAwsStandIns(options: { region: string; account: string; bucket: string; logs: RequestLogResources; authorize: StandInAuthorizer }): Promise<AwsStandIns> {
+export async function startAwsStandIns(options: {
+  region: string;
+  account: string;
+  bucket: string;
+  logs: RequestLogResources;
+  authorize: StandInAuthorizer;
+  /** Count each write's index entries (two more store reads per write: for the cost recorder only). */
+  recordIndexEntries?: boolean;
+}): Promise<AwsStandIns> {
   const { region, account, bucket, logs, authorize } = options;
   const dynalite: DynaliteServer = await listenDynalite(':memory:');
   const dynaliteUrl = `http://127.0.0.1:${dynalite.port}`;
   const arnOf = (table: string) => `arn:aws:dynamodb:${region}:${account}:table/${table}`;
+  const indexEntries = options.recordIndexEntries ? indexEntriesRecorder(dynaliteUrl) : undefined;
+  const writes: AwsStandIns['writes'] = [];
 
   const dynamoProxy = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
@@ -75,9 +88,23 @@ export async function startAwsStandIns(options: { region: string; account: strin
       response.end(JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: `User ${who} is not authorized to perform: ${action} on resource: ${refused}` }));
       return;
     }
+    const countEntries = await indexEntries?.beforeWrite(action.slice('dynamodb:'.length), input);
     const upstream = httpRequest(`${dynaliteUrl}/`, { method: 'POST', headers: { ...request.headers, host: `127.0.0.1:${dynalite.port}` } }, (answer) => {
-      response.writeHead(answer.statusCode ?? 500, answer.headers);
-      answer.pipe(response);
+      if (!countEntries || (answer.statusCode ?? 500) >= 300) {
+        response.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(response);
+        return;
+      }
+      // The write is applied once dynalite answers: count its index entries before the caller hears back.
+      const parts: Buffer[] = [];
+      answer.on('data', (part: Buffer) => parts.push(part));
+      answer.on('end', () => {
+        void countEntries().then((entries) => {
+          writes.push({ who, action, indexEntries: entries });
+          response.writeHead(answer.statusCode ?? 500, answer.headers);
+          response.end(Buffer.concat(parts));
+        }, () => response.destroy());
+      });
     });
     upstream.on('error', (error) => {
       response.writeHead(500);
@@ -134,6 +161,7 @@ export async function startAwsStandIns(options: { region: string; account: strin
     delivered: firehose.delivered,
     records: firehose.records,
     executions: athena.executions,
+    writes,
     async close() {
       for (const server of servers) await server.close();
       await athena.close();

@@ -10,6 +10,14 @@ import { synthGwStack } from '../../infra/support/synth.js';
 import { functionLogicalIds, functionStatements, resolveValue, templateAuthorizer, type Statement, type Template } from '../../support/iam-policy.js';
 import { startAwsStandIns, type AwsStandIns, type RequestLogResources } from './aws-stand-ins.js';
 import { templateDeaggregation } from './firehose-stand-in.js';
+import {
+  API_GATEWAY_PAYLOAD_LIMIT_BYTES,
+  LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES,
+  LAMBDA_REQUEST_PAYLOAD_LIMIT_BYTES,
+  LAMBDA_STREAMED_RESPONSE_LIMIT_BYTES,
+  templateFrontDoor,
+  type FrontDoorAnswer,
+} from './front-door.js';
 
 /**
  * The stack as deployed, on loopback: the synthesised template decides everything it decides on AWS (which function
@@ -35,6 +43,8 @@ export interface ApiResponse {
   route?: RouteView;
   /** Inside the sandbox: the invocation's duration, CPU time and the process's peak RSS. */
   sandbox?: { durationMs?: number; cpuMs?: number; maxRssKiB?: number };
+  /** When AWS answered before or instead of the function: the WAF rule or the API Gateway response type. */
+  answeredBy?: string;
 }
 
 interface Invocation {
@@ -122,6 +132,7 @@ export interface DeployedStack {
   operatorEnv: Record<string, string>;
   /** The request-log resources as the template names them (workgroups, database, buckets), and the region. */
   logs: RequestLogResources & { region: string };
+  /** A request through the stage; a Buffer body is sent as bytes (base64-encoded in the event for binary media types). */
   request(method: string, url: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiResponse>;
   /** Each function's cold start (its bundle's import). */
   coldStarts: Record<string, ColdStart>;
@@ -138,8 +149,8 @@ function recordingEnv(): Record<string, string> {
   return directory ? { GW_RECORD_AWS_OPERATIONS_DIR: resolve(directory) } : {};
 }
 
-export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
-  const { stack, template } = synthGwStack();
+export async function deployStack(bundlesDir: string, options: { context?: Record<string, unknown> } = {}): Promise<DeployedStack> {
+  const { stack, template } = synthGwStack({ context: options.context });
   const json = template.toJSON() as Template;
   const functionIds = functionLogicalIds(json);
   const variablesOf = (name: string) => (json.Resources[functionIds.get(name)!].Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -227,9 +238,17 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
   const view = routes(template as AssertionsTemplate);
   const tree = Object.keys(view);
   const stage = (Object.values(json.Resources).find((resource) => resource.Type === 'AWS::ApiGateway::Stage')!.Properties as { StageName: string }).StageName;
+  const frontDoor = templateFrontDoor(json);
+  const answered = (answer: FrontDoorAnswer): ApiResponse => ({ ...answer, bodyWrites: [answer.body] });
 
   async function request(method: string, url: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<ApiResponse> {
     const target = new URL(url, 'https://api.aws-shaped.test');
+    const bytes = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body), 'utf8');
+    // What the client sends and the WAF inspects (an HTTP client sets content-length from the body).
+    const sent = { ...(bytes ? { 'Content-Type': 'application/json' } : {}), ...options.headers, ...(bytes ? { 'content-length': String(bytes.length) } : {}) };
+    const blocked = frontDoor.firewall(sent);
+    if (blocked) return answered(blocked);
+    if (bytes && bytes.length > API_GATEWAY_PAYLOAD_LIMIT_BYTES) return answered(frontDoor.gatewayResponse('REQUEST_TOO_LARGE', 413, 'Request Too Large'));
     const prefix = `/${stage}`;
     const forbidden = (message: string): ApiResponse => ({ status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }), bodyWrites: [] });
     if (target.pathname !== prefix && !target.pathname.startsWith(`${prefix}/`)) return forbidden('Forbidden');
@@ -237,7 +256,9 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
     const resource = matchResource(tree, path);
     if (!resource) return forbidden('Missing Authentication Token');
     const route = view[resource];
-    const headers = { ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}), Host: target.host, ...options.headers };
+    const headers: Record<string, string> = { ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}), Host: target.host, ...options.headers };
+    const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    const binary = bytes !== undefined && frontDoor.isBinary(contentType);
     const query = Object.fromEntries(target.searchParams);
     const proxy = resource.endsWith('/{proxy+}') ? { proxy: path.slice(resource.length - '{proxy+}'.length) } : null;
     const event = {
@@ -251,14 +272,18 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
       pathParameters: proxy,
       stageVariables: null,
       requestContext: { requestId: randomUUID(), stage, path: target.pathname, resourcePath: resource, httpMethod: method, identity: { sourceIp: '203.0.113.9' } },
-      body: options.body === undefined ? null : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-      isBase64Encoded: false,
+      body: bytes === undefined ? null : bytes.toString(binary ? 'base64' : 'utf8'),
+      isBase64Encoded: binary,
     };
+    // Lambda refuses an event past its payload limit (the JSON as sent: escapes and base64 count) before the
+    // function runs; API Gateway then answers its 5XX. The function never sees the request.
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_REQUEST_PAYLOAD_LIMIT_BYTES) return answered(frontDoor.gatewayResponse('DEFAULT_5XX', 500, 'Internal server error'));
     const lambda = lambdas.get(route.target)!;
     const invocation = await lambda.invoke(event);
     if (invocation.error) throw new Error(`${route.target} failed: ${invocation.error}\n${lambda.stderr.join('')}`);
     if (route.mode === 'STREAM') {
-      const all = Buffer.concat(invocation.chunks);
+      // A stream past Lambda's streamed-response limit is cut there: the client sees the body end early.
+      const all = Buffer.concat(invocation.chunks).subarray(0, LAMBDA_STREAMED_RESPONSE_LIMIT_BYTES);
       const delimiter = all.indexOf(Buffer.alloc(8));
       const prelude = JSON.parse(all.subarray(0, delimiter).toString('utf8')) as { statusCode: number; headers: Record<string, string> };
       let offset = 0;
@@ -271,6 +296,8 @@ export async function deployStack(bundlesDir: string): Promise<DeployedStack> {
       const sandbox = { durationMs: invocation.durationMs, cpuMs: invocation.cpuMs, maxRssKiB: invocation.maxRssKiB };
       return { status: prelude.statusCode, headers: prelude.headers, body: all.subarray(delimiter + 8).toString('utf8'), bodyWrites, route, sandbox };
     }
+    // A buffered result past Lambda's response limit fails the invocation: API Gateway answers 502.
+    if (Buffer.byteLength(JSON.stringify(invocation.result ?? null)) > LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES) return answered(frontDoor.gatewayResponse('DEFAULT_5XX', 502, 'Internal server error'));
     const result = invocation.result as { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
     const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
     const sandbox = { durationMs: invocation.durationMs, cpuMs: invocation.cpuMs, maxRssKiB: invocation.maxRssKiB };

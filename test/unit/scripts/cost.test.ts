@@ -5,15 +5,20 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCost } from '../../../scripts/cost.js';
 import { DOCS_BEGIN, DOCS_END, renderDocsTables } from '../../../scripts/cost/docs-table.js';
-import { breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, tracedShare } from '../../../scripts/cost/model.js';
+import { breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, firehosePerRequest, tracedShare } from '../../../scripts/cost/model.js';
 import { readPriceFile } from '../../../scripts/cost/prices.js';
-import { readRecordedCounts, recordedCountsFrom, type RecordedCounts } from '../../../scripts/cost/recorded-counts.js';
+import { readRecordedCounts, recordedCountsFrom, type Measurement, type RecordedCounts, type RecordedCountsFile } from '../../../scripts/cost/recorded-counts.js';
 
 /** `npm run cost` (issue #44): gw's own AWS bill from measured operation counts and a dated price file. */
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const prices = readPriceFile();
 const counts = readRecordedCounts();
 const line = (result: ReturnType<typeof computeCost>, id: string) => result.lines.find((entry) => entry.id === id)!;
+/** The recorded file with classic Lambda's counts replaced. */
+const withLambda = (lambda: RecordedCounts): RecordedCountsFile => ({ ...counts, lambda });
+/** A measurement of `requests` requests: record sizes by table, rows by table. */
+const measured = (requests: number, records: Measurement['records'], rows: Measurement['rows'], flushedPerRequest = true) =>
+  recordedCountsFrom({ scenario: 'unit', measuredBy: 'unit', requests, calls: [], records, rows, indexEntries: 0, flushedPerRequest });
 
 describe('npm run cost', () => {
   it('runs as an npm script and prints the same figures as JSON with perMillion for the chosen mode', async () => {
@@ -48,34 +53,71 @@ describe('npm run cost', () => {
 
 describe('the cost model', () => {
   it('bills every Firehose record rounded up to 5 KB, from the recorded record count (the table follows the recorder)', () => {
-    const fiveRecords = recordedCountsFrom(2, [], [900, 500, 500, 500, 500, 900, 500, 500, 500, 500], 10);
-    expect(fiveRecords.firehose).toEqual({ recordsPerRequest: 5, billedKbPerRequest: 25, rowsPerRequest: 5, kbPerRequest: 2.8 });
-    const oneRecord: RecordedCounts = { ...counts, firehose: { recordsPerRequest: 1, billedKbPerRequest: 5, rowsPerRequest: 5, kbPerRequest: 2.8 } };
-    const many = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, firehose: fiveRecords.firehose }), 'firehoseIngestion').perMillion;
-    const one = line(computeCost(DEFAULT_INPUTS, prices, oneRecord), 'firehoseIngestion').perMillion;
+    const fiveRecords = measured(2, { requests: [900, 900], spans: [500, 500, 500, 500, 500, 500, 500, 500] }, { requests: 2, spans: 8 });
+    expect(fiveRecords.firehose).toMatchObject({ recordsPerRequest: 5, billedKbPerRequest: 25, rowsPerRequest: 5, kbPerRequest: 2.8 });
+    const oneRecord: RecordedCounts = { ...counts.lambda, firehose: { ...counts.lambda.firehose, recordsPerRequest: 1, billedKbPerRequest: 5 } };
+    const many = line(computeCost(DEFAULT_INPUTS, prices, withLambda({ ...counts.lambda, firehose: fiveRecords.firehose })), 'firehoseIngestion').perMillion;
+    const one = line(computeCost(DEFAULT_INPUTS, prices, withLambda(oneRecord)), 'firehoseIngestion').perMillion;
     expect(many / one).toBeCloseTo(5, 9);
     expect(one).toBeCloseTo((5 / 1024 / 1024) * prices.firehose.ingestionPerGb * 1e6, 9);
   });
 
   it('record packing: rows packed into one record per table bill each record once, however many rows it carries', () => {
     // Two requests, each flushed alone: a requests record of one row and a spans record of four (firehose-sink.ts).
-    const packed = recordedCountsFrom(2, [], [900, 2_000, 900, 2_000], 10);
-    expect(packed.firehose).toEqual({ recordsPerRequest: 2, billedKbPerRequest: 10, rowsPerRequest: 5, kbPerRequest: 2.8 });
+    const packed = measured(2, { requests: [900, 900], spans: [2_000, 2_000] }, { requests: 2, spans: 8 });
+    expect(packed.firehose).toMatchObject({ recordsPerRequest: 2, billedKbPerRequest: 10, rowsPerRequest: 5, kbPerRequest: 2.8 });
     // Ten requests in one flush (overlapping invocations): still two records, 5 KB billed per 5 KB carried.
-    const shared = recordedCountsFrom(10, [], [4_500, 20_000], 50);
+    const shared = measured(10, { requests: [4_500], spans: [20_000] }, { requests: 10, spans: 40 });
     expect(shared.firehose.recordsPerRequest).toBe(0.2);
     expect(shared.firehose.billedKbPerRequest).toBe(2.5);
   });
 
-  it('prices a write to an indexed item at two WRU (the index entry too)', () => {
-    const indexed = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerWrite: 1 } }), 'dynamodbWrites').perMillion;
-    const plain = line(computeCost(DEFAULT_INPUTS, prices, { ...counts, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerWrite: 0 } }), 'dynamodbWrites').perMillion;
-    expect(indexed).toBeCloseTo(1.25, 9);
-    expect(plain).toBeCloseTo(0.625, 9);
+  it('prices managed instances with the background flush: records per request fall with the rate (the class: per-request flush counts priced for a mode that packs)', () => {
+    const managed = counts['managed-instances'];
+    expect(managed.firehose.recordsPerRequest, 'measured per flush, not per request').toBeUndefined();
+    // At 100 requests/s one flush a second carries 100 requests: one record per table (spans: 400 rows < 500).
+    const at100 = firehosePerRequest(managed, 100);
+    expect(at100.records).toBeCloseTo(2 / 100, 9);
+    expect(at100.billedKb).toBeLessThan(managed.firehose.kbPerRequest + 0.2);
+    // At 1 request/s every flush carries one request, as on classic Lambda.
+    expect(firehosePerRequest(managed, 1).records).toBe(2);
+    // At 1,000 requests/s the spans need records of their own past 500 rows each.
+    expect(firehosePerRequest(managed, 1_000).records).toBeCloseTo((Math.ceil(1_000 / 500) + Math.ceil(4_000 / 500)) / 1_000, 9);
+    const lambda = line(computeCost(DEFAULT_INPUTS, prices, counts), 'firehoseIngestion').perMillion;
+    const instances = line(computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances' }, prices, counts), 'firehoseIngestion').perMillion;
+    expect(instances).toBeLessThan(lambda / 2);
+  });
+
+  it('prices a write by its item and the index entries measured with it (+1 WRU each)', () => {
+    const at = (indexEntriesPerRequest: number) =>
+      line(computeCost(DEFAULT_INPUTS, prices, withLambda({ ...counts.lambda, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerRequest } })), 'dynamodbWrites').perMillion;
+    expect(at(1)).toBeCloseTo(1.25, 9);
+    expect(at(0)).toBeCloseTo(0.625, 9);
   });
 
   it("counts X-Ray's default sampling: ~132k traces per million requests at 1 M requests a day", () => {
     expect(tracedShare(prices, 1e6 / 86_400) * 1e6).toBeCloseTo(132_000, -3);
+  });
+
+  it('prices the stack options gw controls: the access log format and X-Ray sampling, by compute (the class: a line no option moved)', () => {
+    const logs = (accessLog: 'full' | 'lean' | 'off') => line(computeCost({ ...DEFAULT_INPUTS, accessLog }, prices, counts), 'cloudwatchLogs').perMillion;
+    expect(logs('full')).toBeGreaterThan(logs('lean'));
+    expect(logs('lean')).toBeGreaterThan(logs('off'));
+    // Off leaves Lambda's own lines (~0.3 KB): gw writes none for a request that succeeds.
+    expect(logs('off')).toBeCloseTo((0.3 / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    const xray = (compute: 'lambda' | 'managed-instances', xrayRate?: number) => line(computeCost({ ...DEFAULT_INPUTS, compute, ...(xrayRate === undefined ? {} : { xrayRate }) }, prices, counts), 'xray').perMillion;
+    expect(xray('lambda')).toBeCloseTo(tracedShare(prices, 100) * prices.xray.perMillionTracesRecorded, 9);
+    expect(xray('managed-instances')).toBeCloseTo(tracedShare(prices, 100, 0.01) * prices.xray.perMillionTracesRecorded, 9);
+    expect(xray('managed-instances', 0)).toBe(0);
+    expect(() => runCost(['--access-log', 'verbose'])).toThrow(/--access-log/);
+    expect(() => runCost(['--xray-rate', '2'])).toThrow(/--xray-rate/);
+  });
+
+  it('keeps AWS\'s fixed prices in the floor: API Gateway, Lambda requests and data transfer do not move with gw\'s options', () => {
+    const cheapest = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', accessLog: 'off', xrayRate: 0, waf: false, concurrencyPerEnvironment: 256 }, prices, counts);
+    const fixed = ['apiGateway', 'lambdaRequests', 'dataTransferOut'].reduce((sum, id) => sum + line(cheapest, id).perMillion, 0);
+    expect(fixed).toBeCloseTo(3.5 + 0.2 + (4 / 1024 / 1024) * prices.ec2.dataTransferOutPerGb * 1e6, 9);
+    expect(cheapest.perMillion).toBeGreaterThan(fixed);
   });
 
   it('bills a streamed answer one API Gateway request per started 10 MB (within the first price tier)', () => {
