@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -32,11 +33,19 @@ export interface SynthOptions {
  */
 export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwStack; template: Template } {
   // CloudFormation's schema validation (~6 s per synth) runs in `npm run synth`; the assertions here do not need it.
-  const app = new App({
-    builtinCloudFormationValidation: false,
-    context: { ...cdkJsonContext(), prebuiltBundles: join(FIXTURES, 'bundles'), ...options.context },
-  });
-  const config = readConfig((key) => app.node.tryGetContext(key));
-  const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
-  return { app, stack, template: Template.fromStack(stack) };
+  // An App without an outdir synthesizes into a new cdk.out* folder of the temporary folder and never removes it
+  // (one per synth: hundreds per run). The template is read in memory; the folder goes as soon as it is.
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk.out'));
+  try {
+    const app = new App({
+      outdir,
+      builtinCloudFormationValidation: false,
+      context: { ...cdkJsonContext(), prebuiltBundles: join(FIXTURES, 'bundles'), ...options.context },
+    });
+    const config = readConfig((key) => app.node.tryGetContext(key));
+    const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
+    return { app, stack, template: Template.fromStack(stack) };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
