@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { GwProcess } from '../../support/gw-process.js';
+import { rowsOfStoppedLogFile } from '../../support/request-logs.js';
 
 // What the request-log crash and full-disk files (issue #42) share: waiting for a condition, reading the journal
 // and a stopped gw's DuckDB file, and stopping gw cleanly.
@@ -35,16 +36,8 @@ export function journaledTraceIds(journal: string): Set<string> {
 
 /** Count and distinct trace ids of the requests rows whose trace id starts with `prefix`, read from a stopped gw's file. */
 export async function recordsInFile(path: string, prefix: string): Promise<{ rows: number; distinct: number }> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const database = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-  try {
-    const connection = await database.connect();
-    const [row] = (await connection.runAndReadAll('SELECT count(*) AS n, count(DISTINCT trace_id) AS d FROM requests WHERE starts_with(trace_id, ?)', [prefix])).getRowObjectsJS();
-    connection.closeSync();
-    return { rows: Number(row.n), distinct: Number(row.d) };
-  } finally {
-    database.closeSync();
-  }
+  const [row] = await rowsOfStoppedLogFile(path, 'SELECT count(*) AS n, count(DISTINCT trace_id) AS d FROM requests WHERE starts_with(trace_id, ?)', [prefix]);
+  return { rows: Number(row.n), distinct: Number(row.d) };
 }
 
 export type DeepHealth = { status: string; checks: { log_engine?: { status: string; pending_bytes: number; pending_in_memory: number; dropped_records: number; error?: string; last_run?: { replayed: number; lost: number } } } };

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getJson, GW_PROCESS_KEY, useGwProcesses, type GwProcess } from '../../support/gw-process.js';
+import { rowsOfStoppedLogFile } from '../../support/request-logs.js';
 
 // Issue #42, kill -9: the record of an answered request was written by the after-path, after the answer, so a
 // kill -9 right after answering lost the last answers' records. Now each answer's marker is journaled before its
@@ -51,16 +52,8 @@ async function answerThenKill(url: string, gw: GwProcess, count: number): Promis
 }
 
 async function recordsInFile(path: string, prefix: string): Promise<{ traceIds: Set<string>; rows: number }> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const database = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-  try {
-    const connection = await database.connect();
-    const rows = (await connection.runAndReadAll('SELECT trace_id FROM requests WHERE starts_with(trace_id, ?)', [prefix])).getRowObjectsJS();
-    connection.closeSync();
-    return { traceIds: new Set(rows.map((row) => String(row.trace_id))), rows: rows.length };
-  } finally {
-    database.closeSync();
-  }
+  const rows = await rowsOfStoppedLogFile(path, 'SELECT trace_id FROM requests WHERE starts_with(trace_id, ?)', [prefix]);
+  return { traceIds: new Set(rows.map((row) => String(row.trace_id))), rows: rows.length };
 }
 
 type DeepHealth = { checks: { log_engine?: { status: string; last_run?: { replayed: number; lost: number; unrecorded: number } } } };
