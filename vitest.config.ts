@@ -11,6 +11,8 @@ export default defineConfig({
     // vitest's default (cores - 1) ran one file at a time (9.3 min against 7.2 with two).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
+    // A temporary folder per run (TMPDIR), removed at its end; the run fails if a test left gw's folders in it.
+    globalSetup: ['./test/support/temp-dirs-global-setup.ts'],
     hookTimeout: 30_000,
     // The run's AWS-operation record (shared/store/recording/), checked against the grants by scripts/check-grants.ts.
     reporters: ['default', './test/support/aws-operations-reporter.ts'],

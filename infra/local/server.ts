@@ -150,6 +150,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
             const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
             await closeLogEngines();
             await store.close();
+            removeThrowawayDirectories();
           },
         });
       },
@@ -158,6 +159,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     gate.fail();
     server.closeAllConnections();
     for (const stop of started.reverse()) await stop().catch(() => undefined);
+    removeThrowawayDirectories();
     throw error;
   }
 }
@@ -187,13 +189,11 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   Object.assign(process.env, extra);
   process.env.GW_DYNAMODB_ENDPOINT = store.endpoint;
   // Virtual-key credentials: an AES-256-GCM file store beside the embedded store (no AWS account needed).
-  // An in-memory store gets a throwaway directory, removed when the process exits.
+  // An in-memory store gets a throwaway directory, removed when the server closes (or the process exits).
   process.env.GW_SECRET_STORE ??= 'local-file';
   if (process.env.GW_LOCAL_SECRET_DIR === undefined) {
     if (dataDir === ':memory:') {
-      const directory = mkdtempSync(join(tmpdir(), 'gw-secrets-'));
-      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-      process.env.GW_LOCAL_SECRET_DIR = directory;
+      process.env.GW_LOCAL_SECRET_DIR = throwawayDirectory('gw-secrets-');
     } else {
       process.env.GW_LOCAL_SECRET_DIR = join(dataDir, 'secrets');
     }
@@ -201,9 +201,7 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   // Charges that failed wait in a file journal beside the store and are replayed on start (charge-journal.ts).
   if (process.env.GW_CHARGE_JOURNAL_DIR === undefined) {
     if (dataDir === ':memory:') {
-      const directory = mkdtempSync(join(tmpdir(), 'gw-journal-'));
-      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-      process.env.GW_CHARGE_JOURNAL_DIR = directory;
+      process.env.GW_CHARGE_JOURNAL_DIR = throwawayDirectory('gw-journal-');
     } else {
       process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
     }
@@ -213,13 +211,30 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
   if (process.env.GW_BLOB_DIR === undefined && process.env.GW_BLOB_BUCKET === undefined) {
     if (dataDir === ':memory:') {
-      const directory = mkdtempSync(join(tmpdir(), 'gw-blobs-'));
-      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-      process.env.GW_BLOB_DIR = directory;
+      process.env.GW_BLOB_DIR = throwawayDirectory('gw-blobs-');
     } else {
       process.env.GW_BLOB_DIR = join(dataDir, 'blobs');
     }
   }
+}
+
+/** The folders an in-memory gw made for itself: nothing outlives the server that would read them. */
+const throwawayDirectories = new Set<string>();
+
+function throwawayDirectory(prefix: string): string {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  throwawayDirectories.add(directory);
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+/**
+ * Removes the throwaway folders once the store has closed: a process ended by a signal (a test worker, which vitest
+ * stops with SIGTERM) never runs its 'exit' handlers, and left one of each in /tmp per run. A later server of this
+ * process keeps the same paths (settings are read once) and its stores create them again on first write.
+ */
+function removeThrowawayDirectories(): void {
+  for (const directory of throwawayDirectories) rmSync(directory, { recursive: true, force: true });
 }
 
 type ScheduledHandler = (event: ScheduledEvent, context: unknown) => Promise<unknown>;

@@ -1,9 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
 
 /** Violations as `rule at construct path` lines, so a failure says exactly what to fix. */
@@ -75,7 +78,10 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('do find problems when there are some (the checks are not vacuous)', () => {
-    const app = new App();
+    // An outdir of its own, removed after: without one, cdk leaves a cdk.out* folder in the temporary folder.
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk.out'));
+    onTestFinished(() => rmSync(outdir, { recursive: true, force: true }));
+    const app = new App({ outdir });
     const scratch = new Stack(app, 'Scratch');
     new Table(scratch, 'NoRecovery', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
     new LambdaFunction(scratch, 'OldRuntime', { runtime: Runtime.NODEJS_18_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => 1') });

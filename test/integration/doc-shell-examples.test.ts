@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,9 +51,9 @@ async function runPage(examples: ShellExample[]): Promise<void> {
     TOGETHER_API_KEY: 'tg-doc',
     AZURE_OPENAI_KEY: 'azure-doc-key',
   };
+  // In a folder of its own (removed after): examples write files (`> body.json`) as a reader's would in theirs.
+  const cwd = mkdtempSync(join(tmpdir(), 'gw-doc-example-'));
   try {
-    // In a folder of its own: examples write files (`> body.json`) as a reader's would in theirs.
-    const cwd = mkdtempSync(join(tmpdir(), 'gw-doc-example-'));
     // Examples read the repository's files by relative path (docs/examples/…), as from a clone.
     symlinkSync(join(process.cwd(), 'docs'), join(cwd, 'docs'));
     await promisify(execFile)('bash', ['-c', script], { env, cwd, maxBuffer: 16 * 1024 * 1024 });
@@ -61,6 +61,8 @@ async function runPage(examples: ShellExample[]): Promise<void> {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
     const block = [...stderr.matchAll(/::block (\S+)::/g)].at(-1)?.[1] ?? '?';
     throw new Error(`the example at ${block} failed:\n${stderr.split(`::block ${block}::`).at(-1)}\n${stdout.slice(-2000)}`, { cause: error });
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
   }
 }
 

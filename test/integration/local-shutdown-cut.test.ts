@@ -6,6 +6,7 @@ import { startLocalServer, type LocalServer } from '../../infra/local/server.js'
 import { chatStream } from '../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
 import { readSseEvents } from '../support/sse-client.js';
+import { rowsOfStoppedLogFile } from '../support/request-logs.js';
 
 /**
  * Issue #42: requests still running at the drain timeout of a graceful close. Before, their clients got a bare
@@ -67,18 +68,10 @@ describe('requests cut at the drain timeout of a graceful close', () => {
     expect(await unanswered.json()).toMatchObject({ error: { code: 'cut_at_shutdown' } });
 
     // Every cut request has exactly one log record, which says so.
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const logs = await DuckDBInstance.create(join(dataDir, 'logs.duckdb'), { access_mode: 'READ_ONLY' });
-    try {
-      const connection = await logs.connect();
-      const rows = (await connection.runAndReadAll("SELECT trace_id, CAST(status AS INTEGER) AS status, error_code FROM requests WHERE trace_id LIKE 'cut-%' ORDER BY trace_id")).getRowObjectsJS();
-      connection.closeSync();
-      expect(rows).toHaveLength(STREAMS + 1);
-      for (const row of rows) expect(row.error_code).toBe('cut_at_shutdown');
-      expect(rows.find((row) => row.trace_id === 'cut-unanswered')?.status).toBe(503);
-      for (const row of rows.filter((row) => row.trace_id !== 'cut-unanswered')) expect(row.status).toBe(200);
-    } finally {
-      logs.closeSync();
-    }
+    const rows = await rowsOfStoppedLogFile(join(dataDir, 'logs.duckdb'), "SELECT trace_id, CAST(status AS INTEGER) AS status, error_code FROM requests WHERE trace_id LIKE 'cut-%' ORDER BY trace_id");
+    expect(rows).toHaveLength(STREAMS + 1);
+    for (const row of rows) expect(row.error_code).toBe('cut_at_shutdown');
+    expect(rows.find((row) => row.trace_id === 'cut-unanswered')?.status).toBe(503);
+    for (const row of rows.filter((row) => row.trace_id !== 'cut-unanswered')) expect(row.status).toBe(200);
   }, 120_000);
 });

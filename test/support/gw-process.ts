@@ -1,6 +1,12 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { watchGwStartup, type WatchedGw } from './local-process.js';
+import { openAIMockHandler } from './mock-openai.js';
+import { startMockUpstream, type MockUpstream } from './mock-upstream.js';
 
 export const GW_PROCESS_KEY = 'gwk_log_faults_test_key_0123456789';
 
@@ -56,4 +62,55 @@ export async function sendChats(url: string, upstreamUrl: string, traceIds: stri
 export async function getJson<T = Record<string, unknown>>(url: string): Promise<{ status: number; body: T }> {
   const response = await fetch(url, { headers: { 'x-gw-api-key': GW_PROCESS_KEY } });
   return { status: response.status, body: (await response.json()) as T };
+}
+
+export interface GwProcesses {
+  /** The mock provider (OpenAI-shaped), started before the file's tests. */
+  upstream(): MockUpstream;
+  /** Spawns gw (spawnGw) and waits until it listens. */
+  started(env: Record<string, string>, options?: { fileSizeLimitKb?: number }): Promise<{ gw: GwProcess; url: string }>;
+  /** A new folder for a gw's data. */
+  folder(prefix?: string): string;
+}
+
+/**
+ * The set-up of the files that start, crash and restart gw in processes of their own: a mock provider, gw processes
+ * started on demand, each with a temporary folder (TMPDIR) of its own, and data folders; after the file's tests every
+ * process still running is killed and every folder removed (a gw killed with SIGKILL cleans nothing up itself).
+ */
+export function useGwProcesses(): GwProcesses {
+  let upstream: MockUpstream | undefined;
+  const folders: string[] = [];
+  const running: GwProcess[] = [];
+  const folder = (prefix = 'gw-process-data-') => {
+    const path = mkdtempSync(join(tmpdir(), prefix));
+    folders.push(path);
+    return path;
+  };
+  beforeAll(async () => {
+    upstream = await startMockUpstream(openAIMockHandler());
+  });
+  afterAll(async () => {
+    for (const gw of running) gw.kill('SIGKILL');
+    await Promise.all(running.map((gw) => gw.exited));
+    await upstream?.close();
+    for (const path of folders) rmSync(path, { recursive: true, force: true });
+  });
+  return {
+    upstream: () => upstream!,
+    folder,
+    started: async (env, options = {}) => {
+      const gw = await spawnGw({ TMPDIR: processTmpdir(folder('gw-process-tmp-')), ...env }, options);
+      running.push(gw);
+      return { gw, url: await gw.listening };
+    },
+  };
+}
+
+/** `path` as a process's TMPDIR, with tsx's compile cache linked in (a cold cache costs every start seconds). */
+function processTmpdir(path: string): string {
+  const cache = `tsx-${process.getuid?.() ?? 0}`;
+  mkdirSync(join(tmpdir(), cache), { recursive: true });
+  symlinkSync(join(tmpdir(), cache), join(path, cache));
+  return path;
 }

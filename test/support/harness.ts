@@ -24,3 +24,19 @@ export function useGatewayWithUpstream(handler: MockHandler, onStart: (started: 
     started = {};
   });
 }
+
+/**
+ * One real local gw for the file: started before its tests (then `onStart` gets it, for the file's variables and
+ * seed data) and closed after them.
+ */
+export function useTestGateway(onStart: (gateway: TestGateway) => void | Promise<void>, env: Record<string, string> = {}): void {
+  let gateway: TestGateway | undefined;
+  beforeAll(async () => {
+    gateway = await startTestGateway(env);
+    await onStart(gateway);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    gateway = undefined;
+  });
+}

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -22,6 +22,28 @@ export interface PacedUpstream {
   close(): Promise<void>;
 }
 
+/**
+ * Writes as a real server does: counts the bytes, and when the socket says stop, waits (marked `blocked`) until it
+ * drained or closed (then the caller sees `response.destroyed`).
+ */
+export function pacedWriter(response: ServerResponse, stream: PacedStream): (text: string | Buffer) => Promise<void> {
+  return async (text) => {
+    stream.written += Buffer.byteLength(text);
+    if (response.write(text)) return;
+    stream.blocked = true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+    });
+    stream.blocked = false;
+  };
+}
+
 /** `bytes`: about how much each stream carries; `piece`: the text of one content event. */
 export async function startPacedUpstream(options: { bytes: number; piece?: string }): Promise<PacedUpstream> {
   const piece = options.piece ?? 'x'.repeat(200);
@@ -34,22 +56,7 @@ export async function startPacedUpstream(options: { bytes: number; piece?: strin
       streams.push(stream);
       const shape = shapeOf(path, piece);
       response.writeHead(200, { 'content-type': shape.contentType });
-      const write = async (text: string | Buffer) => {
-        stream.written += Buffer.byteLength(text);
-        if (!response.write(text)) {
-          stream.blocked = true;
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              response.off('drain', done);
-              response.off('close', done);
-              resolve();
-            };
-            response.on('drain', done);
-            response.on('close', done);
-          });
-          stream.blocked = false;
-        }
-      };
+      const write = pacedWriter(response, stream);
       for (const text of shape.head) await write(text);
       while (stream.written < options.bytes && !response.destroyed) await write(shape.content());
       if (response.destroyed) return;

@@ -76,6 +76,18 @@ export async function closeLogEngines(): Promise<void> {
   openedSink = undefined;
   const engines = await current?.catch(() => undefined);
   await engines?.sink.close();
+  // The engine's throwaway folders go with it: a process ended by a signal (a test worker) never runs 'exit'.
+  for (const directory of throwawayDirectories) rmSync(directory, { recursive: true, force: true });
+  throwawayDirectories.clear();
+}
+
+/** Folders of this process that nothing reads after the engine closes (the in-memory database's spill and journal). */
+const throwawayDirectories = new Set<string>();
+
+function throwaway(directory: string): string {
+  throwawayDirectories.add(directory);
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  return directory;
 }
 
 async function open(): Promise<LogEngines> {
@@ -86,15 +98,11 @@ async function open(): Promise<LogEngines> {
   }
   const current = settings();
   const { openDuckDbLogEngine } = await import('./duckdb/engine.js');
-  if (current.GW_LOG_DUCKDB_PATH === ':memory:') {
-    const spill = join(tmpdir(), `gw-duckdb-spill-${process.pid}`);
-    process.once('exit', () => rmSync(spill, { recursive: true, force: true }));
-  }
   const retentionMs = Math.min(current.LOG_RETENTION_DISPLAY * DAY_MS, current.GW_LOCAL_LOG_RETENTION_HOURS * HOUR_MS);
   const { sink, engine, health } = await openDuckDbLogEngine({
     path: current.GW_LOG_DUCKDB_PATH,
     // A file database spills beside itself (`<file>.tmp`, DuckDB's default); one in memory to a folder of this process.
-    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? join(tmpdir(), `gw-duckdb-spill-${process.pid}`) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
+    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? throwaway(join(tmpdir(), `gw-duckdb-spill-${process.pid}`)) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
     memoryLimit: current.GW_LOG_DUCKDB_MEMORY_LIMIT,
     retentionMs,
     retentionIntervalMs: HOUR_MS,
@@ -112,9 +120,7 @@ async function open(): Promise<LogEngines> {
 function journalDirectory(configured: string | undefined, databasePath: string): string {
   if (configured) return configured;
   if (databasePath !== ':memory:') return `${databasePath}.journal`;
-  const directory = join(tmpdir(), `gw-log-journal-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-  return directory;
+  return throwaway(join(tmpdir(), `gw-log-journal-${process.pid}-${Math.random().toString(36).slice(2)}`));
 }
 
 /**

@@ -33,17 +33,17 @@ export interface SynthOptions {
  */
 export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwStack; template: Template } {
   // CloudFormation's schema validation (~6 s per synth) runs in `npm run synth`; the assertions here do not need it.
-  // The assembly goes to a temporary folder removed once the template is read (without an outdir, CDK leaves a
-  // /tmp/cdk.out* folder of staged assets behind for every synth; the tests read the template only).
-  const outdir = mkdtempSync(join(tmpdir(), 'cdk.out-gw-test-'));
-  const app = new App({
-    outdir,
-    builtinCloudFormationValidation: false,
-    context: { ...cdkJsonContext(), prebuiltBundles: join(FIXTURES, 'bundles'), ...options.context },
-  });
-  const config = readConfig((key) => app.node.tryGetContext(key));
-  const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
+  // An App without an outdir synthesizes into a new cdk.out* folder of the temporary folder and never removes it
+  // (one per synth: hundreds per run). The template is read in memory; the folder goes as soon as it is.
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk.out'));
   try {
+    const app = new App({
+      outdir,
+      builtinCloudFormationValidation: false,
+      context: { ...cdkJsonContext(), prebuiltBundles: join(FIXTURES, 'bundles'), ...options.context },
+    });
+    const config = readConfig((key) => app.node.tryGetContext(key));
+    const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
     return { app, stack, template: Template.fromStack(stack) };
   } finally {
     rmSync(outdir, { recursive: true, force: true });

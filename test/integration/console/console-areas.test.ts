@@ -1,13 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
 import { AuditLogRepository } from '../../../shared/store/audit-log-repository.js';
-import { launchChromium } from '../../support/browser.js';
-import { signInToConsole } from './console-support.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { signInToConsole, useSignedInConsole } from './console-support.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-server.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
@@ -19,11 +16,9 @@ import { startMockUpstream, type MockUpstream } from '../../support/mock-upstrea
  */
 const SHOTS = 'test-results/console';
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-areas-'));
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let mcp: TestMcpServer;
-let browser: Browser;
 let page: Page;
 let virtualKeyId: string;
 
@@ -43,24 +38,25 @@ const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  await buildConsole(consoleDir);
   upstream = await startMockUpstream(openAIMockHandler({ content: 'Streamed hello from the mock' }));
   mcp = await startTestMcpServer({ token: 'mcp-token' });
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  virtualKeyId = String((await api('POST', '/v1/virtual-keys', { name: 'playground-vk', provider: 'openai', credential: 'sk-playground', custom_host: upstream.url })).id);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('dialog', (dialog) => void dialog.accept(dialog.type() === 'prompt' ? 'sk-rotated-sentinel' : undefined));
-  await signIn(gateway.apiKey);
-}, 60_000);
-
+});
 afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
   await upstream?.close();
   await mcp?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
 });
+
+useSignedInConsole(
+  {
+    seed: async () => {
+      virtualKeyId = String((await api('POST', '/v1/virtual-keys', { name: 'playground-vk', provider: 'openai', credential: 'sk-playground', custom_host: upstream.url })).id);
+    },
+  },
+  (started) => {
+    ({ gateway, page } = started);
+    page.on('dialog', (dialog) => void dialog.accept(dialog.type() === 'prompt' ? 'sk-rotated-sentinel' : undefined));
+  },
+);
 
 describe('the console’s playground and control-plane areas, in Debian chromium', { timeout: 120_000 }, () => {
   it('sends a streamed chat through a virtual key, shows the answer, its trace and cost, and the request as code', async () => {

@@ -1,17 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { rateLimitPayload } from '../control-plane/policies-support.js';
 import { logRecord } from '../observability/log-engine-support.js';
-import { signInToConsole } from './console-support.js';
+import { signInToConsole, useSignedInConsole } from './console-support.js';
 
 /**
  * Accessibility: axe-core, the standard rules engine, runs in Debian chromium on every console page with seeded
@@ -21,10 +17,8 @@ import { signInToConsole } from './console-support.js';
  */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PAGES = ['logs', 'traces', 'analytics', 'playground', 'configs', 'prompts', 'guardrails', 'mcp', 'deployments', 'keys', 'providers', 'policies', 'exports', 'workspace', 'users', 'audit'];
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-axe-'));
 const LOG_ID = 'axe-request-1';
 let gateway: TestGateway;
-let browser: Browser;
 let page: Page;
 
 interface AxeViolation {
@@ -54,27 +48,21 @@ async function visit(route: string): Promise<void> {
   await page.locator('h1').waitFor();
 }
 
-beforeAll(async () => {
-  await buildConsole(consoleDir);
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  await api('POST', '/v1/policies/rate-limits', rateLimitPayload());
-  await api('POST', '/v1/deployments', { name: 'axe-deployment', type: 'production', config: { strategy: { mode: 'single' }, targets: [{ provider: 'openai' }] } });
-  await api('POST', '/v1/guardrails', { name: 'axe-guardrail', type: 'add_prefix', config: { prefix: 'Be brief. ', position: 'last_user' } });
-  const { sink } = await logEngines();
-  sink.append('requests', [
-    requestRow(logRecord({ id: LOG_ID, trace_id: 'axe-trace-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, cost: 0.002 })),
-  ]);
-  await sink.flush();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
-});
+useSignedInConsole(
+  {
+    seed: async () => {
+      await api('POST', '/v1/policies/rate-limits', rateLimitPayload());
+      await api('POST', '/v1/deployments', { name: 'axe-deployment', type: 'production', config: { strategy: { mode: 'single' }, targets: [{ provider: 'openai' }] } });
+      await api('POST', '/v1/guardrails', { name: 'axe-guardrail', type: 'add_prefix', config: { prefix: 'Be brief. ', position: 'last_user' } });
+      const { sink } = await logEngines();
+      sink.append('requests', [
+        requestRow(logRecord({ id: LOG_ID, trace_id: 'axe-trace-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, cost: 0.002 })),
+      ]);
+      await sink.flush();
+    },
+  },
+  (started) => ({ gateway, page } = started),
+);
 
 describe('the console has no axe violation of any impact, in Debian chromium', { timeout: 240_000 }, () => {
   it('on the sign-in page', async () => {

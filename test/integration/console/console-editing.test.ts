@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-server.js';
-import { signInToConsole } from './console-support.js';
+import { useSignedInConsole } from './console-support.js';
 
 /**
  * Editing, not only create and delete, in Debian chromium: a row opens into a prefilled form that is checked in the
@@ -15,10 +10,8 @@ import { signInToConsole } from './console-support.js';
  * next to the form; the change is read back through the API.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-editing-'));
 let gateway: TestGateway;
 let mcp: TestMcpServer;
-let browser: Browser;
 let page: Page;
 const sent: string[] = [];
 
@@ -33,20 +26,15 @@ const open = (route: string) => page.goto(`${gateway.url}/console#/${route}`);
 const rows = (title: string, text: string) => page.getByRole('table', { name: title, exact: true }).locator('tbody tr').filter({ hasText: text });
 
 beforeAll(async () => {
-  await buildConsole(consoleDir);
   mcp = await startTestMcpServer({ token: 'mcp-token' });
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('request', (request) => void (['PATCH', 'PUT'].includes(request.method()) && sent.push(`${request.method()} ${new URL(request.url()).pathname}`)));
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
+});
 afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
   await mcp?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
+});
+
+useSignedInConsole({}, (started) => {
+  ({ gateway, page } = started);
+  page.on('request', (request) => void (['PATCH', 'PUT'].includes(request.method()) && sent.push(`${request.method()} ${new URL(request.url()).pathname}`)));
 });
 
 describe('editing control-plane resources in the console, in Debian chromium', { timeout: 120_000 }, () => {

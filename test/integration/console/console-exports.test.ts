@@ -1,18 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
+import { describe, expect, it } from 'vitest';
 import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { api, newKey, newWorkspace } from '../control-plane/identities-support.js';
 import { logRecord } from '../observability/log-engine-support.js';
-import { signInToConsole } from './console-support.js';
+import { signInToConsole, useSignedInConsole } from './console-support.js';
 
 /**
  * Exports in Debian chromium with a format choice: each format POST /v1/exports accepts can be picked, the list
@@ -21,29 +17,23 @@ import { signInToConsole } from './console-support.js';
  * another workspace's.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-exports-'));
 let gateway: TestGateway;
 let browser: Browser;
 let page: Page;
 
-beforeAll(async () => {
-  await buildConsole(consoleDir);
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  const { sink } = await logEngines();
-  sink.append('requests', [
-    requestRow(logRecord({ id: 'export-format-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, model: 'gpt-4o-mini' })),
-  ]);
-  await sink.flush();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
-});
+useSignedInConsole(
+  {
+    page: { acceptDownloads: true },
+    seed: async () => {
+      const { sink } = await logEngines();
+      sink.append('requests', [
+        requestRow(logRecord({ id: 'export-format-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, model: 'gpt-4o-mini' })),
+      ]);
+      await sink.flush();
+    },
+  },
+  (started) => ({ gateway, browser, page } = started),
+);
 
 describe('exports with a format choice, in Debian chromium', { timeout: 120_000 }, () => {
   it('offers the formats the API accepts, and a CSV export downloads as CSV', async () => {

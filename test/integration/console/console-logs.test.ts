@@ -1,18 +1,15 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { logRecord } from '../observability/log-engine-support.js';
-import { signInToConsole } from './console-support.js';
+import { useSignedInConsole } from './console-support.js';
 
 /**
  * The logs explorer in Debian chromium, walking the issue's tasks: the most expensive request of the last hour in at
@@ -22,12 +19,10 @@ import { signInToConsole } from './console-support.js';
  */
 const SHOTS = 'test-results/console';
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-logs-'));
 const run = randomUUID().slice(0, 8);
 const COUNT = 240;
 let gateway: TestGateway;
 let upstream: MockUpstream;
-let browser: Browser;
 let page: Page;
 
 const table = () => page.getByRole('table', { name: 'Request logs' });
@@ -36,9 +31,15 @@ const idOf = (index: number) => `ui-${run}-${String(index).padStart(3, '0')}`;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  await buildConsole(consoleDir);
   upstream = await startMockUpstream(openAIMockHandler());
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
+});
+afterAll(async () => {
+  await upstream?.close();
+});
+
+useSignedInConsole({ seed }, (started) => ({ gateway, page } = started));
+
+async function seed(): Promise<void> {
   // 240 requests of the last hour, one a second; the 30th newest is the costliest, the 210th newest costs 7.25.
   const now = Date.now();
   const records = Array.from({ length: COUNT }, (_, index) =>
@@ -56,16 +57,7 @@ beforeAll(async () => {
   const { sink } = await logEngines();
   sink.append('requests', records.map(requestRow));
   await sink.flush();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
+}
 
 describe('the logs explorer, in Debian chromium', { timeout: 120_000 }, () => {
   it('finds the most expensive request of the last hour in four clicks, and opens its trace', async () => {

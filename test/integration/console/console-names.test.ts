@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { api, newKey } from '../control-plane/identities-support.js';
 import { logRecord } from '../observability/log-engine-support.js';
-import { signInToConsole } from './console-support.js';
+import { signInToConsole, useSignedInConsole } from './console-support.js';
 
 /**
  * Names instead of bare UUIDs (class of defect: an id shown where the caller knows a name): Analytics grouped by API
@@ -18,33 +13,25 @@ import { signInToConsole } from './console-support.js';
  * cell's title.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-names-'));
 let gateway: TestGateway;
-let browser: Browser;
 let page: Page;
 let keyId: string;
 let workspaceName: string;
 
-beforeAll(async () => {
-  await buildConsole(consoleDir);
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  keyId = (await newKey(gateway, { name: 'named-ci-bot', workspace_id: gateway.bootstrap.workspaceId, scopes: ['completions:write'] })).id;
-  workspaceName = (await api<{ name: string }>(gateway, 'GET', `/v1/workspaces/${gateway.bootstrap.workspaceId}`)).body.name;
-  const { sink } = await logEngines();
-  sink.append('requests', [
-    requestRow(logRecord({ id: 'named-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, api_key_id: keyId, model: 'gpt-4o-mini' })),
-  ]);
-  await sink.flush();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
-});
+useSignedInConsole(
+  {
+    seed: async () => {
+      keyId = (await newKey(gateway, { name: 'named-ci-bot', workspace_id: gateway.bootstrap.workspaceId, scopes: ['completions:write'] })).id;
+      workspaceName = (await api<{ name: string }>(gateway, 'GET', `/v1/workspaces/${gateway.bootstrap.workspaceId}`)).body.name;
+      const { sink } = await logEngines();
+      sink.append('requests', [
+        requestRow(logRecord({ id: 'named-1', created_at: new Date(Date.now() - 60_000).toISOString(), organisation_id: gateway.bootstrap.organisationId, workspace_id: gateway.bootstrap.workspaceId, api_key_id: keyId, model: 'gpt-4o-mini' })),
+      ]);
+      await sink.flush();
+    },
+  },
+  (started) => ({ gateway, page } = started),
+);
 
 describe('names instead of bare UUIDs, in Debian chromium', { timeout: 120_000 }, () => {
   it('Analytics grouped by API key or workspace names each group', async () => {

@@ -1,12 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { signInToConsole } from './console-support.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useSignedInConsole } from './console-support.js';
 
 /**
  * The console's frame in Debian chromium: a grouped sidebar naming the workspace and the key's role, one h1 per
@@ -14,25 +10,14 @@ import { signInToConsole } from './console-support.js';
  * favicon, and at phone width (390 px) a folding menu and no page that scrolls sideways.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-shell-'));
 const PAGES = ['logs', 'traces', 'analytics', 'playground', 'configs', 'prompts', 'guardrails', 'mcp', 'deployments', 'keys', 'providers', 'policies', 'exports', 'workspace', 'users', 'audit'];
 let gateway: TestGateway;
-let browser: Browser;
 let page: Page;
 const refused: string[] = [];
 
-beforeAll(async () => {
-  await buildConsole(consoleDir);
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+useSignedInConsole({}, (started) => {
+  ({ gateway, page } = started);
   page.on('response', (response) => void (response.status() === 401 && refused.push(response.url())));
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
 });
 
 describe('the console frame, in Debian chromium', { timeout: 180_000 }, () => {

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../../scripts/build-console.js';
+import type { Page, Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../../shared/http/errors.js';
-import { launchChromium } from '../../support/browser.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { api } from '../control-plane/identities-support.js';
-import { signInToConsole } from './console-support.js';
+import { useSignedInConsole } from './console-support.js';
 
 /**
  * The policy editor checks a policy with the API's own schemas (bundled from shared/control-plane/policies/schemas.ts)
@@ -18,29 +13,17 @@ import { signInToConsole } from './console-support.js';
  * input with a 400 carrying that very message.
  */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 200 });
-const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-validation-'));
 let gateway: TestGateway;
-let browser: Browser;
 let page: Page;
 const sent: Request[] = [];
 
 const policy = { name: 'validated', conditions: [{ key: 'metadata._user', value: 'someone' }], group_by: [{ key: 'metadata._user' }], type: 'requests', unit: 'rpd', value: 100, credit_limit: { type: 'cost', value: 5 } };
 
-beforeAll(async () => {
-  await buildConsole(consoleDir);
-  gateway = await startTestGateway({ GW_CONSOLE_DIR: consoleDir });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+useSignedInConsole({}, (started) => {
+  ({ gateway, page } = started);
   page.on('request', (request) => {
     if (request.method() !== 'GET' && new URL(request.url()).pathname.startsWith('/v1/policies')) sent.push(request);
   });
-  await signInToConsole(page, `${gateway.url}/console`, gateway.apiKey);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
 });
 
 /** Types `body` into the open editor, tries to send it (button and a forced submit), and returns the page's message. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -47,6 +47,7 @@ afterAll(async () => {
   await browser?.close();
   await gateway?.close();
   await upstream?.close();
+  rmSync(consoleDir, { recursive: true, force: true });
 });
 
 describe('the console, in Debian chromium', { timeout: 120_000 }, () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditLog } from '../../../shared/control-plane/audit-logs/schemas.js';
 import type { IntegrationView } from '../../../shared/control-plane/integrations/schemas.js';
 import type { ProviderView } from '../../../shared/control-plane/providers/schemas.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useTestGateway } from '../../support/harness.js';
 import { api, expectError, newKey, newWorkspace, type Page, type Reply, type Workspace } from './identities-support.js';
 
 /**
@@ -16,8 +17,8 @@ let target: Workspace;
 let integration: IntegrationView;
 let homeWriter: string;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
+useTestGateway(async (started) => {
+  gateway = started;
   target = await newWorkspace(gateway);
   const shared = await api<IntegrationView>(gateway, 'POST', '/v1/integrations', {
     body: { name: `audit ${target.slug}`, provider: 'openai', shared_with_workspaces: [target.id, gateway.bootstrap.workspaceId] },
@@ -25,9 +26,6 @@ beforeAll(async () => {
   expect(shared.status, JSON.stringify(shared.body)).toBe(201);
   integration = shared.body;
   homeWriter = (await newKey(gateway, { scopes: ['providers:read', 'providers:write'] })).key;
-});
-afterAll(async () => {
-  await gateway?.close();
 });
 
 const eventsOf = async (resourceId: string): Promise<AuditLog[]> => {

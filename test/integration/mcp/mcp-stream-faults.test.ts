@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../../../infra/local/server.js';
-import { stalled, type PacedStream } from '../../support/paced-upstream.js';
+import { pacedWriter, stalled, type PacedStream } from '../../support/paced-upstream.js';
+import { rowsOfStoppedLogFile } from '../../support/request-logs.js';
 import { readSseEvents } from '../../support/sse-client.js';
 
 /**
@@ -48,22 +49,8 @@ function startMcpEventServer(): Promise<Server> {
       const stream: PacedStream = { path: request.url ?? '/', written: 0, blocked: false, done: false };
       streams.push(stream);
       const event = notification('x'.repeat(400));
-      while (stream.written < STREAM_BYTES && !response.destroyed) {
-        stream.written += event.length;
-        if (!response.write(event)) {
-          stream.blocked = true;
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              response.off('drain', done);
-              response.off('close', done);
-              resolve();
-            };
-            response.on('drain', done);
-            response.on('close', done);
-          });
-          stream.blocked = false;
-        }
-      }
+      const write = pacedWriter(response, stream);
+      while (stream.written < STREAM_BYTES && !response.destroyed) await write(event);
       if (!response.destroyed) {
         stream.done = true;
         response.end();
@@ -138,15 +125,7 @@ describe('the MCP server event stream under faults', () => {
     expect(last.event).toBe('error');
     expect(JSON.parse(last.data)).toMatchObject({ error: { code: 'cut_at_shutdown', type: 'api_error' } });
 
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const logs = await DuckDBInstance.create(join(dataDir, 'logs.duckdb'), { access_mode: 'READ_ONLY' });
-    try {
-      const connection = await logs.connect();
-      const rows = (await connection.runAndReadAll("SELECT endpoint, error_code FROM requests WHERE trace_id = 'mcp-cut-0'")).getRowObjectsJS();
-      connection.closeSync();
-      expect(rows).toEqual([{ endpoint: 'mcp', error_code: 'cut_at_shutdown' }]);
-    } finally {
-      logs.closeSync();
-    }
+    const rows = await rowsOfStoppedLogFile(join(dataDir, 'logs.duckdb'), "SELECT endpoint, error_code FROM requests WHERE trace_id = 'mcp-cut-0'");
+    expect(rows).toEqual([{ endpoint: 'mcp', error_code: 'cut_at_shutdown' }]);
   }, 120_000);
 });

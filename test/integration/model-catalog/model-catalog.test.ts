@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -14,7 +14,7 @@ interface CatalogList {
 }
 
 /** Local pricing and capability files: the chain's configured source, consulted before the shipped data. */
-function writeModelConfigs(): { pricing: string; capabilities: string } {
+function writeModelConfigs(): { root: string; pricing: string; capabilities: string } {
   const root = mkdtempSync(join(tmpdir(), 'gw-catalog-'));
   const pricing = join(root, 'pricing');
   const capabilities = join(root, 'capabilities');
@@ -26,15 +26,16 @@ function writeModelConfigs(): { pricing: string; capabilities: string } {
   write(pricing, 'openrouter', { models: { 'acme/model-1.5': { input_per_mtok: 2, output_per_mtok: 4 } } });
   write(capabilities, 'openrouter', { models: { 'acme/model-1.5': { capabilities: ['tools'] } } });
   write(pricing, 'ollama', { models: { 'llama3.2:3b': { input_per_mtok: 0, output_per_mtok: 0 } } });
-  return { pricing, capabilities };
+  return { root, pricing, capabilities };
 }
 
 let gateway: TestGateway;
 let plainKey: string;
 let routedKey: string;
+let files: ReturnType<typeof writeModelConfigs> | undefined;
 
 beforeAll(async () => {
-  const files = writeModelConfigs();
+  files = writeModelConfigs();
   gateway = await startTestGateway({ MODEL_CONFIGS_PRICING_LOCAL_PATH: files.pricing, MODEL_CONFIGS_CAPABILITIES_LOCAL_PATH: files.capabilities });
   plainKey = (await newKey(gateway, { scopes: ['prompts:read'] })).key;
   // A workspace that reaches anthropic (a virtual key) and openrouter (a saved config).
@@ -47,6 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gateway?.close();
+  if (files) rmSync(files.root, { recursive: true, force: true });
 });
 
 describe('GET /v1/model-catalog', () => {

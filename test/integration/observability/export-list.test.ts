@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DataExport } from '../../../shared/control-plane/exports/schemas.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useTestGateway } from '../../support/harness.js';
 import { allPages, api, expectError, newKey, newWorkspace, type Page, type Workspace } from '../control-plane/identities-support.js';
 import { logRecord } from './log-engine-support.js';
 
@@ -17,8 +18,8 @@ let gateway: TestGateway;
 let other: Workspace;
 let otherKey: string;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
+useTestGateway(async (started) => {
+  gateway = started;
   other = await newWorkspace(gateway);
   otherKey = (await newKey(gateway, { workspace_id: other.id, scopes: ['logs:read'] })).key;
   const { sink } = await logEngines();
@@ -28,10 +29,6 @@ beforeAll(async () => {
     requestRow(logRecord({ id: 'listed-other-1', created_at: at, organisation_id: gateway.bootstrap.organisationId, workspace_id: other.id, model: 'gpt-4o-mini' })),
   ]);
   await sink.flush();
-});
-
-afterAll(async () => {
-  await gateway?.close();
 });
 
 async function createExport(body: Record<string, unknown>, key?: string): Promise<DataExport> {

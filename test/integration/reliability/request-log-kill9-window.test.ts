@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, GW_PROCESS_KEY, spawnGw, type GwProcess } from '../../support/gw-process.js';
-import { openAIMockHandler } from '../../support/mock-openai.js';
-import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { getJson, GW_PROCESS_KEY, useGwProcesses, type GwProcess } from '../../support/gw-process.js';
+import { rowsOfStoppedLogFile } from '../../support/request-logs.js';
 
 // Issue #42, kill -9: the record of an answered request was written by the after-path, after the answer, so a
 // kill -9 right after answering lost the last answers' records. Now each answer's marker is journaled before its
@@ -12,24 +9,7 @@ import { startMockUpstream, type MockUpstream } from '../../support/mock-upstrea
 // from every marker whose full record never came. The kill here lands while requests are in flight, the moment
 // the client holds the Nth whole answer.
 
-let upstream: MockUpstream;
-const folders: string[] = [];
-const running: GwProcess[] = [];
-
-beforeAll(async () => {
-  upstream = await startMockUpstream(openAIMockHandler());
-});
-afterAll(async () => {
-  for (const gw of running) gw.kill('SIGKILL');
-  await upstream?.close();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
-
-async function started(env: Record<string, string>): Promise<{ gw: GwProcess; url: string }> {
-  const gw = await spawnGw(env);
-  running.push(gw);
-  return { gw, url: await gw.listening };
-}
+const { started, folder, upstream } = useGwProcesses();
 
 /**
  * Sends chats 16 at a time (every other one streamed, bodies over the inline size so the after-path stores them as
@@ -49,7 +29,7 @@ async function answerThenKill(url: string, gw: GwProcess, count: number): Promis
       try {
         const response = await fetch(`${url}/v1/chat/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-gw-api-key': GW_PROCESS_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-x', 'x-gw-trace-id': traceId },
+          headers: { 'content-type': 'application/json', 'x-gw-api-key': GW_PROCESS_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream().url, authorization: 'Bearer sk-x', 'x-gw-trace-id': traceId },
           body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] }),
         });
         const text = await response.text();
@@ -72,24 +52,15 @@ async function answerThenKill(url: string, gw: GwProcess, count: number): Promis
 }
 
 async function recordsInFile(path: string, prefix: string): Promise<{ traceIds: Set<string>; rows: number }> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const database = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-  try {
-    const connection = await database.connect();
-    const rows = (await connection.runAndReadAll('SELECT trace_id FROM requests WHERE starts_with(trace_id, ?)', [prefix])).getRowObjectsJS();
-    connection.closeSync();
-    return { traceIds: new Set(rows.map((row) => String(row.trace_id))), rows: rows.length };
-  } finally {
-    database.closeSync();
-  }
+  const rows = await rowsOfStoppedLogFile(path, 'SELECT trace_id FROM requests WHERE starts_with(trace_id, ?)', [prefix]);
+  return { traceIds: new Set(rows.map((row) => String(row.trace_id))), rows: rows.length };
 }
 
 type DeepHealth = { checks: { log_engine?: { status: string; last_run?: { replayed: number; lost: number; unrecorded: number } } } };
 
 describe('request logs and a kill -9 right after answering', () => {
   it('every answer the client holds has its record after the restart, each once (answered requests lost to a crash before their after-path)', async () => {
-    const data = mkdtempSync(join(tmpdir(), 'gw-kill9-window-'));
-    folders.push(data);
+    const data = folder('gw-kill9-window-');
     const first = await started({ GW_DATA_DIR: data });
     const answered = await answerThenKill(first.url, first.gw, 300);
     await first.gw.exited;

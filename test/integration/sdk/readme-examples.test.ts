@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
@@ -33,6 +33,7 @@ beforeAll(async () => {
 describe('README "Use from your code" examples, run verbatim', () => {
   it('TypeScript', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-readme-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     // The one change: the published package name points at the SDK's source in this repo.
     const code = readmeExample('typescript').replace("'@gw-gateway/sdk'", JSON.stringify(resolve('sdk/js/src/index.ts')));
     writeFileSync(join(dir, 'example.mts'), code);
