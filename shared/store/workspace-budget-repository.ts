@@ -120,11 +120,12 @@ export class WorkspaceBudgetRepository {
   /**
    * Admission's reservation: adds `amount` USD to the gate of the budget's period only while the usage is below
    * the limit (see BudgetCounterRepository), in one conditional write, so concurrent requests cannot all pass a
-   * nearly spent budget. The caller applies a due reset first. Returns the gate's new value, or undefined.
+   * nearly spent budget. The caller applies a due reset first. `fits`: a lease, whole under the limit or refused.
+   * Returns the gate's new value, or undefined.
    */
-  async reserve(budget: WorkspaceBudget, amount: number): Promise<number | undefined> {
+  async reserve(budget: WorkspaceBudget, amount: number, fits = false): Promise<number | undefined> {
     if (budget.creditLimit === null) return 0;
-    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage));
+    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage), fits);
   }
 
   /**

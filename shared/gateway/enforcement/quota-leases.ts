@@ -1,6 +1,7 @@
 import { logger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import type { CounterKey, CounterRepository } from '../../store/counter-repository.js';
+import { returnAllAmountLeases } from './amount-leases.js';
 
 /**
  * Quota leases (issue #48): a process takes a share of a request counter's remaining quota with one conditional
@@ -198,9 +199,13 @@ export function quotaLeasesOf(counters: CounterRepository): QuotaLeases {
 
 const everyTable = new Set<WeakRef<QuotaLeases>>();
 
-/** Gives back every lease this process holds: at shutdown, and before tests read counters. */
+/**
+ * Gives back every lease this process holds, of request counts and of amounts (amount-leases.ts), and writes the
+ * charges it batched (charge-buffer.ts): at shutdown, and before tests read counters.
+ */
 export async function returnAllQuotaLeases(): Promise<void> {
   await Promise.all([...everyTable].map((reference) => reference.deref()?.returnAll()));
+  await returnAllAmountLeases();
 }
 
 /**
