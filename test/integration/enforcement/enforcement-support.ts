@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
@@ -156,3 +157,34 @@ export async function requestLog(traceId: string): Promise<Record<string, unknow
     return (await requestLogsOfTrace(traceId))[0] as unknown as Record<string, unknown> | undefined;
   }, `the request log of ${traceId}`);
 }
+
+export interface StoreCall {
+  command: string;
+  /** The item's partition key, when the command names one item. */
+  target: string;
+  at: number;
+}
+
+/**
+ * Records the store commands this process sends through the real SDK client (a middleware on its stack) while
+ * `recording` is true: what a request costs in round trips and writes. Made after the test's gateway started (the
+ * client is made for its store).
+ */
+export function storeCallRecorder(name: string): { calls: StoreCall[]; recording: boolean } {
+  const recorder = { calls: [] as StoreCall[], recording: false };
+  const stack = dynamoDocumentClient().middlewareStack as unknown as {
+    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
+  };
+  stack.add(
+    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
+      const key = (args.input as { Key?: { pk?: string } }).Key;
+      if (recorder.recording) recorder.calls.push({ command: context.commandName ?? '?', target: String(key?.pk ?? ''), at: performance.now() });
+      return next(args);
+    },
+    { step: 'initialize', name, override: true },
+  );
+  return recorder;
+}
+
+/** Store commands that write. */
+export const WRITE_COMMANDS = /^(UpdateItem|PutItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
