@@ -292,7 +292,7 @@ function markExhaustedOnce(budget: WorkspaceBudget, deps: EnforcementDependencie
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const refused = (used?: number): StepResult => ({ kind: 'rate-refused', windowEnd: window.end, error: rateLimitedError({ policy, window, used }, now) });
   if (policy.type === 'requests') {
-    return takeRequestSlot(deps.counters, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
+    return takeRequestSlot(deps, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
   if (reserve > 0) {
     // Default: admitted while the window (settled tokens plus reservations in flight) is below the limit.

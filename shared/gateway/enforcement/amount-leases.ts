@@ -9,8 +9,9 @@ import type { AmountAccount, AmountLease, EnforcementDependencies } from './type
 export type { AmountAccount, AmountLease } from './types.js';
 
 /**
- * Amount leases (issues #48, #44): quota leases (quota-leases.ts) for counters of tokens and USD — tokens rate
- * limits, cost and tokens usage limits, a workspace provider's tokens limit and budget, the workspace budget's gate.
+ * Amount leases (issues #48, #44): quota leases for every limit counter — request counts (an amount of 1 per
+ * request, quota-leases.ts), tokens rate limits, cost and tokens usage limits, a workspace provider's tokens limit
+ * and budget, the workspace budget's gate.
  * A process takes a share of what is left with one conditional `ADD` that must fit whole under the limit, reserves
  * each request's estimate against it in memory, settles real usage in memory (what an estimate over-reserved goes
  * back into the lease) and gives the unused remainder back at expiry, idle and shutdown. Sizes are counted in

@@ -46,7 +46,7 @@ function rateLimitStep(provider: ProviderRecord, limit: RateLimit, reserve: numb
     return { kind: 'rate-refused', windowEnd: window.end, error };
   };
   if (limit.type === 'requests') {
-    return takeRequestSlot(deps.counters, key, limit.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
+    return takeRequestSlot(deps, key, limit.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
   }
   if (reserve > 0) {
     // As for tokens policies: GW_TOKEN_LIMIT_RESERVATION=ON asks the whole estimate to fit.

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
@@ -196,6 +197,21 @@ describe(`${PROCESSES} gw processes on one store: every limit kind holds to at m
     const admitted = admittedOf(await concurrently(CONCURRENCY, (index) => send(index, who)), 412);
     expect(admitted).toBeLessThanOrEqual(11);
     await settlesAt(() => creditCounter(policy, { workspace_id: who.workspaceId }), admitted * TOKENS_PER_REQUEST, 'tokens credit counter');
+  });
+
+  it('amount leases: a budget, a cost usage limit and a tokens rate limit with room for many answers are leased, and still end at most one answer over', async () => {
+    // Room for 80 answers under the cost limit: shares are taken (an eighth of what is left, up to 4 estimates at
+    // first) and shrink to exact reservations near the limit (amount-leases.ts).
+    const who = await tenant('multi leased', { credit_limit: 100 * COST_PER_REQUEST });
+    const cost = await createPolicy(gateway, 'usage-limits', { ...POLICY_BASE, name: 'multi leased cost', type: 'requests', unit: 'rpd', value: 100_000, credit_limit: { type: 'cost', value: 80 * COST_PER_REQUEST }, periodic_reset: 'monthly', workspace_id: who.workspaceId });
+    const tokens = await createPolicy(gateway, 'rate-limits', { ...POLICY_BASE, name: 'multi leased tokens', type: 'tokens', unit: 'rpd', value: 400 * TOKENS_PER_REQUEST, workspace_id: who.workspaceId });
+    const admitted = admittedOf(await concurrently(CONCURRENCY, (index) => send(index, who)), 412);
+    expect(admitted).toBeLessThanOrEqual(81);
+    // Every process gives its unused shares back once it idles (1 s here); this one at once.
+    await returnAllQuotaLeases();
+    await settlesAt(() => creditCounter(cost, { workspace_id: who.workspaceId }), admitted * COST_PER_REQUEST, 'leased cost counter');
+    await settlesAt(() => rateCounter(tokens, { workspace_id: who.workspaceId }), admitted * TOKENS_PER_REQUEST, 'leased tokens counter');
+    await settlesAt(async () => (await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage ?? 0, admitted * COST_PER_REQUEST, 'leased budget usage');
   });
 
   it('a workspace provider’s budget and requests limit (x-gw-provider: @slug)', async () => {
