@@ -12,8 +12,7 @@ import { startTestGateway, TEST_ADMIN_KEY, type TestGateway } from '../../suppor
 import { watchGwStartup } from '../../support/local-process.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { createKey } from '../control-plane/policies-support.js';
-import { concurrently, createPolicy, creditCounter, rateCounter, storeCallRecorder, viaMock, WRITE_COMMANDS, type Answer } from './enforcement-support.js';
+import { concurrently, createPolicy, creditCounter, rateCounter, storeCallRecorder, viaMock, WRITE_COMMANDS, type Answer, createTenant, type Tenant } from './enforcement-support.js';
 
 // Issues #48 and #44: amount leases. Token, cost and budget limits are leased like request counts: a process takes
 // a share of what is left with one conditional write and reserves each request's estimate in memory; settled
@@ -60,22 +59,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-interface Tenant {
-  workspaceId: string;
-  key: string;
-}
-
-async function tenant(name: string, budget?: Record<string, unknown>): Promise<Tenant> {
-  const response = await fetch(`${gateway.url}/v1/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-    body: JSON.stringify({ name, ...(budget ? { budget } : {}) }),
-  });
-  const created = (await response.json()) as { id: string };
-  expect(response.status).toBe(201);
-  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
-  return { workspaceId: created.id, key: key.raw };
-}
+const tenant = (name: string, budget?: Record<string, unknown>): Promise<Tenant> => createTenant(gateway, name, budget);
 
 async function send(who: Tenant, base = gateway.url): Promise<Answer> {
   const response = await fetch(`${base}/v1/chat/completions`, {

@@ -14,8 +14,7 @@ import { WorkspaceRepository } from '../../../shared/store/workspace-repository.
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { createKey } from '../control-plane/policies-support.js';
-import { chat, concurrently, eventually, viaMock } from './enforcement-support.js';
+import { chat, concurrently, eventually, viaMock, createTenant, type Tenant } from './enforcement-support.js';
 
 // Issue #44: a workspace budget's charges go to un-indexed, sharded counter items instead of the workspace item
 // (which carries gsi1/gsi2 keys: every write was two billed writes, one item takes ~1,000 writes/s). These tests
@@ -41,17 +40,7 @@ afterAll(async () => {
   rmSync(pricingDir, { recursive: true, force: true });
 });
 
-async function tenant(name: string, budget?: Record<string, unknown>): Promise<{ workspaceId: string; key: string }> {
-  const response = await fetch(`${gateway.url}/v1/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-    body: JSON.stringify({ name, ...(budget ? { budget } : {}) }),
-  });
-  const created = (await response.json()) as { id: string };
-  expect(response.status).toBe(201);
-  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
-  return { workspaceId: created.id, key: key.raw };
-}
+const tenant = (name: string, budget?: Record<string, unknown>): Promise<Tenant> => createTenant(gateway, name, budget);
 
 const send = (who: { key: string }) => chat(gateway, { ...viaMock(upstream), 'x-gw-api-key': who.key }, { model: MODEL, max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] });
 

@@ -19,6 +19,7 @@ import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.j
 import type { TestGateway } from '../../support/gateway.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
+import { createKey } from '../control-plane/policies-support.js';
 
 export const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -188,3 +189,37 @@ export function storeCallRecorder(name: string): { calls: StoreCall[]; recording
 
 /** Store commands that write. */
 export const WRITE_COMMANDS = /^(UpdateItem|PutItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
+
+/** A control-plane call as the bootstrap admin; expects a 2xx answer and returns its body. */
+export async function adminCall<T>(gateway: TestGateway, method: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
+  const parsed = (await response.json()) as T;
+  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
+  return parsed;
+}
+
+/** A gateway call with the given gw key; only the status and headers are kept (the body is read to its end). */
+export async function postAs(gateway: TestGateway, key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+  const response = await gateway.post(path, body, { 'x-gw-api-key': key, ...headers });
+  await response.text();
+  return { status: response.status, headers: response.headers, body: {} };
+}
+
+export interface Tenant {
+  workspaceId: string;
+  key: string;
+  keyId: string;
+}
+
+/** A workspace of its own (limits and budgets are per workspace), with an optional budget, and a key that may call the gateway. */
+export async function createTenant(gateway: TestGateway, name: string, budget?: Record<string, unknown>): Promise<Tenant> {
+  const response = await fetch(`${gateway.url}/v1/workspaces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+    body: JSON.stringify({ name, ...(budget ? { budget } : {}) }),
+  });
+  const created = (await response.json()) as { id: string };
+  expect(response.status).toBe(201);
+  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
+  return { workspaceId: created.id, key: key.raw, keyId: key.id };
+}

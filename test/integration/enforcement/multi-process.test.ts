@@ -12,7 +12,7 @@ import { watchGwStartup } from '../../support/local-process.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
-import { concurrently, createPolicy, creditCounter, eventually, rateCounter, type Answer } from './enforcement-support.js';
+import { concurrently, createPolicy, creditCounter, eventually, rateCounter, type Answer, adminCall } from './enforcement-support.js';
 import { providerCounter } from './provider-support.js';
 
 // Issue #41: many gw processes share one store, as Lambda instances do. Four gw processes (this test's own and
@@ -94,12 +94,7 @@ interface Tenant {
   virtualKey: string;
 }
 
-async function admin<T>(method: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
-  const parsed = (await response.json()) as T;
-  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
-  return parsed;
-}
+const admin = <T>(method: string, path: string, body: unknown): Promise<T> => adminCall<T>(gateway, method, path, body);
 
 async function tenant(name: string, budget?: Record<string, unknown>): Promise<Tenant> {
   const created = await admin<{ id: string }>('POST', '/v1/workspaces', { name, ...(budget ? { budget } : {}) });
