@@ -7,6 +7,7 @@ import { startBenchStore, startGw, startReferenceProxy, type GwProcess, type Moc
 import type { AwsShapedResult, AwsShapedRow } from '../report/results.js';
 import { HOT_PATH_SCENARIOS, type HotPathScenario, type ReadyScenario, type ScenarioContext } from '../scenarios/hot-path.js';
 import { checkChatJson, directChat, gwChat, proxyChat, type BenchEndpoints } from '../scenarios/requests.js';
+import { costPolicyScenario, tokensPolicyScenario } from '../scenarios/amount-limits.js';
 import { savedConfigScenario, virtualKeyScenario } from '../scenarios/stored-entities.js';
 import { createBenchWorkspaceAndKey } from '../scenarios/tenant.js';
 import { REQUEST_TIMEOUT_MS } from './context.js';
@@ -70,6 +71,8 @@ function awsScenarios(): AwsScenario[] {
     { name: 'plain, first request after the cache TTLs expired', goal: 1, expired: true, setup: async (context) => plainRequest(context.endpoints) },
     fromHotPath('1 matching rate-limit policy', '1 matching rate-limit policy'),
     fromHotPath('3 matching rate-limit policies', '3 matching rate-limit policies'),
+    fromStored(tokensPolicyScenario),
+    fromStored(costPolicyScenario),
     fromHotPath('cache hit (simple)', 'cache hit (simple)'),
     fromStored(virtualKeyScenario),
     fromStored(savedConfigScenario),

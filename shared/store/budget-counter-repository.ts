@@ -1,5 +1,5 @@
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { sumUsd } from '../observability/pricing/usd.js';
+import { subtractUsd, sumUsd } from '../observability/pricing/usd.js';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
@@ -78,19 +78,22 @@ export class BudgetCounterRepository {
 
   /**
    * Adds `amount` to the gate only while the gate is below `headroom` (the limit less the settled usage): the
-   * reservation of one request, or of a lease. Returns the gate's new value, or undefined when refused.
+   * reservation of one request. With `fits`, only while the whole amount fits (`gate + amount <= headroom`): a
+   * lease (enforcement/amount-leases.ts), which must never take the gate past the limit. Returns the gate's new
+   * value, or undefined when refused.
    */
-  async reserve(workspaceId: string, epoch: string, amount: number, headroom: number): Promise<number | undefined> {
-    if (headroom <= 0) return undefined;
+  async reserve(workspaceId: string, epoch: string, amount: number, headroom: number, fits = false): Promise<number | undefined> {
+    const bound = fits ? subtractUsd(headroom, amount) : headroom;
+    if (fits ? bound < 0 : bound <= 0) return undefined;
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: gateKey(workspaceId, epoch),
           UpdateExpression: 'ADD #usage :amount',
-          ConditionExpression: 'attribute_not_exists(#usage) OR #usage < :headroom',
+          ConditionExpression: `attribute_not_exists(#usage) OR #usage ${fits ? '<=' : '<'} :headroom`,
           ExpressionAttributeNames: { '#usage': 'usage' },
-          ExpressionAttributeValues: { ':amount': amount, ':headroom': headroom },
+          ExpressionAttributeValues: { ':amount': amount, ':headroom': bound },
           ReturnValues: 'UPDATED_NEW',
         }),
       );

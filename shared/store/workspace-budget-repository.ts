@@ -62,26 +62,14 @@ export class WorkspaceBudgetRepository {
   private readonly counters = new BudgetCounterRepository();
 
   async read(workspaceId: string): Promise<WorkspaceBudget | undefined> {
-    const result = await this.client.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: keys.workspace(workspaceId),
-        ConsistentRead: true,
-        ProjectionExpression: BUDGET_ATTRIBUTES.map((_, index) => `#p${index}`).join(', '),
-        ExpressionAttributeNames: Object.fromEntries(BUDGET_ATTRIBUTES.map((name, index) => [`#p${index}`, name])),
-      }),
-    );
-    if (!result.Item) return undefined;
-    const epoch = budgetEpoch(result.Item.budget_last_reset_at as string | null | undefined);
-    return toBudget(result.Item, await this.counters.read(workspaceId, epoch));
+    const item = await this.workspaceItem(workspaceId, BUDGET_ATTRIBUTES);
+    if (!item) return undefined;
+    const epoch = budgetEpoch(item.budget_last_reset_at as string | null | undefined);
+    return toBudget(item, await this.counters.read(workspaceId, epoch));
   }
 
-  /**
-   * The budget and the workspace's `settings` (for `unpriced_models`) in one read of the workspace item, plus the
-   * budget's counters: what the enforcement snapshot needs (enforcement/snapshot-cache.ts), so it reads the item once.
-   */
-  async readWithSettings(workspaceId: string): Promise<{ budget: WorkspaceBudget; settings: WorkspaceRecord['settings'] } | undefined> {
-    const attributes = [...BUDGET_ATTRIBUTES, 'settings'];
+  /** The workspace item's given attributes, read consistently. */
+  private async workspaceItem(workspaceId: string, attributes: readonly string[]): Promise<Record<string, unknown> | undefined> {
     const result = await this.client.send(
       new GetCommand({
         TableName: this.table,
@@ -91,13 +79,22 @@ export class WorkspaceBudgetRepository {
         ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#p${index}`, name])),
       }),
     );
-    if (!result.Item) return undefined;
+    return result.Item;
+  }
+
+  /**
+   * The budget and the workspace's `settings` (for `unpriced_models`) in one read of the workspace item, plus the
+   * budget's counters: what the enforcement snapshot needs (enforcement/snapshot-cache.ts), so it reads the item once.
+   */
+  async readWithSettings(workspaceId: string): Promise<{ budget: WorkspaceBudget; settings: WorkspaceRecord['settings'] } | undefined> {
+    const item = await this.workspaceItem(workspaceId, [...BUDGET_ATTRIBUTES, 'settings']);
+    if (!item) return undefined;
     // Enforcement reads usage only against a limit: a workspace without one costs no counter read (a cold
     // workspace's first request keeps two store round trips in sequence, hot-caches/cold-workspace.test.ts).
-    const limited = typeof result.Item.budget_credit_limit === 'number';
-    const epoch = budgetEpoch(result.Item.budget_last_reset_at as string | null | undefined);
+    const limited = typeof item.budget_credit_limit === 'number';
+    const epoch = budgetEpoch(item.budget_last_reset_at as string | null | undefined);
     const counters = limited ? await this.counters.read(workspaceId, epoch) : { gate: 0, shards: 0 };
-    return { budget: toBudget(result.Item, counters), settings: result.Item.settings as WorkspaceRecord['settings'] };
+    return { budget: toBudget(item, counters), settings: item.settings as WorkspaceRecord['settings'] };
   }
 
   /**
@@ -120,11 +117,12 @@ export class WorkspaceBudgetRepository {
   /**
    * Admission's reservation: adds `amount` USD to the gate of the budget's period only while the usage is below
    * the limit (see BudgetCounterRepository), in one conditional write, so concurrent requests cannot all pass a
-   * nearly spent budget. The caller applies a due reset first. Returns the gate's new value, or undefined.
+   * nearly spent budget. The caller applies a due reset first. `fits`: a lease, whole under the limit or refused.
+   * Returns the gate's new value, or undefined.
    */
-  async reserve(budget: WorkspaceBudget, amount: number): Promise<number | undefined> {
+  async reserve(budget: WorkspaceBudget, amount: number, fits = false): Promise<number | undefined> {
     if (budget.creditLimit === null) return 0;
-    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage));
+    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage), fits);
   }
 
   /**

@@ -77,8 +77,12 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
   it('(a) a plain request with a gw key', async () => {
     const { key } = await scenarioKey();
     const cost = await measure('plain (gw key)', { ...providerHeaders, 'x-gw-custom-host': upstream.url, 'x-gw-api-key': key });
-    expect(cost.operations).toEqual({ 'dynamodb UpdateItem table/main': 1 });
-    expect(cost.units).toEqual({ read: 0, write: 1 });
+    // The budget's charge is batched (shared/gateway/enforcement/charge-buffer.ts): one write per counter per flush
+    // where requests share a process (local runtime, managed instances); classic Lambda flushes per invocation.
+    expect(Object.keys(cost.operations)).toEqual(['dynamodb UpdateItem table/main']);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(1);
+    expect(cost.units.read).toBe(0);
+    expect(cost.units.write).toBeLessThan(1);
     // Request logs are rows of the log engine (issue #32): not one DynamoDB call is made for them.
     expect(cost.excluded).toEqual([]);
   });
@@ -88,8 +92,12 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
     const virtualKey = await api<{ id: string }>(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'openai', credential: 'sk-vk-cost', custom_host: upstream.url } });
     expect(virtualKey.status).toBe(201);
     const cost = await measure('virtual key', { 'x-gw-api-key': key, 'x-gw-virtual-key': virtualKey.body.id });
-    expect(cost.operations).toEqual({ 'dynamodb UpdateItem table/main': 1 });
-    expect(cost.units).toEqual({ read: 0, write: 1 });
+    // The budget's charge is batched (shared/gateway/enforcement/charge-buffer.ts): one write per counter per flush
+    // where requests share a process (local runtime, managed instances); classic Lambda flushes per invocation.
+    expect(Object.keys(cost.operations)).toEqual(['dynamodb UpdateItem table/main']);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(1);
+    expect(cost.units.read).toBe(0);
+    expect(cost.units.write).toBeLessThan(1);
   });
 
   it('(c) with one rate-limit policy', async () => {
@@ -100,13 +108,12 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const cost = await measure('one rate-limit policy', { ...providerHeaders, 'x-gw-custom-host': upstream.url, 'x-gw-api-key': key });
     // The policy's counter is leased (shared/gateway/enforcement/quota-leases.ts): a process takes a growing
-    // share of the quota in one write and admits against it locally, so the counter writes per request fall below
-    // one (the request counter of the key's usage stays one write per request).
+    // share of the quota in one write and admits against it locally, and the usage charge is batched
+    // (charge-buffer.ts), so the writes per request fall below one.
     expect(Object.keys(cost.operations)).toEqual(['dynamodb UpdateItem table/main']);
-    expect(cost.operations['dynamodb UpdateItem table/main']).toBeGreaterThanOrEqual(1);
-    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(2);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(1);
     expect(cost.units.read).toBe(0);
-    expect(cost.units.write).toBeLessThan(2);
+    expect(cost.units.write).toBeLessThan(1);
   });
 
   it('(d) with a budget', async () => {
@@ -125,10 +132,12 @@ describe('AWS operations and DynamoDB units per warm gateway request (request lo
     });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const cost = await measure('a budget', { ...providerHeaders, 'x-gw-custom-host': upstream.url, 'x-gw-api-key': key });
-    // Reserve before the call and settle after it (a journal item put and deleted, so a crash is repaired by
-    // restore-budgets), on the budget's cost and token counters, plus the usage counter.
-    expect(cost.operations).toEqual({ 'dynamodb DeleteItem table/main': 1, 'dynamodb PutItem table/main': 1, 'dynamodb UpdateItem table/main': 5 });
-    expect(cost.units).toEqual({ read: 0, write: 7 });
+    // The cost and token counters are leased (amount-leases.ts): each estimate is reserved from a share in memory
+    // and settled there, with no reservation record (a crash costs at most the share); before, 7 writes per request.
+    expect(Object.keys(cost.operations)).toEqual(['dynamodb UpdateItem table/main']);
+    expect(cost.operations['dynamodb UpdateItem table/main']).toBeLessThan(1);
+    expect(cost.units.read).toBe(0);
+    expect(cost.units.write).toBeLessThan(1);
   });
 
   it('(e) a cache hit', async () => {

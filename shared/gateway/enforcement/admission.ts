@@ -8,6 +8,7 @@ import { WorkspaceBudgetRepository, type BudgetPeriodRef, type WorkspaceBudget }
 import type { GatewayContext } from '../context.js';
 import { groupOf, policyMatches } from './policy-match.js';
 import { providerNeedsEstimate, providerSteps } from './provider-limits.js';
+import { amountLeases, budgetAccount, BUDGET_ACCOUNT, counterAccount, reserveAmount, type AmountLease } from './amount-leases.js';
 import { takeRequestSlot } from './quota-leases.js';
 import { budgetExhaustedError, rateLimitedError, usageLimitExhaustedError, type RateRejection } from './rejections.js';
 import { requestValues, type RequestValues } from './request-values.js';
@@ -37,6 +38,11 @@ export interface AdmissionHoldings {
   budgetPeriod?: BudgetPeriodRef;
   /** The request's id: names its reservation record (reservation-journal.ts). */
   requestId?: string;
+  /**
+   * Reservations made from this process's amount leases, by counter (`pk`, or BUDGET_ACCOUNT): settled in memory.
+   * Not part of what a batch record stores: a batch settled later charges the store (its estimate is counted there).
+   */
+  leased?: ReadonlyMap<string, AmountLease>;
 }
 
 /**
@@ -54,6 +60,7 @@ export class Admission {
   readonly budgetReserved: number;
   readonly budgetPeriod?: BudgetPeriodRef;
   readonly requestId: string;
+  readonly leased: ReadonlyMap<string, AmountLease>;
 
   constructor(holdings: AdmissionHoldings) {
     this.workspaceId = holdings.workspaceId;
@@ -65,6 +72,7 @@ export class Admission {
     this.budgetReserved = holdings.budgetReserved ?? 0;
     this.budgetPeriod = holdings.budgetPeriod;
     this.requestId = holdings.requestId ?? '';
+    this.leased = holdings.leased ?? new Map();
   }
 
   /** Settlement's result, kept so the response path and the log path share one settlement. */
@@ -72,9 +80,13 @@ export class Admission {
   /** The write of the reservation record (settlement.ts), awaited before the record is dropped. */
   reservationRecord?: Promise<void>;
 
-  /** True when admission reserved anything that settlement must replace or give back. */
+  /**
+   * True when admission reserved anything in the store that settlement must replace or give back. A leased
+   * reservation is not: the process that dies holding it loses its lease with it (amount-leases.ts).
+   */
   get reserves(): boolean {
-    return this.budgetReserved > 0 || this.tokenCounters.some((counter) => counter.reserved > 0) || this.creditCounters.some((counter) => counter.reserved > 0);
+    const inStore = (key: string, reserved: number) => reserved > 0 && !this.leased.has(key);
+    return inStore(BUDGET_ACCOUNT, this.budgetReserved) || [...this.tokenCounters, ...this.creditCounters].some((counter) => inStore(counter.key.pk, counter.reserved));
   }
 
   /** True the first time only: the caller then settles or releases. */
@@ -169,6 +181,12 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
   }
   if (refusal) return refusal;
   const steps = results as Step[];
+  const leased = new Map<string, AmountLease>();
+  for (const step of steps) {
+    if (step.kind === 'taken' && step.lease) leased.set(step.key.pk, step.lease);
+    if (step.kind === 'credit' && step.lease) leased.set(step.counter.key.pk, step.lease);
+    if (step.kind === 'budget' && step.lease) leased.set(BUDGET_ACCOUNT, step.lease);
+  }
   return new Admission({
     workspaceId: context.principal.workspaceId,
     requestSlots: steps.flatMap((step) => (step.kind === 'taken' && step.slot === 'request' ? [step.key] : [])),
@@ -179,6 +197,7 @@ async function admitOnce(context: GatewayContext, snapshot: EnforcementSnapshot,
     budgetReserved: steps.reduce((sum, step) => sum + (step.kind === 'budget' ? step.reserved : 0), 0),
     budgetPeriod: steps.find((step) => step.kind === 'budget')?.period ?? unreservedPeriod(budget, now),
     requestId: context.requestId,
+    leased,
   });
 }
 
@@ -216,9 +235,9 @@ async function reservationEstimate(context: GatewayContext, matched: readonly Po
 function creditStep(policy: PolicyRecord, key: CounterKey, period: RateRejection['window'], amount: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const limit = policy.credit_limit!.value;
   const refused = (used: number): StepResult => ({ kind: 'credit-refused', error: usageLimitExhaustedError(policy, used, period) });
-  const counter = (reserved: number): StepResult => ({ kind: 'credit', counter: { key, measure: policy.credit_limit!.type, owner: policy.id, reserved } });
+  const counter = (reserved: number, lease?: AmountLease): StepResult => ({ kind: 'credit', counter: { key, measure: policy.credit_limit!.type, owner: policy.id, reserved }, lease });
   if (amount > 0) {
-    return deps.counters.incrementBelow(key, amount, limit).then(async (result) => (result.admitted ? counter(amount) : refused(await deps.counters.read(key, now))));
+    return reserveAmount(counterAccount(key, limit, deps), amount).then(async (reserved) => (reserved ? counter(amount, reserved.lease) : refused(await deps.counters.read(key, now))));
   }
   return deps.counters.read(key, now).then((used): StepResult => (used >= limit ? refused(used) : counter(0)));
 }
@@ -241,15 +260,13 @@ async function budgetStep(budget: WorkspaceBudget, amount: number, now: number, 
     await applyDueReset(deps.budgets, budget.workspaceId, now);
     current = (await reread()) ?? current;
   }
-  let gate = resetDue(current, now) ? undefined : await deps.budgets.reserve(current, amount);
-  if (gate === undefined && !fresh) {
+  // From this process's lease of the gate when it holds one (amount-leases.ts); each write is noted in the snapshot.
+  let reserved = resetDue(current, now) ? undefined : await reserveAmount(budgetAccount(current, deps), amount);
+  if (reserved === undefined && !fresh) {
     current = (await reread()) ?? current;
-    if (!resetDue(current, now)) gate = await deps.budgets.reserve(current, amount);
+    if (!resetDue(current, now)) reserved = await reserveAmount(budgetAccount(current, deps), amount);
   }
-  if (gate !== undefined) {
-    deps.snapshots.noteBudgetCharge({ workspaceId: current.workspaceId, epoch: current.epoch, amount, gate });
-    return { kind: 'budget', reserved: amount, period: { epoch: current.epoch, gated: true } };
-  }
+  if (reserved !== undefined) return { kind: 'budget', reserved: amount, period: { epoch: current.epoch, gated: true }, lease: reserved.lease };
   if (current.status !== 'exhausted' && budgetExhausted(current, now)) markExhaustedOnce(current, deps);
   return { kind: 'credit-refused', error: budgetExhaustedError(current) };
 }
@@ -275,13 +292,13 @@ function markExhaustedOnce(budget: WorkspaceBudget, deps: EnforcementDependencie
 function rateStep(policy: PolicyRecord, key: CounterKey, window: RateRejection['window'], reserve: number, now: number, deps: EnforcementDependencies): Promise<StepResult> {
   const refused = (used?: number): StepResult => ({ kind: 'rate-refused', windowEnd: window.end, error: rateLimitedError({ policy, window, used }, now) });
   if (policy.type === 'requests') {
-    return takeRequestSlot(deps.counters, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
+    return takeRequestSlot(deps, key, policy.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'request' } : refused(policy.value)));
   }
   if (reserve > 0) {
     // Default: admitted while the window (settled tokens plus reservations in flight) is below the limit.
     // GW_TOKEN_LIMIT_RESERVATION=ON: the whole estimate must fit under the limit (never over, refuses more).
-    const taken = settings().GW_TOKEN_LIMIT_RESERVATION ? deps.counters.incrementIfFits(key, reserve, policy.value) : deps.counters.incrementBelow(key, reserve, policy.value);
-    return taken.then((result) => (result.admitted ? { kind: 'taken', key, amount: reserve, slot: 'token' } : refused()));
+    const account = counterAccount(key, policy.value, deps, settings().GW_TOKEN_LIMIT_RESERVATION);
+    return reserveAmount(account, reserve).then((reserved) => (reserved ? { kind: 'taken', key, amount: reserve, slot: 'token', lease: reserved.lease } : refused()));
   }
   return deps.counters.read(key, now).then((used) => (used >= policy.value ? refused(used) : { kind: 'token', counter: { key, reserved: 0 } }));
 }
@@ -300,6 +317,9 @@ function pickRefusal(results: StepResult[]): GatewayError | undefined {
 async function giveBack(results: StepResult[], workspaceId: string, deps: EnforcementDependencies): Promise<void> {
   const releases = await Promise.allSettled(
     results.flatMap((step): Array<Promise<unknown>> => {
+      // A reservation from a lease goes back into it, in memory.
+      const leased = step.kind === 'taken' ? step.amount : step.kind === 'credit' ? step.counter.reserved : step.kind === 'budget' ? step.reserved : 0;
+      if ((step.kind === 'taken' || step.kind === 'credit' || step.kind === 'budget') && step.lease) return [Promise.resolve(amountLeases().settle(step.lease, -leased))];
       if (step.kind === 'taken') return [deps.counters.release(step.key, step.amount)];
       if (step.kind === 'credit' && step.counter.reserved > 0) return [deps.counters.release(step.counter.key, step.counter.reserved)];
       if (step.kind === 'budget') return [deps.budgets.charge(workspaceId, -step.reserved, new Date(deps.now()), step.period)];

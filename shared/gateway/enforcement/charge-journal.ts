@@ -4,16 +4,14 @@ import { join } from 'node:path';
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
-import type { CounterKey } from '../../store/counter-repository.js';
 import { dynamoDocumentClient } from '../../store/dynamo-client.js';
 import { MAIN_TABLE, tableName } from '../../store/table-definitions.js';
-import type { EnforcementDependencies } from './admission.js';
-import type { BudgetPeriodRef, WorkspaceBudget } from '../../store/workspace-budget-repository.js';
+import type { Charge, EnforcementDependencies } from './types.js';
+import type { WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import { merged } from '../../merged.js';
 import { budgetExhausted, chargeWorkspaceBudget, type BudgetChargeNote } from './workspace-budget.js';
 
-/** One amount to add to one counter or one workspace budget (negative to give back). */
-export type Charge = { kind: 'counter'; key: CounterKey; amount: number } | { kind: 'budget'; workspaceId: string; amount: number; period?: BudgetPeriodRef };
+export type { Charge } from './types.js';
 
 /** gsi2 partitions of the main table: charges that failed and wait for a replay, reservations in flight. */
 const PENDING_PARTITION = 'CHARGES#PENDING';

@@ -2,6 +2,7 @@ import { GatewayError } from '../../http/errors.js';
 import { settings } from '../../settings.js';
 import { counterKey, type CounterKey } from '../../store/counter-repository.js';
 import type { ProviderRecord } from '../../store/integration-repository.js';
+import { counterAccount, reserveAmount } from './amount-leases.js';
 import { takeRequestSlot } from './quota-leases.js';
 import type { EnforcementDependencies, StepResult } from './types.js';
 import { rateWindow, resetPeriod, secondsUntil, UNIT_LABELS } from './windows.js';
@@ -22,7 +23,8 @@ export function providerNeedsEstimate(provider: ProviderRecord | undefined): { t
  * The admission steps of a workspace provider (`x-gw-provider: @slug`), the same kind as a workspace policy's:
  * a request limit takes a slot with one atomic conditional increment; a tokens limit reserves the estimated
  * tokens and the budget the estimated cost, each with one conditional increment that succeeds while the counter
- * (settled usage plus the reservations in flight) is below the limit. Settlement replaces a reservation with
+ * (settled usage plus the reservations in flight) is below the limit, or from this process's lease of it
+ * (quota-leases.ts, amount-leases.ts). Settlement replaces a reservation with
  * the real usage, so concurrent requests pass a provider's limit by at most one request.
  */
 export function providerSteps(provider: ProviderRecord, estimate: ProviderEstimate | undefined, now: number, deps: EnforcementDependencies): Array<Promise<StepResult>> {
@@ -44,12 +46,11 @@ function rateLimitStep(provider: ProviderRecord, limit: RateLimit, reserve: numb
     return { kind: 'rate-refused', windowEnd: window.end, error };
   };
   if (limit.type === 'requests') {
-    return takeRequestSlot(deps.counters, key, limit.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
+    return takeRequestSlot(deps, key, limit.value).then((admitted) => (admitted ? { kind: 'taken', key, amount: 1, slot: 'provider-request' } : refused()));
   }
   if (reserve > 0) {
     // As for tokens policies: GW_TOKEN_LIMIT_RESERVATION=ON asks the whole estimate to fit.
-    const taken = settings().GW_TOKEN_LIMIT_RESERVATION ? deps.counters.incrementIfFits(key, reserve, limit.value) : deps.counters.incrementBelow(key, reserve, limit.value);
-    return taken.then((result) => (result.admitted ? { kind: 'taken', key, amount: reserve, slot: 'token' } : refused()));
+    return reserveAmount(counterAccount(key, limit.value, deps, settings().GW_TOKEN_LIMIT_RESERVATION), reserve).then((reserved) => (reserved ? { kind: 'taken', key, amount: reserve, slot: 'token', lease: reserved.lease } : refused()));
   }
   return deps.counters.read(key, now).then((used) => (used >= limit.value ? refused() : { kind: 'token', counter: { key, reserved: 0 } }));
 }
@@ -59,9 +60,8 @@ async function budgetStep(provider: ProviderRecord, budget: NonNullable<Provider
   const key: CounterKey = { pk: counterKey(`provider-${provider.id}`, 'credit', 'usd', period.id), windowEnd: period.end };
   const owner = `@${provider.slug}`;
   const reserve = cost ?? 0;
-  if (reserve > 0 && (await deps.counters.incrementBelow(key, reserve, budget.limit_usd)).admitted) {
-    return { kind: 'credit', counter: { key, measure: 'cost', owner, reserved: reserve } };
-  }
+  const reserved = reserve > 0 ? await reserveAmount(counterAccount(key, budget.limit_usd, deps), reserve) : undefined;
+  if (reserved) return { kind: 'credit', counter: { key, measure: 'cost', owner, reserved: reserve }, lease: reserved.lease };
   const spent = await deps.counters.read(key, now);
   // An unpriced model reserves nothing: the budget then only checks what was spent (its cost is unknown anyway).
   if (reserve === 0 && spent < budget.limit_usd) return { kind: 'credit', counter: { key, measure: 'cost', owner, reserved: 0 } };

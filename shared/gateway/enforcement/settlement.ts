@@ -2,6 +2,8 @@ import { costOfUsage, firstUnpricedCharge, subtractUsd, tokenCounts, unpricedCos
 import type { RequestLogger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { defaultEnforcementDependencies, type Admission, type EnforcementDependencies } from './admission.js';
+import { amountLeases, BUDGET_ACCOUNT } from './amount-leases.js';
+import { chargeLater } from './charge-buffer.js';
 import { applyCharges, forgetReservation, journalCharges, recordReservation, type Charge } from './charge-journal.js';
 
 export interface SettledUsage {
@@ -25,7 +27,9 @@ const RESERVATION_SLACK_MS = 15 * 60_000;
 export function rememberReservations(admission: Admission | undefined, now: number, log: RequestLogger): void {
   if (!admission?.reserves) return;
   const expiresAt = now + settings().GW_UPSTREAM_MAX_DURATION_MS + RESERVATION_SLACK_MS;
-  admission.reservationRecord = recordReservation(admission.requestId, expiresAt, giveBackCharges(admission)).catch((error: unknown) => {
+  // Only what was reserved in the store: a leased reservation is part of its lease (amount-leases.ts).
+  const inStore = giveBackCharges(admission).filter((charge) => leaseOf(admission, charge) === undefined);
+  admission.reservationRecord = recordReservation(admission.requestId, expiresAt, inStore).catch((error: unknown) => {
     log.warn('could not record a reservation (it is still settled normally)', { error: error as Error });
   });
 }
@@ -58,18 +62,22 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
   const limitCost = cost ?? (counts ? unpricedCost(counts) : 0);
   if (cost === null && counts && firstUnpricedCharge(settled.provider, settled.model)) log.warn('unpriced model: cost limits are charged its tokens at the default rates (said once per model)', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
   const charges: Charge[] = [];
+  // A soft check reserved nothing: its charge is batched (charge-buffer.ts), it decides nothing exactly.
+  const unreserved = new Set<string>();
   for (const counter of admission.tokenCounters) {
     // With a reservation, only the difference between the real tokens and the reserved ones is added.
     charges.push({ kind: 'counter', key: counter.key, amount: tokens - counter.reserved });
+    if (counter.reserved === 0) unreserved.add(counter.key.pk);
   }
   for (const { key, measure, reserved } of admission.creditCounters) {
     charges.push({ kind: 'counter', key, amount: measure === 'tokens' ? tokens - reserved : subtractUsd(limitCost, reserved) });
+    if (reserved === 0) unreserved.add(key.pk);
   }
   if (admission.chargesWorkspace) {
     // The budget's own numbers decide exhaustion, so this process refuses as soon as its charge exhausts it.
     charges.push({ kind: 'budget', workspaceId: admission.workspaceId, amount: subtractUsd(limitCost, admission.budgetReserved), period: admission.budgetPeriod });
   }
-  await finish(admission, charges, log, deps);
+  await finish(admission, charges, log, deps, unreserved);
   return cost;
 }
 
@@ -95,12 +103,27 @@ function giveBackCharges(admission: Admission): Charge[] {
   return charges;
 }
 
-/** Applies the non-zero charges, journals those that fail, then drops the reservation record. */
-async function finish(admission: Admission, charges: Charge[], log: RequestLogger, deps: EnforcementDependencies): Promise<void> {
-  const failed = await applyCharges(
-    charges.filter((charge) => charge.amount !== 0),
-    deps,
-  );
+/** The amount lease a charge's reservation came from, if any. */
+function leaseOf(admission: Admission, charge: Charge) {
+  return admission.leased.get(charge.kind === 'counter' ? charge.key.pk : BUDGET_ACCOUNT);
+}
+
+/**
+ * Applies the non-zero charges: a leased reservation's difference in its lease (memory); the charges of a budget
+ * without a limit and of soft checks batched (one write per counter per flush, charge-buffer.ts); the rest — exact
+ * reservations near a limit — at once, as they decide the next admissions. Journals those that fail, then drops
+ * the reservation record.
+ */
+async function finish(admission: Admission, charges: Charge[], log: RequestLogger, deps: EnforcementDependencies, unreserved: ReadonlySet<string> = new Set()): Promise<void> {
+  const now: Charge[] = [];
+  for (const charge of charges) {
+    if (charge.amount === 0) continue;
+    const lease = leaseOf(admission, charge);
+    if (lease) amountLeases().settle(lease, charge.amount);
+    else if (charge.kind === 'budget' ? charge.period?.gated === false : unreserved.has(charge.key.pk)) chargeLater(charge, deps);
+    else now.push(charge);
+  }
+  const failed = await applyCharges(now, deps);
   if (failed.length > 0) {
     log.error('could not charge usage to a policy or budget; journaled for a replay', { failed: failed.length });
     await journalCharges(failed);

@@ -3,6 +3,9 @@ import type { CounterKey, CounterRepository } from '../../store/counter-reposito
 import type { BudgetPeriodRef, WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import type { EnforcementSnapshots } from './snapshot-cache.js';
 
+/** One amount to add to one counter or one workspace budget (negative to give back). */
+export type Charge = { kind: 'counter'; key: CounterKey; amount: number } | { kind: 'budget'; workspaceId: string; amount: number; period?: BudgetPeriodRef };
+
 /** The stores and clock admission and settlement use (injected in tests). */
 export interface EnforcementDependencies {
   snapshots: EnforcementSnapshots;
@@ -31,13 +34,13 @@ export interface CreditCounter {
 /**
  * One counter's part of an admission. `taken` is an atomic conditional increment: a policy's request slot, a
  * workspace provider's request slot (given back whenever the request fails, see settlement.ts) or a token
- * reservation.
+ * reservation. `lease`: the reservation came from this process's amount lease (amount-leases.ts), in memory.
  */
 export type Step =
-  | { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'provider-request' | 'token' }
+  | { kind: 'taken'; key: CounterKey; amount: number; slot: 'request' | 'provider-request' | 'token'; lease?: AmountLease }
   | { kind: 'token'; counter: TokenCounter }
-  | { kind: 'credit'; counter: CreditCounter }
-  | { kind: 'budget'; reserved: number; period: BudgetPeriodRef };
+  | { kind: 'credit'; counter: CreditCounter; lease?: AmountLease }
+  | { kind: 'budget'; reserved: number; period: BudgetPeriodRef; lease?: AmountLease };
 
 /**
  * A counter that refused: a rate limit (429; `windowEnd` says when retrying can succeed) or a credit limit
@@ -46,3 +49,39 @@ export type Step =
 export type Refusal = { kind: 'rate-refused'; windowEnd: number; error: GatewayError } | { kind: 'credit-refused'; error: GatewayError };
 
 export type StepResult = Step | Refusal;
+
+/** Amount leases (amount-leases.ts): one counter a lease can be taken on, with the writes that take from it and charge it. */
+export interface AmountAccount {
+  /** The counter's identity: one lease per account per process. */
+  id: string;
+  /** When its window or period ends (Infinity: never); a lease never outlives it. */
+  windowEnd: number;
+  /** What the counter may hold: the limit (the budget's gate: its limit less the settled usage as last read). */
+  limit: number;
+  /** The counter's value as the caller knows it (the budget's gate from its snapshot), 0 when unknown. */
+  known: number;
+  /** `ADD amount` only if the counter stays within the limit: the store's new value, or undefined. */
+  takeIfFits(amount: number): Promise<number | undefined>;
+  /** The exact per-request reservation of one estimate (as without leases): the new value, or undefined. */
+  takeExact(amount: number): Promise<number | undefined>;
+  /** The charge that adds `amount` (negative: gives back) to this counter. */
+  charge(amount: number): Charge;
+  deps: EnforcementDependencies;
+}
+
+export interface AmountLease {
+  account: AmountAccount;
+  /** Amount still free in memory. */
+  available: number;
+  /** Estimates the last take was sized for (the next one's base) and the amount it took. */
+  estimates: number;
+  size: number;
+  lastEstimate: number;
+  expiresAt: number;
+  lastUsedAt: number;
+  /** The store's value after this process's last write to the counter. */
+  count: number;
+  renewing?: Promise<void>;
+  /** Given back: what its reservations settle afterwards goes to the store (charge-buffer.ts). */
+  returned: boolean;
+}

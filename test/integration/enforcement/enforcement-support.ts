@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
@@ -18,6 +19,7 @@ import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.j
 import type { TestGateway } from '../../support/gateway.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
+import { createKey } from '../control-plane/policies-support.js';
 
 export const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -155,4 +157,69 @@ export async function requestLog(traceId: string): Promise<Record<string, unknow
     await drainAllBackgroundWork();
     return (await requestLogsOfTrace(traceId))[0] as unknown as Record<string, unknown> | undefined;
   }, `the request log of ${traceId}`);
+}
+
+export interface StoreCall {
+  command: string;
+  /** The item's partition key, when the command names one item. */
+  target: string;
+  at: number;
+}
+
+/**
+ * Records the store commands this process sends through the real SDK client (a middleware on its stack) while
+ * `recording` is true: what a request costs in round trips and writes. Made after the test's gateway started (the
+ * client is made for its store).
+ */
+export function storeCallRecorder(name: string): { calls: StoreCall[]; recording: boolean } {
+  const recorder = { calls: [] as StoreCall[], recording: false };
+  const stack = dynamoDocumentClient().middlewareStack as unknown as {
+    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
+  };
+  stack.add(
+    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
+      const key = (args.input as { Key?: { pk?: string } }).Key;
+      if (recorder.recording) recorder.calls.push({ command: context.commandName ?? '?', target: String(key?.pk ?? ''), at: performance.now() });
+      return next(args);
+    },
+    { step: 'initialize', name, override: true },
+  );
+  return recorder;
+}
+
+/** Store commands that write. */
+export const WRITE_COMMANDS = /^(UpdateItem|PutItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
+
+/** A control-plane call as the bootstrap admin; expects a 2xx answer and returns its body. */
+export async function adminCall<T>(gateway: TestGateway, method: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
+  const parsed = (await response.json()) as T;
+  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
+  return parsed;
+}
+
+/** A gateway call with the given gw key; only the status and headers are kept (the body is read to its end). */
+export async function postAs(gateway: TestGateway, key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+  const response = await gateway.post(path, body, { 'x-gw-api-key': key, ...headers });
+  await response.text();
+  return { status: response.status, headers: response.headers, body: {} };
+}
+
+export interface Tenant {
+  workspaceId: string;
+  key: string;
+  keyId: string;
+}
+
+/** A workspace of its own (limits and budgets are per workspace), with an optional budget, and a key that may call the gateway. */
+export async function createTenant(gateway: TestGateway, name: string, budget?: Record<string, unknown>): Promise<Tenant> {
+  const response = await fetch(`${gateway.url}/v1/workspaces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
+    body: JSON.stringify({ name, ...(budget ? { budget } : {}) }),
+  });
+  const created = (await response.json()) as { id: string };
+  expect(response.status).toBe(201);
+  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
+  return { workspaceId: created.id, key: key.raw, keyId: key.id };
 }

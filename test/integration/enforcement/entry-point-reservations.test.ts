@@ -10,7 +10,7 @@ import { openAIDialectsMockHandler } from '../../support/mock-openai-dialects.js
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
 import { startMediaMock, type MediaMock } from '../passthrough/media-mock.js';
-import { concurrently, type Answer } from './enforcement-support.js';
+import { concurrently, type Answer, adminCall } from './enforcement-support.js';
 
 // Issue #41, "every entry point": under a cost limit, each entry point that uses tokens reserves its estimate before
 // its call, streamed or not. The class: an entry point admitted unmetered, so concurrent requests all pass a nearly
@@ -44,12 +44,7 @@ afterAll(async () => {
   rmSync(pricingDir, { recursive: true, force: true });
 });
 
-async function admin<T>(method: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
-  const parsed = (await response.json()) as T;
-  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
-  return parsed;
-}
+const admin = <T>(method: string, path: string, body: unknown): Promise<T> => adminCall<T>(gateway, method, path, body);
 
 /** A workspace with a $10 budget, a key, a virtual key to `host` and a prompt of the priced model. */
 async function budgeted(name: string, host: string): Promise<{ workspaceId: string; headers: Record<string, string>; promptId: string }> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
 import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
@@ -11,7 +12,7 @@ import { watchGwStartup } from '../../support/local-process.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
-import { concurrently, createPolicy, creditCounter, eventually, rateCounter, type Answer } from './enforcement-support.js';
+import { concurrently, createPolicy, creditCounter, eventually, rateCounter, type Answer, adminCall } from './enforcement-support.js';
 import { providerCounter } from './provider-support.js';
 
 // Issue #41: many gw processes share one store, as Lambda instances do. Four gw processes (this test's own and
@@ -93,12 +94,7 @@ interface Tenant {
   virtualKey: string;
 }
 
-async function admin<T>(method: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
-  const parsed = (await response.json()) as T;
-  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
-  return parsed;
-}
+const admin = <T>(method: string, path: string, body: unknown): Promise<T> => adminCall<T>(gateway, method, path, body);
 
 async function tenant(name: string, budget?: Record<string, unknown>): Promise<Tenant> {
   const created = await admin<{ id: string }>('POST', '/v1/workspaces', { name, ...(budget ? { budget } : {}) });
@@ -196,6 +192,21 @@ describe(`${PROCESSES} gw processes on one store: every limit kind holds to at m
     const admitted = admittedOf(await concurrently(CONCURRENCY, (index) => send(index, who)), 412);
     expect(admitted).toBeLessThanOrEqual(11);
     await settlesAt(() => creditCounter(policy, { workspace_id: who.workspaceId }), admitted * TOKENS_PER_REQUEST, 'tokens credit counter');
+  });
+
+  it('amount leases: a budget, a cost usage limit and a tokens rate limit with room for many answers are leased, and still end at most one answer over', async () => {
+    // Room for 80 answers under the cost limit: shares are taken (an eighth of what is left, up to 4 estimates at
+    // first) and shrink to exact reservations near the limit (amount-leases.ts).
+    const who = await tenant('multi leased', { credit_limit: 100 * COST_PER_REQUEST });
+    const cost = await createPolicy(gateway, 'usage-limits', { ...POLICY_BASE, name: 'multi leased cost', type: 'requests', unit: 'rpd', value: 100_000, credit_limit: { type: 'cost', value: 80 * COST_PER_REQUEST }, periodic_reset: 'monthly', workspace_id: who.workspaceId });
+    const tokens = await createPolicy(gateway, 'rate-limits', { ...POLICY_BASE, name: 'multi leased tokens', type: 'tokens', unit: 'rpd', value: 400 * TOKENS_PER_REQUEST, workspace_id: who.workspaceId });
+    const admitted = admittedOf(await concurrently(CONCURRENCY, (index) => send(index, who)), 412);
+    expect(admitted).toBeLessThanOrEqual(81);
+    // Every process gives its unused shares back once it idles (1 s here); this one at once.
+    await returnAllQuotaLeases();
+    await settlesAt(() => creditCounter(cost, { workspace_id: who.workspaceId }), admitted * COST_PER_REQUEST, 'leased cost counter');
+    await settlesAt(() => rateCounter(tokens, { workspace_id: who.workspaceId }), admitted * TOKENS_PER_REQUEST, 'leased tokens counter');
+    await settlesAt(async () => (await new WorkspaceRepository().getWorkspace(who.workspaceId))?.budget_current_usage ?? 0, admitted * COST_PER_REQUEST, 'leased budget usage');
   });
 
   it('a workspace provider’s budget and requests limit (x-gw-provider: @slug)', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReconcileReport, reconcile, type ReconcileReport } from '../../../shared/gateway/enforcement/reconcile.js';
 import { resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
 import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
@@ -13,7 +14,7 @@ import { openAIDialectsMockHandler } from '../../support/mock-openai-dialects.js
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
 import { startMediaMock, type MediaMock } from '../passthrough/media-mock.js';
-import { concurrently, createPolicy, eventually, viaMock, type Answer } from './enforcement-support.js';
+import { concurrently, createPolicy, eventually, viaMock, type Answer, adminCall, postAs } from './enforcement-support.js';
 import { createWorkspaceProvider, type WorkspaceProvider } from './provider-support.js';
 
 // Issue #41, proof that the numbers agree for every limit, not only the workspace budget: after a concurrent
@@ -45,18 +46,9 @@ afterAll(async () => {
   rmSync(pricingDir, { recursive: true, force: true });
 });
 
-async function admin<T>(method: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
-  const parsed = (await response.json()) as T;
-  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
-  return parsed;
-}
+const admin = <T>(method: string, path: string, body: unknown): Promise<T> => adminCall<T>(gateway, method, path, body);
 
-async function post(key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
-  const response = await gateway.post(path, body, { 'x-gw-api-key': key, ...headers });
-  await response.text();
-  return { status: response.status, headers: response.headers, body: {} };
-}
+const post = (key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> => postAs(gateway, key, path, body, headers);
 
 interface Setup {
   keys: [string, string];
@@ -119,6 +111,8 @@ function mixedLoad(count: number): Promise<Answer[]> {
 async function reconciled(answered: number): Promise<ReconcileReport> {
   return eventually(async () => {
     await drainAllBackgroundWork();
+    // A live lease counts as used until given back (docs/enforcement.md): reconcile reads after they went back.
+    await returnAllQuotaLeases();
     const report = await reconcile({ workspaceId: gateway.bootstrap.workspaceId, from });
     return report.logged.requests >= answered ? report : undefined;
   }, `${answered} logged requests`);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReconcileReport, reconcile, type ReconcileReport } from '../../../shared/gateway/enforcement/reconcile.js';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -10,7 +11,7 @@ import { openAIMockHandler } from '../../support/mock-openai.js';
 import { openAIDialectsMockHandler } from '../../support/mock-openai-dialects.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
-import { concurrently, eventually, type Answer } from './enforcement-support.js';
+import { concurrently, eventually, type Answer, adminCall, postAs } from './enforcement-support.js';
 
 // Issue #41, proof that the numbers agree: after a concurrent mixed load (chat, streamed chat, Responses,
 // embeddings, an unpriced model; some refused by the budget), analytics' totals equal the sum of the logged
@@ -35,18 +36,9 @@ afterAll(async () => {
   rmSync(pricingDir, { recursive: true, force: true });
 });
 
-async function admin<T>(method: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey }, body: JSON.stringify(body) });
-  const parsed = (await response.json()) as T;
-  expect(response.status, JSON.stringify(parsed)).toBeLessThan(300);
-  return parsed;
-}
+const admin = <T>(method: string, path: string, body: unknown): Promise<T> => adminCall<T>(gateway, method, path, body);
 
-async function post(key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
-  const response = await gateway.post(path, body, { 'x-gw-api-key': key, ...headers });
-  await response.text();
-  return { status: response.status, headers: response.headers, body: {} };
-}
+const post = (key: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> => postAs(gateway, key, path, body, headers);
 
 /** A mixed load of `count` requests at once through a virtual key. */
 async function mixedLoad(key: string, virtualKey: string, count: number): Promise<Answer[]> {
@@ -71,6 +63,8 @@ async function mixedLoad(key: string, virtualKey: string, count: number): Promis
 async function reconciled(workspaceId: string, from: string, answered: number): Promise<ReconcileReport> {
   return eventually(async () => {
     await drainAllBackgroundWork();
+    // A live lease counts as used until given back (docs/enforcement.md): reconcile reads after they went back.
+    await returnAllQuotaLeases();
     const report = await reconcile({ workspaceId, from, to: new Date(Date.now() + 60_000).toISOString() });
     return report.logged.requests >= answered ? report : undefined;
   }, `${answered} logged requests`);

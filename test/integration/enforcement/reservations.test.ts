@@ -10,8 +10,7 @@ import { WorkspaceRepository } from '../../../shared/store/workspace-repository.
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { createKey } from '../control-plane/policies-support.js';
-import { chat, concurrently, createPolicy, creditCounter, rateCounter, viaMock, type Answer } from './enforcement-support.js';
+import { chat, concurrently, createPolicy, creditCounter, rateCounter, viaMock, type Answer, createTenant, type Tenant } from './enforcement-support.js';
 
 // Round prices for the test model: 9 prompt tokens × $0.1 + 12 completion tokens × $0.05 = $1.50 per request
 // (the OpenAI mock's usage, 21 tokens). The estimate of a request with max_tokens 20: its 5 prompt tokens
@@ -39,24 +38,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Tenant {
-  workspaceId: string;
-  key: string;
-  keyId: string;
-}
-
-/** A workspace of its own (limits and budgets are per workspace) and a key that may call the gateway. */
-async function tenant(name: string, budget?: Record<string, unknown>): Promise<Tenant> {
-  const response = await fetch(`${gateway.url}/v1/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey },
-    body: JSON.stringify({ name, ...(budget ? { budget } : {}) }),
-  });
-  const created = (await response.json()) as { id: string };
-  expect(response.status).toBe(201);
-  const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
-  return { workspaceId: created.id, key: key.raw, keyId: key.id };
-}
+const tenant = (name: string, budget?: Record<string, unknown>): Promise<Tenant> => createTenant(gateway, name, budget);
 
 function send(who: Tenant, body: Record<string, unknown> = { model: PRICED_MODEL, max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] }): Promise<Answer> {
   return chat(gateway, { ...viaMock(upstream), 'x-gw-api-key': who.key }, body);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Admission, type EnforcementDependencies } from '../../../shared/gateway/enforcement/admission.js';
 import { EnforcementSnapshots } from '../../../shared/gateway/enforcement/snapshot-cache.js';
-import { releaseAdmission, settleUsage } from '../../../shared/gateway/enforcement/settlement.js';
+import { flushCharges } from '../../../shared/gateway/enforcement/charge-buffer.js';
+import { releaseAdmission, settleUsage as settleOnly } from '../../../shared/gateway/enforcement/settlement.js';
 import type { RequestLogger } from '../../../shared/observability/logger.js';
 import type { CounterKey, CounterRepository } from '../../../shared/store/counter-repository.js';
 import type { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
@@ -20,6 +21,16 @@ function recordingDependencies() {
   } as unknown as CounterRepository;
   const deps: EnforcementDependencies = { counters, budgets: {} as WorkspaceBudgetRepository, snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: Date.now };
   return { writes, deps };
+}
+
+/**
+ * Settles, then writes what settlement batched (charge-buffer.ts: soft checks' charges, which reserve nothing, are
+ * written once per counter per flush), so every write is seen.
+ */
+async function settleUsage(...args: Parameters<typeof settleOnly>): Promise<number | null> {
+  const cost = await settleOnly(...args);
+  await flushCharges();
+  return cost;
 }
 
 const warnings: string[] = [];
