@@ -6,6 +6,7 @@ import type { StoredHoldings } from '../../store/batch-repository.js';
 import { buildRouteTree } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
 import { admitRequest, Admission, type AdmissionHoldings } from '../enforcement/admission.js';
+import { withExactReservations } from '../enforcement/amount-leases.js';
 import { maxOutputTokensOf } from '../enforcement/estimate.js';
 import { requestIdOf } from '../request-id.js';
 import type { BatchTarget } from './caller.js';
@@ -48,7 +49,9 @@ export async function admitBatch(request: NeutralRequest, principal: Principal, 
     attempts: [],
     log: requestLogger(traceId),
   };
-  return admitRequest(context);
+  // Exact, not from a lease: the reservation is kept with the batch record for hours and settled by whichever
+  // process reads the results; a lease share around it would only show as spent until it idled back.
+  return withExactReservations(() => admitRequest(context));
 }
 
 /** An admission as the batch record keeps it until the batch settles (plain data: keys, amounts). */

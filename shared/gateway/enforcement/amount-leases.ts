@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { logger } from '../../observability/logger.js';
 import { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from '../../observability/pricing/usd.js';
 import { settings } from '../../settings.js';
@@ -211,9 +212,25 @@ export function amountLeases(): AmountLeases {
   return table;
 }
 
-/** Reserves an estimate: leased when GW_QUOTA_LEASES is on, else one exact conditional write. Undefined: refused. */
+const exactReservations = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with every reservation it makes written to the store exactly, none taken from this process's
+ * leases: for a reservation that outlives the request that made it (a batch's, kept with the batch record until
+ * its results settle it, possibly in another process), where a lease share would only sit unused and show as spent.
+ */
+export function withExactReservations<T>(work: () => Promise<T>): Promise<T> {
+  return exactReservations.run(true, work);
+}
+
+/** True when leases may serve this reservation: GW_QUOTA_LEASES is on and the caller did not ask for exact ones. */
+export function leasesServe(): boolean {
+  return settings().GW_QUOTA_LEASES && exactReservations.getStore() === undefined;
+}
+
+/** Reserves an estimate: leased when leases serve, else one exact conditional write. Undefined: refused. */
 export async function reserveAmount(account: AmountAccount, estimate: number): Promise<Reserved | undefined> {
-  if (!settings().GW_QUOTA_LEASES) {
+  if (!leasesServe()) {
     const count = await account.takeExact(estimate);
     return count === undefined ? undefined : { amount: estimate };
   }

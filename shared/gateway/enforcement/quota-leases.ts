@@ -1,6 +1,5 @@
-import { settings } from '../../settings.js';
 import type { CounterKey } from '../../store/counter-repository.js';
-import { amountLeases, counterAccount, returnAllAmountLeases } from './amount-leases.js';
+import { amountLeases, counterAccount, leasesServe, returnAllAmountLeases } from './amount-leases.js';
 import type { EnforcementDependencies } from './types.js';
 
 /**
@@ -18,7 +17,7 @@ import type { EnforcementDependencies } from './types.js';
  * write to the counter, as a slot taken without a lease.
  */
 export async function takeRequestSlot(deps: EnforcementDependencies, key: CounterKey, limit: number): Promise<boolean> {
-  if (!settings().GW_QUOTA_LEASES) return (await deps.counters.incrementBelow(key, 1, limit)).admitted;
+  if (!leasesServe()) return (await deps.counters.incrementBelow(key, 1, limit)).admitted;
   return (await amountLeases().reserve(counterAccount(key, limit, deps), 1)) !== undefined;
 }
 

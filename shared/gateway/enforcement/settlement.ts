@@ -1,4 +1,4 @@
-import { costOfUsage, firstUnpricedCharge, subtractUsd, tokenCounts, unpricedCost } from '../../observability/pricing/index.js';
+import { costOfUsage, firstUnpricedCharge, mediaUnits, subtractUsd, tokenCounts, unpricedCost, unpricedMediaCost } from '../../observability/pricing/index.js';
 import type { RequestLogger } from '../../observability/logger.js';
 import { settings } from '../../settings.js';
 import { defaultEnforcementDependencies, type Admission, type EnforcementDependencies } from './admission.js';
@@ -59,8 +59,10 @@ async function settleOnce(admission: Admission | undefined, settled: SettledUsag
   const tokens = counts?.total ?? 0;
   // What cost limits count: the price, or for a model nobody prices its tokens at the default rates
   // (pricing/unpriced.ts), as admission reserved them: an unknown price never means "no limit". The log keeps null.
-  const limitCost = cost ?? (counts ? unpricedCost(counts) : 0);
-  if (cost === null && counts && firstUnpricedCharge(settled.provider, settled.model)) log.warn('unpriced model: cost limits are charged its tokens at the default rates (said once per model)', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
+  // Media units (images, characters, audio seconds) of an unpriced model count at the default media rates too.
+  const media = settled.cacheHit || cost !== null ? undefined : mediaUnits(settled.usage);
+  const limitCost = cost ?? (counts ? unpricedCost(counts) : 0) + unpricedMediaCost(media);
+  if (cost === null && (counts || media) && firstUnpricedCharge(settled.provider, settled.model)) log.warn('unpriced model: cost limits are charged its usage at the default rates (said once per model)', { provider: settled.provider, model: settled.model, charged_usd: limitCost });
   const charges: Charge[] = [];
   // A soft check reserved nothing: its charge is batched (charge-buffer.ts), it decides nothing exactly.
   const unreserved = new Set<string>();

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../http/errors.js';
-import { estimatedMediaUsage, unpricedCost } from '../../observability/pricing/index.js';
+import { estimatedMediaUsage, mediaUnits, unpricedCost, unpricedMediaCost } from '../../observability/pricing/index.js';
 import { findProvider } from '../../providers/registry.js';
 import type { RouteNode } from '../config/target-tree.js';
 import type { GatewayContext } from '../context.js';
@@ -66,10 +66,11 @@ export async function estimateReservation(context: GatewayContext, needs: { cost
       const leaf = leaves[index] as LeafNode | undefined;
       const provider = leaf ? await leafProvider(leaf, context.principal.workspaceId) : undefined;
       const model = typeof candidates[index].model === 'string' ? candidates[index].model : undefined;
-      const priced = await estimateCost(provider, model, estimate, estimatedMediaUsage(context.endpoint, candidates[index])).catch(() => null);
+      const media = estimatedMediaUsage(context.endpoint, candidates[index]);
+      const priced = await estimateCost(provider, model, estimate, media).catch(() => null);
       if (priced !== null) return priced;
       if (unpriced === 'refuse') throw unpricedModelError(provider, model);
-      return unpricedCost({ input: estimate.promptTokens, output: estimate.maxOutputTokens });
+      return unpricedCost({ input: estimate.promptTokens, output: estimate.maxOutputTokens }) + unpricedMediaCost(mediaUnits(media));
     }),
   );
   return { tokens, cost: Math.max(...costs) };

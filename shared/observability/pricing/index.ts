@@ -53,5 +53,5 @@ async function mediaUsageCost(provider: string | undefined, model: string | unde
   return cost === null ? null : roundUsd(cost);
 }
 
-export { firstUnpricedCharge, UNPRICED_MODEL_RATES, unpricedCost } from './unpriced.js';
+export { firstUnpricedCharge, UNPRICED_MEDIA_RATES, UNPRICED_MODEL_RATES, unpricedCost, unpricedMediaCost } from './unpriced.js';
 export { decimalTextToUnits, subtractUsd, sumUsd, unitsToUsd, usdToUnits } from './usd.js';

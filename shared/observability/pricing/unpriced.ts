@@ -1,5 +1,7 @@
 import { costFromRates } from './cost.js';
 import type { ModelRates } from './config-documents.js';
+import { mediaCost, type MediaRates } from './media-prices.js';
+import type { MediaUnits } from './media-units.js';
 import type { TokenCounts } from './usage-tokens.js';
 
 /**
@@ -15,6 +17,19 @@ export const UNPRICED_MODEL_RATES: Readonly<ModelRates> = Object.freeze({ input_
 /** The cost a limit counts for tokens of an unpriced model, in USD. */
 export function unpricedCost(tokens: Pick<TokenCounts, 'input' | 'output'>): number {
   return costFromRates(UNPRICED_MODEL_RATES, { input: tokens.input, output: tokens.output, cachedInput: 0, cacheWrite: 0, reasoning: 0, total: tokens.input + tokens.output });
+}
+
+/**
+ * The same rule for media units of a model nobody prices (an image, speech or transcription model without a row):
+ * the top of current list prices (a high-quality large gpt-image-1 image ~$0.25; premium voices ~$300 per million
+ * characters; transcription ~$0.05 a minute), so an unpriced media model is never free to a cost limit.
+ */
+export const UNPRICED_MEDIA_RATES: Readonly<MediaRates> = Object.freeze({ per_image: Object.freeze({ default: 0.25 }), per_million_characters: 300, per_audio_minute: 0.05 });
+
+/** The cost a limit counts for media units of an unpriced model, in USD (0 without units). */
+export function unpricedMediaCost(units: MediaUnits | undefined): number {
+  if (!units) return 0;
+  return mediaCost(UNPRICED_MEDIA_RATES, { images: units.images, characters: units.characters, audioSeconds: units.audioSeconds }) ?? 0;
 }
 
 const warnedModels = new Set<string>();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
@@ -57,6 +58,8 @@ const postJson = (key: string, path: string, body: unknown) =>
   fetch(`${gateway.url}${path}`, { method: 'POST', headers: { ...headers(key, 'openai', `${upstream.url}/v1`), 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function budgetUsage(workspaceId: string, expected: number): Promise<number> {
+  // A live lease share counts as spent until it goes back (docs/enforcement.md): give them back, then read.
+  await returnAllQuotaLeases();
   return eventually(async () => {
     const usage = (await new WorkspaceRepository().getWorkspace(workspaceId))?.budget_current_usage ?? 0;
     return Math.abs(usage - expected) < 1e-9 ? usage : undefined;
@@ -105,6 +108,15 @@ describe('media prices', () => {
     expect(entry.pricing.media?.per_image?.['hd 1024x1792']).toBe(0.12);
     const speech = (await (await fetch(`${gateway.url}/v1/model-catalog/elevenlabs/eleven_flash_v2_5`, { headers: { 'x-gw-api-key': gateway.apiKey } })).json()) as { pricing: { media?: unknown } };
     expect(speech.pricing.media).toEqual({ per_million_characters: 50 });
+  });
+
+  it('unpriced media model never free to a cost limit: images of a model without a price log cost null and charge the budget at the default $0.25 an image', async () => {
+    const who = await tenant('media unpriced', 5);
+    const response = await postJson(who.key, '/v1/images/generations', { model: 'house-image-model-v9', prompt: 'a lighthouse', n: 3 });
+    expect(response.status).toBe(200);
+    const log = await requestLog(response.headers.get('x-gw-trace-id')!);
+    expect(log.cost).toBeNull();
+    await budgetUsage(who.workspaceId, 0.75);
   });
 
   it('media estimate before the call: images in flight hold their per-image price, so the next request finds the budget reserved', async () => {
