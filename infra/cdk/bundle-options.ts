@@ -88,8 +88,10 @@ export const LAMBDA_BUNDLE = {
  * - control-plane: 1,081 KiB: the MCP client (~320 KiB), gw's own code, zod (every route validates its body).
  */
 export const BUNDLE_BUDGET_KIB: Readonly<Record<string, number>> = {
-  // The control plane: 1,152 KiB after round 4 (unknown-path 404s, number checks, log sorting, analytics caps).
-  'control-plane': 1170,
+  // The control plane: 1,152 KiB after round 4 (unknown-path 404s, number checks, log sorting, analytics caps);
+  // 1,176 KiB after its third pass (SCIM workspace identities and their admin routes, batch fields on virtual keys).
+  // Not on a request's hot path: a control-plane cold start is an admin's call, not a model call.
+  'control-plane': 1190,
   // The gateway is held to the 500 KiB aim again (round 4, third pass: 525.6 → 492.3 KiB): the OpenTelemetry API
   // and the span mapping load with the first OTLP export, Powertools Metrics with the first publish (after a
   // response), the guardrail checks with the first request that has one to run, the image-link fetcher with the

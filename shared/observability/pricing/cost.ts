@@ -1,5 +1,5 @@
 import type { ModelRates } from './config-documents.js';
-import type { MediaRates } from './media-prices.js';
+import type { MediaRates } from './media-cost.js';
 import type { TokenCounts } from './usage-tokens.js';
 
 /** A model's price, wherever it came from: the cost of one response's tokens, in USD. */

@@ -4,7 +4,7 @@ import { LocalFileConfigSource, LogStoreConfigSource, ProxyConfigSource, type Mo
 import { tokenCounts } from './usage-tokens.js';
 import { roundUsd } from './cost.js';
 import { webSearchFee } from './web-search-fees.js';
-import { mediaCost } from './media-prices.js';
+import { mediaCost } from './media-cost.js';
 import { mediaUnits, type MediaUnits } from './media-units.js';
 
 export { ModelConfigChain, MODEL_CONFIG_CACHE_TTL_MS } from './model-configs.js';

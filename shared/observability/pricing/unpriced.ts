@@ -1,6 +1,6 @@
 import { costFromRates } from './cost.js';
 import type { ModelRates } from './config-documents.js';
-import { mediaCost, type MediaRates } from './media-prices.js';
+import { mediaCost, type MediaRates } from './media-cost.js';
 import type { MediaUnits } from './media-units.js';
 import type { TokenCounts } from './usage-tokens.js';
 

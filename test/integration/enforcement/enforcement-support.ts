@@ -86,6 +86,8 @@ export async function rateCounter(policy: PolicyRecord, values: Record<string, s
 
 /** The value of a usage-limit policy's credit counter for a group, in the current period. */
 export async function creditCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
+  // As for rate counters: this process's unused amount leases count in the store until given back.
+  await returnAllQuotaLeases();
   const now = Date.now();
   const period = resetPeriod(policy.periodic_reset ?? 'none', now);
   const group = groupOf(policy, (key) => values[key]);
