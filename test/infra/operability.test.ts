@@ -1,5 +1,5 @@
 import { CfnResource, TagManager } from 'aws-cdk-lib';
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../infra/cdk/config.js';
 import { cdkJsonContext, synthGwStack, tableWithScheduledFixtures } from './support/synth.js';
@@ -45,9 +45,9 @@ describe('stack-wide tags', () => {
 describe('alarms that reach someone', () => {
   it('warns at synth when neither alarmEmail nor alarmTopicArn is set, and not when one is', () => {
     const warning = Match.stringLikeRegexp('alarms notify an SNS topic with no subscriber: set alarmEmail or alarmTopicArn');
-    Annotations.fromStack(synthGwStack().stack).hasWarning('*', warning);
-    Annotations.fromStack(synthGwStack({ context: { alarmEmail: 'ops@example.com' } }).stack).hasNoWarning('*', warning);
-    Annotations.fromStack(synthGwStack({ context: { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' } }).stack).hasNoWarning('*', warning);
+    synthGwStack({ annotations: true }).annotations!.hasWarning('*', warning);
+    synthGwStack({ annotations: true, context: { alarmEmail: 'ops@example.com' } }).annotations!.hasNoWarning('*', warning);
+    synthGwStack({ annotations: true, context: { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' } }).annotations!.hasNoWarning('*', warning);
   });
 
   it('refuses to synthesise with productionChecks and no one to notify', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Template } from 'aws-cdk-lib/assertions';
 import { readConfig } from '../../../infra/cdk/config.js';
 import { FUNCTION_TABLE, type FunctionSpec } from '../../../infra/cdk/function-table.js';
 import { GwStack, type GwStackProps } from '../../../infra/cdk/gw-stack.js';
@@ -24,6 +24,8 @@ export interface SynthOptions {
   context?: Record<string, unknown>;
   functions?: readonly FunctionSpec[];
   requestLogColumns?: GwStackProps['requestLogColumns'];
+  /** Also read the synth's annotations (warnings, errors) while its assembly folder still exists. */
+  annotations?: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface SynthOptions {
  * stand-in bundles under fixtures/bundles (the `prebuiltBundles` option), so no esbuild run or hashing of the
  * repository slows the assertions down; the bundles themselves are tested in bundles.test.ts.
  */
-export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwStack; template: Template } {
+export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwStack; template: Template; annotations?: Annotations } {
   // CloudFormation's schema validation (~6 s per synth) runs in `npm run synth`; the assertions here do not need it.
   // An App without an outdir synthesizes into a new cdk.out* folder of the temporary folder and never removes it
   // (one per synth: hundreds per run). The template is read in memory; the folder goes as soon as it is.
@@ -44,7 +46,8 @@ export function synthGwStack(options: SynthOptions = {}): { app: App; stack: GwS
     });
     const config = readConfig((key) => app.node.tryGetContext(key));
     const stack = new GwStack(app, config.stackName, { config, projectRoot: PROJECT_ROOT, functions: options.functions, requestLogColumns: options.requestLogColumns });
-    return { app, stack, template: Template.fromStack(stack) };
+    const template = Template.fromStack(stack);
+    return { app, stack, template, annotations: options.annotations ? Annotations.fromStack(stack) : undefined };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
