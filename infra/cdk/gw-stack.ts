@@ -121,7 +121,7 @@ export class GwStack extends Stack {
         projectRoot: props.projectRoot,
         // On a capacity provider the gateway serves many invocations at once: its edge then flushes the after-path in
         // the background instead of at the end of each invocation (functions/lib/streaming-handler.ts).
-        environment: onInstances ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON' } : environment,
+        environment: onInstances ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON' } : spec.name === 'gateway' ? classicGatewayEnvironment(environment) : environment,
         // An execution environment on managed instances has at least 2 GiB (one vCPU at 2 GiB per vCPU).
         memoryMb: onInstances ? Math.max(MANAGED_MIN_MEMORY_MB, config.memoryMb[spec.name] ?? 0) : config.memoryMb[spec.name],
         // Reserved concurrency is a classic-Lambda limit; on instances the capacity provider's scaling bounds it.
@@ -345,4 +345,14 @@ function constructId(name: FunctionName): string {
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+}
+
+/**
+ * A classic Lambda environment is frozen between invocations and may be reclaimed frozen: a quota lease it holds
+ * then stays counted until its counter's window ends (a month, for a budget), so the classic gateway admits with
+ * one exact write per limit instead (docs/architecture.md, "Quota leases"). Managed instances keep running between
+ * invocations and lease. An operator's own GW_QUOTA_LEASES setting wins.
+ */
+function classicGatewayEnvironment(environment: Record<string, string>): Record<string, string> {
+  return { GW_QUOTA_LEASES: 'OFF', ...environment };
 }

@@ -34,6 +34,8 @@ describe('gatewayCompute=managed-instances', () => {
     expect(gateway.PublishToLatestPublished).toBe(true);
     expect(gateway.MemorySize).toBeGreaterThanOrEqual(2048);
     expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_CONCURRENT_INVOCATIONS).toBe('ON');
+    // Environments on instances keep running between invocations: their quota leases go back at idle.
+    expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_QUOTA_LEASES).toBeUndefined();
   });
 
   it('keeps the control plane and the scheduled functions classic', () => {
@@ -64,6 +66,12 @@ describe('gatewayCompute by default', () => {
     template.resourceCountIs('AWS::Lambda::CapacityProvider', 0);
     template.resourceCountIs('AWS::EC2::VPC', 0);
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
+  });
+
+  it('lease held by a frozen environment: the classic gateway admits without quota leases (a reclaimed frozen environment would keep its share counted until the window ends), unless the operator says otherwise', () => {
+    const variables = (template: Template) => (functionProperties(template, 'gateway') as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+    expect(variables(synthGwStack().template).GW_QUOTA_LEASES).toBe('OFF');
+    expect(variables(synthGwStack({ context: { settings: { GW_QUOTA_LEASES: 'ON' } } }).template).GW_QUOTA_LEASES).toBe('ON');
   });
 
   it('refuses an unknown compute and a maximum below the minimum, naming the key', () => {
