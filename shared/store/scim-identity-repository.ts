@@ -3,6 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
+import type { ScimUserAttributes } from './scim-repository.js';
 
 /**
  * A user a workspace-confined SCIM key provisioned: the identity provider's view of one person in one workspace.
@@ -11,20 +12,12 @@ import { MAIN_TABLE, tableName } from './table-definitions.js';
  * safe: the user was already a member of the workspace at provisioning, or an organisation admin linked it. Until
  * then it is pending: no organisation user, so nothing can sign in as it or be granted to it.
  */
-export interface ScimIdentityRecord {
+export interface ScimIdentityRecord extends ScimUserAttributes {
   id: string;
   organisation_id: string;
   workspace_id: string;
-  user_name: string;
   /** The address it links by (lower-cased), from the first create; the SCIM `emails` may change, this does not. */
   email: string;
-  external_id?: string;
-  given_name?: string;
-  family_name?: string;
-  display_name?: string;
-  emails: Array<{ value: string; type?: string; primary?: boolean }>;
-  active: boolean;
-  extra: Record<string, unknown>;
   /** The identity is a member of its workspace's SCIM group; it becomes a workspace membership once linked and active. */
   in_group: boolean;
   /** The organisation user it stands for; absent while pending. */

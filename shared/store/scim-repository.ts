@@ -4,13 +4,8 @@ import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
-/**
- * What SCIM knows of a user beyond gw's organisation user (shared/store/user-repository.ts): the identity
- * provider's userName and externalId, name parts, e-mails, `active`, and enterprise-extension attributes it sends.
- */
-export interface ScimUserRecord {
-  user_id: string;
-  organisation_id: string;
+/** The attributes an identity provider sends for a user, as SCIM keeps them (organisation users and workspace identities). */
+export interface ScimUserAttributes {
   user_name: string;
   external_id?: string;
   given_name?: string;
@@ -20,6 +15,15 @@ export interface ScimUserRecord {
   active: boolean;
   /** Other attributes the identity provider sent (enterprise extension …), kept and returned as they were. */
   extra: Record<string, unknown>;
+}
+
+/**
+ * What SCIM knows of a user beyond gw's organisation user (shared/store/user-repository.ts): the identity
+ * provider's userName and externalId, name parts, e-mails, `active`, and enterprise-extension attributes it sends.
+ */
+export interface ScimUserRecord extends ScimUserAttributes {
+  user_id: string;
+  organisation_id: string;
   /**
    * `scim`: SCIM created the user, so SCIM manages it (may deactivate it). `adopted`: gw had the user first (users
    * API, bootstrap, JWT) and SCIM linked it; SCIM may update it but never deactivate it. Records written before
