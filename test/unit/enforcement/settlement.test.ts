@@ -79,7 +79,7 @@ describe('settling a response', () => {
     // One million prompt tokens at $15 and one million completion tokens at $75.
     expect(writes.find((write) => write.pk === 'credit-cost')).toEqual({ op: 'add', pk: 'credit-cost', amount: 90 });
     expect(writes.map((write) => write.pk)).toEqual(['tokens-reserved', 'tokens-plain', 'credit-cost', 'credit-tokens']);
-    expect(warnings).toEqual(['unpriced model: cost limits are charged its tokens at the default rates (said once per model)']);
+    expect(warnings).toEqual(['unpriced model: cost limits are charged its usage at the default rates (said once per model)']);
     // Class: a per-request warning on the hot path. The next answer of the same model is charged alike, silently.
     const again = recordingDependencies();
     await settleUsage(admission(), { usage, cacheHit: false, provider: 'ollama', model: 'llama3' }, log, again.deps);
