@@ -26,6 +26,7 @@ const authorize = templateAuthorizer(statements, (key) => key);
 const servers: LoopbackServer[] = [];
 let firehoseUrl: string;
 let athenaUrl: string;
+let closeAthena: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const firehose = firehoseStandIn({ region: REGION, account: ACCOUNT, streams: ['gw-requests'], authorize });
@@ -39,11 +40,14 @@ beforeAll(async () => {
     buckets: { data: memoryObjects(), results: memoryObjects() },
     authorize,
   });
+  closeAthena = () => athena.close();
   servers.push(await serveOnLoopback(firehose.handler), await serveOnLoopback(athena.handler));
   [firehoseUrl, athenaUrl] = servers.map((server) => server.url);
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
+  // The Athena stand-in's scratch folder (its DuckDB) goes with it.
+  await closeAthena?.();
 });
 
 const credentials = (accessKeyId: string) => ({ accessKeyId, secretAccessKey: 'stand-in' });

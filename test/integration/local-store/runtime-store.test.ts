@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeLogEngines } from '../../../shared/observability/engine/select.js';
 import { localStoreAt, startEmbeddedStore } from '../../../infra/local/embedded-store.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
@@ -46,8 +47,11 @@ const chat = (url: string, traceId: string, model = 'gpt-4o-mini') =>
 function startMain(env: Record<string, string>) {
   // The test gateway above exported its own store's endpoint and log database into this process's environment: not for gw.
   const { GW_DYNAMODB_ENDPOINT: _ours, GW_LOG_DUCKDB_PATH: _ourLogs, ...inherited } = process.env;
+  // A temporary folder of its own, removed after the file: a gw killed with SIGKILL cannot remove its throwaway folders.
+  const childTmp = mkdtempSync(join(tmpdir(), 'runtime-store-child-'));
+  dirs.push(childTmp);
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    env: { ...inherited, PORT: '0', GW_BOOTSTRAP_API_KEY: KEY, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
+    env: { ...inherited, TMPDIR: childTmp, PORT: '0', GW_BOOTSTRAP_API_KEY: KEY, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -76,6 +80,8 @@ describe('the runtime with its store in a child process', () => {
   }, 60_000);
   afterAll(async () => {
     await gateway?.close();
+    // A log write that lands after the runtime closed opens the log engine again (and its throwaway folders).
+    await closeLogEngines();
   });
 
   it('serves requests from the store process; their logs go to the log engine in gw, not to the store', async () => {

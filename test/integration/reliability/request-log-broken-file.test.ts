@@ -40,7 +40,8 @@ function copyOf(name: string): string {
 
 /** Starts gw on `database` and expects it to refuse: exit 1 and exactly one line on stderr. */
 async function refusedStart(database: string): Promise<string> {
-  const gw = await spawnGw({ GW_DATA_DIR: ':memory:', GW_LOG_DUCKDB_PATH: database });
+  // TMPDIR: the file's folder, removed after it (a gw killed with SIGKILL cannot remove its throwaway folders).
+  const gw = await spawnGw({ GW_DATA_DIR: ':memory:', GW_LOG_DUCKDB_PATH: database, TMPDIR: dir });
   running.push(gw);
   expect(await gw.exited).toBe(1);
   const lines = gw.output().trim().split('\n');
@@ -81,7 +82,7 @@ describe('a damaged or held request-log database at start-up', () => {
 describe('a request-log database damaged under a running gw', () => {
   it('the log list answers 503 log_engine_unavailable, and deep health reports it (a failing engine answered 500)', async () => {
     const database = copyOf('running.duckdb');
-    const gw = await spawnGw({ GW_DATA_DIR: ':memory:', GW_LOG_DUCKDB_PATH: database });
+    const gw = await spawnGw({ GW_DATA_DIR: ':memory:', GW_LOG_DUCKDB_PATH: database, TMPDIR: dir });
     running.push(gw);
     const url = await gw.listening;
     const before = (await getJson(`${url}/health?deep=true`)).body;
