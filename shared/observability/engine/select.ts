@@ -85,6 +85,7 @@ export async function closeLogEngines(): Promise<void> {
 const throwawayDirectories = new Set<string>();
 
 function throwaway(directory: string): string {
+  if (throwawayDirectories.has(directory)) return directory;
   throwawayDirectories.add(directory);
   process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
   return directory;
@@ -157,5 +158,6 @@ export async function assertLogEngineServing(): Promise<void> {
 export function localExportDirectory(): string {
   const current = settings();
   if (current.GW_LOG_EXPORT_DIR) return current.GW_LOG_EXPORT_DIR;
-  return current.GW_BLOB_BUCKET ? join(tmpdir(), `gw-exports-${process.pid}`) : join(resolve(current.GW_BLOB_DIR), 'exports');
+  // With blobs in S3 the local export file is only a step on its way to the bucket: a throwaway folder.
+  return current.GW_BLOB_BUCKET ? throwaway(join(tmpdir(), `gw-exports-${process.pid}`)) : join(resolve(current.GW_BLOB_DIR), 'exports');
 }
