@@ -28,6 +28,8 @@ export interface DuckDbLogEngineOptions extends JournalSinkBounds {
   retentionIntervalMs: number;
   /** The journal's folder (issue #42): records wait there, one JSON line each, until the worker has written them. */
   journalDirectory: string;
+  /** Rounds of one write pass (default 16); tests lower it to end passes while records keep coming. */
+  roundsPerPass?: number;
 }
 
 export interface DuckDbLogEngine {
@@ -58,6 +60,7 @@ export async function openDuckDbLogEngine(options: DuckDbLogEngineOptions): Prom
     firstSegment,
     flushDelayMs: FLUSH_DELAY_MS,
     memoryRecords: options.memoryRecords,
+    roundsPerPass: options.roundsPerPass ?? 16,
   };
   // The sink exists once the database is open; statuses before that need no answer.
   const opened: { sink?: JournalSink } = {};

@@ -46,6 +46,8 @@ export interface WorkerOptions {
   firstSegment: number;
   flushDelayMs: number;
   memoryRecords: number;
+  /** Read-and-write rounds of one pass before it yields to the next (a pass under sustained load returns). */
+  roundsPerPass: number;
   /** A worker started again under a running gw (its last one died): the open answers are not the last run's. */
   restarted?: boolean;
 }
