@@ -233,7 +233,8 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
   add('dynamodbReads', 'DynamoDB reads, on demand', `${counts.dynamodb.readsPerRequest} read(s) (warm caches)`, perRequest((counts.dynamodb.readsPerRequest * prices.dynamodb.perMillionReadRequestUnits) / 1e6), prices.dynamodb.source);
   add('secretsManager', 'Secrets Manager calls', `${counts.secretsManagerCallsPerRequest} call(s) (credentials cached)`, perRequest((counts.secretsManagerCallsPerRequest * prices.secretsManager.perTenThousandCalls) / 1e4), prices.secretsManager.source);
 
-  const firehose = firehosePerRequest(counts, inputs.requestsPerSecond);
+  // Each environment flushes its own buffers: on managed instances a flush carries that environment's share of the rate.
+  const firehose = firehosePerRequest(counts, inputs.requestsPerSecond / (fleet?.environments ?? 1));
   const billedGb = firehose.billedKb / KB_PER_GB;
   const packing = firehose.requestsPerFlush > 1 ? ` (${Math.round(firehose.requestsPerFlush)} requests a flush)` : '';
   add('firehoseIngestion', 'Firehose ingestion (each record rounded up to 5 KB)', `${round3(firehose.records)} record(s) billed ${round3(firehose.billedKb)} KB${packing}`, perRequest(billedGb * prices.firehose.ingestionPerGb), prices.firehose.source);
