@@ -88,6 +88,14 @@ describe('the cost model', () => {
     expect(instances).toBeLessThan(lambda / 2);
   });
 
+  it('flush per environment: each managed environment packs only the requests it served, so a record carries the rate over the fleet (the class: one flush priced for a whole fleet)', () => {
+    const managed = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', modelLatencyS: 10 }, prices, counts);
+    const perEnvironment = firehosePerRequest(counts['managed-instances'], DEFAULT_INPUTS.requestsPerSecond / managed.fleet!.environments);
+    expect(managed.fleet!.environments).toBeGreaterThan(1);
+    expect(line(managed, 'firehoseIngestion').perMillion).toBeCloseTo((perEnvironment.billedKb / 1024 / 1024) * prices.firehose.ingestionPerGb * 1e6, 9);
+    expect(perEnvironment.billedKb).toBeGreaterThan(firehosePerRequest(counts['managed-instances'], DEFAULT_INPUTS.requestsPerSecond).billedKb);
+  });
+
   it('prices a write by its item and the index entries measured with it (+1 WRU each)', () => {
     const at = (indexEntriesPerRequest: number) =>
       line(computeCost(DEFAULT_INPUTS, prices, withLambda({ ...counts.lambda, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerRequest } })), 'dynamodbWrites').perMillion;
