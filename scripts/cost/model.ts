@@ -86,6 +86,13 @@ export const ASSUMPTIONS = {
   accessLogKb: { full: 0.6, lean: 0.3, off: 0 },
   functionLogKb: 0.3,
   /**
+   * gw's metrics (shared/observability/metrics.ts) are EMF lines in the function's log: published at every classic
+   * drain (one line per request), on instances once 100 samples wait or every 10 s. Sizes of Powertools Metrics' lines,
+   * rendered for one request (latency, ttft, tokens, cost: 475 B) and for a batch of 100 (three lines: 754 B plus
+   * ~9 B per request of latency and ttft values).
+   */
+  emfBytes: { perInvocationLine: 475, perBatchOverhead: 754, perRequestInBatch: 9, maxBatch: 100, publishSeconds: 10 },
+  /**
    * Availability Zones of the managed-instances VPC: the stack is environment-agnostic, so CDK's Vpc (maxAzs 3) gets
    * two (Fn::GetAZs, the first two). Instances in a zone without a NAT reach the NAT of another zone, and that traffic
    * is billed between zones.
@@ -246,8 +253,9 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
   const systemLogLevel = inputs.systemLogLevel ?? (inputs.compute === 'managed-instances' ? 'warn' : 'info');
   // At WARN (JSON log format) Lambda writes no START, END or REPORT line for a successful invocation.
   const functionKb = systemLogLevel === 'warn' ? 0 : ASSUMPTIONS.functionLogKb;
-  const logKb = accessKb + functionKb;
-  add('cloudwatchLogs', "CloudWatch Logs ingestion (access log + Lambda's START/END/REPORT, at system log level INFO only)", `${round3(logKb)} KB per request: access log ${inputs.accessLog} ${accessKb} KB, Lambda's lines ${functionKb} KB (system log level ${systemLogLevel})`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
+  const metricsKb = emfKbPerRequest(inputs.compute, inputs.requestsPerSecond / (fleet?.environments ?? 1));
+  const logKb = accessKb + functionKb + metricsKb;
+  add('cloudwatchLogs', "CloudWatch Logs ingestion (access log, gw's metric lines, Lambda's START/END/REPORT at system log level INFO only)", `${round3(logKb)} KB per request: access log ${inputs.accessLog} ${accessKb} KB, metrics ${round3(metricsKb)} KB, Lambda's lines ${functionKb} KB (system log level ${systemLogLevel})`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
   const rate = inputs.xrayRate ?? (inputs.compute === 'managed-instances' ? MANAGED_XRAY_RATE : prices.xray.defaultFixedRate);
   const share = tracedShare(prices, inputs.requestsPerSecond, rate);
   const rule = rate === 0 ? 'off' : `1 a second + ${+(rate * 100).toFixed(2)} %`;
@@ -256,6 +264,14 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
 
   const perMonth = lines.reduce((sum, line) => sum + line.perMonth, 0);
   return { inputs, requestsPerMonth: monthly, lines, perMonth, perMillion: millions > 0 ? perMonth / millions : 0, fleet };
+}
+
+/** KB of gw's EMF metric lines per request: one line per invocation on classic Lambda, batches per environment on instances. */
+export function emfKbPerRequest(compute: Compute, requestsPerSecondPerEnvironment: number): number {
+  const emf = ASSUMPTIONS.emfBytes;
+  if (compute === 'lambda') return emf.perInvocationLine / 1024;
+  const batch = Math.max(1, Math.min(emf.maxBatch, requestsPerSecondPerEnvironment * emf.publishSeconds));
+  return (emf.perRequestInBatch + emf.perBatchOverhead / batch) / 1024;
 }
 
 type AddLine = (id: string, item: string, basis: string, perMonth: number, source: string) => void;

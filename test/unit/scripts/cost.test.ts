@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCost } from '../../../scripts/cost.js';
 import { DOCS_BEGIN, DOCS_END, renderDocsTables } from '../../../scripts/cost/docs-table.js';
-import { ASSUMPTIONS, breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, firehosePerRequest, managedFleet, tracedShare, type CostInputs } from '../../../scripts/cost/model.js';
+import { ASSUMPTIONS, breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, emfKbPerRequest, firehosePerRequest, managedFleet, tracedShare, type CostInputs } from '../../../scripts/cost/model.js';
 import { readPriceFile } from '../../../scripts/cost/prices.js';
 import { readRecordedCounts, recordedCountsFrom, type Measurement, type RecordedCounts, type RecordedCountsFile } from '../../../scripts/cost/recorded-counts.js';
 
@@ -111,8 +111,9 @@ describe('the cost model', () => {
     const logs = (accessLog: 'full' | 'lean' | 'off') => line(computeCost({ ...DEFAULT_INPUTS, accessLog }, prices, counts), 'cloudwatchLogs').perMillion;
     expect(logs('full')).toBeGreaterThan(logs('lean'));
     expect(logs('lean')).toBeGreaterThan(logs('off'));
-    // Off leaves Lambda's own lines (~0.3 KB): gw writes none for a request that succeeds.
-    expect(logs('off')).toBeCloseTo((0.3 / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    // Off leaves Lambda's own lines (~0.3 KB) and gw's metric line (one per classic invocation); gw writes no log line
+    // for a request that succeeds.
+    expect(logs('off')).toBeCloseTo(((0.3 + emfKbPerRequest('lambda', 100)) / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
     const xray = (compute: 'lambda' | 'managed-instances', xrayRate?: number) => line(computeCost({ ...DEFAULT_INPUTS, compute, ...(xrayRate === undefined ? {} : { xrayRate }) }, prices, counts), 'xray').perMillion;
     expect(xray('lambda')).toBeCloseTo(tracedShare(prices, 100) * prices.xray.perMillionTracesRecorded, 9);
     expect(xray('managed-instances')).toBeCloseTo(tracedShare(prices, 100, 0.01) * prices.xray.perMillionTracesRecorded, 9);
@@ -190,7 +191,10 @@ describe('the ≤ $5 levers of managed instances (egress, Lambda\'s own log line
     const lambdaLines = gb(ASSUMPTIONS.functionLogKb) * prices.cloudwatch.logsIngestionPerGb * 1e6;
     expect(logs({ compute: 'managed-instances', systemLogLevel: 'info' }) - logs({ compute: 'managed-instances' })).toBeCloseTo(lambdaLines, 9);
     expect(logs({ compute: 'lambda' }) - logs({ compute: 'lambda', systemLogLevel: 'warn' })).toBeCloseTo(lambdaLines, 9);
-    expect(logs({ compute: 'managed-instances', accessLog: 'off' })).toBe(0);
+    // What is left with no access log on instances: gw's metric lines, batched (a hundred requests to a line).
+    const managedOff = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', accessLog: 'off' }, prices, counts);
+    expect(line(managedOff, 'cloudwatchLogs').perMillion).toBeCloseTo(gb(emfKbPerRequest('managed-instances', 100 / managedOff.fleet!.environments)) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    expect(emfKbPerRequest('managed-instances', 100)).toBeLessThan(emfKbPerRequest('lambda', 100) / 20);
   });
 
   it('sizes the fleet by requests in flight over concurrency per environment, up to AWS\'s 1,600, never below the minimum or the CPU', () => {
