@@ -10,8 +10,12 @@ import { readRecordedCounts } from './cost/recorded-counts.js';
  * `--json` prints the same figures as JSON; `--docs` prints docs/deploy.md's generated tables.
  */
 const USAGE = `usage: npm run cost -- [--requests-per-second N] [--model-latency-s S] [--compute lambda|managed-instances]
-  [--memory-mb MB] [--instance-type TYPE] [--concurrency-per-environment N] [--min-environments N] [--nat-gateways N]
-  [--answer-kb KB] [--request-kb KB] [--waf on|off] [--access-log full|lean|off] [--xray-rate 0..1] [--prices FILE] [--json] [--docs]`;
+  [--memory-mb MB] [--instance-type TYPE] [--concurrency-per-environment 1..1600] [--min-environments N] [--nat-gateways N]
+  [--egress nat-gateway|nat-instance] [--nat-instance-type TYPE] [--answer-kb KB] [--request-kb KB] [--waf on|off]
+  [--access-log full|lean|off] [--xray-rate 0..1] [--system-log-level info|warn] [--prices FILE] [--json] [--docs]`;
+
+/** AWS's ceiling for PerExecutionEnvironmentMaxConcurrency (Lambda API reference, LambdaManagedInstancesCapacityProviderConfig). */
+export const MAX_CONCURRENCY_PER_ENVIRONMENT = 1600;
 
 export function costInputsFrom(values: Record<string, string | boolean | undefined>): CostInputs {
   const number = (name: string, fallback: number, min = 0) => {
@@ -31,6 +35,16 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
   if (accessLog !== 'full' && accessLog !== 'lean' && accessLog !== 'off') throw new Error(`--access-log must be full, lean or off, not ${accessLog}`);
   const xrayRate = values['xray-rate'] === undefined ? undefined : number('xray-rate', 0);
   if (xrayRate !== undefined && xrayRate > 1) throw new Error(`--xray-rate must be a number from 0 to 1, not ${xrayRate}`);
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T | undefined): T | undefined => {
+    const raw = values[name];
+    if (raw === undefined) return fallback;
+    if (!allowed.includes(raw as T)) throw new Error(`--${name} must be ${allowed.join(' or ')}, not ${String(raw)}`);
+    return raw as T;
+  };
+  const egress = oneOf('egress', ['nat-gateway', 'nat-instance'] as const, DEFAULT_INPUTS.egress)!;
+  const systemLogLevel = oneOf('system-log-level', ['info', 'warn'] as const, undefined);
+  const concurrencyPerEnvironment = number('concurrency-per-environment', DEFAULT_INPUTS.concurrencyPerEnvironment, 1);
+  if (concurrencyPerEnvironment > MAX_CONCURRENCY_PER_ENVIRONMENT) throw new Error(`--concurrency-per-environment must be at most ${MAX_CONCURRENCY_PER_ENVIRONMENT} (AWS's maximum), not ${concurrencyPerEnvironment}`);
   const compute = (values.compute ?? DEFAULT_INPUTS.compute) as string;
   if (compute !== 'lambda' && compute !== 'managed-instances') throw new Error(`--compute must be lambda or managed-instances, not ${compute}`);
   return {
@@ -39,14 +53,17 @@ export function costInputsFrom(values: Record<string, string | boolean | undefin
     compute: compute as Compute,
     memoryMb: number('memory-mb', DEFAULT_INPUTS.memoryMb, 128),
     instanceType: (values['instance-type'] as string | undefined) ?? DEFAULT_INPUTS.instanceType,
-    concurrencyPerEnvironment: number('concurrency-per-environment', DEFAULT_INPUTS.concurrencyPerEnvironment, 1),
+    concurrencyPerEnvironment,
     minEnvironments: number('min-environments', DEFAULT_INPUTS.minEnvironments),
     natGateways: number('nat-gateways', DEFAULT_INPUTS.natGateways, 1),
+    egress,
+    natInstanceType: (values['nat-instance-type'] as string | undefined) ?? DEFAULT_INPUTS.natInstanceType,
     answerKb: number('answer-kb', DEFAULT_INPUTS.answerKb),
     requestKb: number('request-kb', DEFAULT_INPUTS.requestKb),
     waf: onOff('waf', DEFAULT_INPUTS.waf),
     accessLog,
     ...(xrayRate === undefined ? {} : { xrayRate }),
+    ...(systemLogLevel === undefined ? {} : { systemLogLevel }),
   };
 }
 
@@ -59,6 +76,9 @@ const OPTIONS = {
   'concurrency-per-environment': { type: 'string' },
   'min-environments': { type: 'string' },
   'nat-gateways': { type: 'string' },
+  egress: { type: 'string' },
+  'nat-instance-type': { type: 'string' },
+  'system-log-level': { type: 'string' },
   'answer-kb': { type: 'string' },
   'request-kb': { type: 'string' },
   waf: { type: 'string' },

@@ -167,8 +167,11 @@ const contextSchema = z
      * classic Lambda, 1 % with managed instances.
      */
     xraySampleRate: z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(1).optional()),
-    /** managed-instances: concurrent invocations one execution environment takes (PerExecutionEnvironmentMaxConcurrency). */
-    managedConcurrencyPerEnvironment: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    /**
+     * managed-instances: concurrent invocations one execution environment takes (PerExecutionEnvironmentMaxConcurrency;
+     * AWS accepts 1–1600, Lambda API reference, LambdaManagedInstancesCapacityProviderConfig).
+     */
+    managedConcurrencyPerEnvironment: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1600).default(64)),
     /** managed-instances: execution environments kept running at all times (AWS's default is 3, one per Availability Zone). */
     managedMinEnvironments: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(15_000).default(3)),
     /** managed-instances: the most execution environments the gateway may scale to (default: no limit but the vCPU cap). */
@@ -177,6 +180,23 @@ const contextSchema = z
     managedMaxVCpus: z.preprocess(emptyToUndefined, z.coerce.number().int().min(12).max(15_000).optional()),
     /** managed-instances: NAT gateways of the VPC (the instances' way out to the providers); one per AZ for zone-failure tolerance. */
     natGateways: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(3).default(1)),
+    /**
+     * managed-instances: what the NAT is (natGateways of them). `nat-gateway` (default): AWS's managed NAT gateway,
+     * billed per hour and per GB it processes. `nat-instance`: a small EC2 instance of natInstanceType per NAT, billed
+     * per hour only (no per-GB processing charge), but yours: no managed failover, its type's bandwidth, patched by
+     * replacing it (docs/deploy.md, "Egress").
+     */
+    managedEgress: z.preprocess(emptyToUndefined, z.enum(['nat-gateway', 'nat-instance']).default('nat-gateway')),
+    /** managed-instances with managedEgress=nat-instance: the NAT instance's EC2 type (Graviton t4g.nano by default). */
+    natInstanceType: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as t4g.nano').default('t4g.nano')),
+    /**
+     * The gateway function's system log level: Lambda's own lines. `INFO` (Lambda's default, plain-text format):
+     * START, END and REPORT for every invocation, REPORT with the billed duration and memory used. `WARN`: JSON log
+     * format and only Lambda's warnings (a failed or timed-out invocation still logs), no line per successful
+     * invocation. Unset: `INFO` with classic Lambda, where REPORT's duration and memory are what sizing reads, `WARN`
+     * with managed instances, where neither is billed per invocation.
+     */
+    lambdaSystemLogLevel: z.preprocess(emptyToUndefined, z.enum(['INFO', 'WARN']).optional()),
     /**
      * Bedrock models the gateway's role may invoke (bedrock:InvokeModel, InvokeModelWithResponseStream) when a call
      * carries no credentials of its own (GW_BEDROCK_FUNCTION_ROLE). Default: every foundation model in the stack's

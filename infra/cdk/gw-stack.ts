@@ -106,6 +106,8 @@ export class GwStack extends Stack {
         maxEnvironments: config.managedMaxEnvironments,
         maxVCpus: config.managedMaxVCpus,
         natGateways: config.natGateways,
+        egress: config.managedEgress,
+        natInstanceType: config.natInstanceType,
       });
     }
     const functions = new Map<FunctionName, GwFunction>();
@@ -131,6 +133,10 @@ export class GwStack extends Stack {
         logRetention,
         production,
         sourceMaps: config.sourceMaps ?? !production,
+        // Lambda's START/END/REPORT lines: kept on classic Lambda (REPORT's duration and memory are what its bill and
+        // sizing follow), dropped on instances, where neither is billed per invocation (`lambdaSystemLogLevel`).
+        systemLogLevel: spec.name === 'gateway' ? (config.lambdaSystemLogLevel ?? (managed ? 'WARN' : 'INFO')) : undefined,
+        logLevel: config.logLevel,
       });
       if (onInstances) this.managedCompute!.attach(fn.function);
       grantFunctionAccess(fn.role, spec, { tables: this.tables, settings: config.settings, secretsKey: this.secretsKey, blobBucket: this.blobs.bucket, requestLogs: this.requestLogs });

@@ -9,6 +9,8 @@ import type { PriceFile } from './prices.js';
  * measured without an AWS account are the named ASSUMPTIONS below, each with where it comes from.
  */
 export type Compute = 'lambda' | 'managed-instances';
+/** Managed instances: what each NAT is (the stack's managedEgress). */
+export type Egress = 'nat-gateway' | 'nat-instance';
 
 export interface CostInputs {
   requestsPerSecond: number;
@@ -23,8 +25,12 @@ export interface CostInputs {
   concurrencyPerEnvironment: number;
   /** Managed instances: execution environments kept running (managedMinEnvironments). */
   minEnvironments: number;
-  /** Managed instances: NAT gateways (natGateways). */
+  /** Managed instances: NATs of the VPC (natGateways): NAT gateways, or NAT instances with egress nat-instance. */
   natGateways: number;
+  /** Managed instances: NAT gateways or NAT instances (managedEgress). */
+  egress: Egress;
+  /** Managed instances with egress nat-instance: the NAT instance's type (a key of the price file's `ec2.natInstances`). */
+  natInstanceType: string;
   /** Size of the answer the client receives, KB. */
   answerKb: number;
   /** Size of the request body, KB. */
@@ -35,6 +41,8 @@ export interface CostInputs {
   accessLog: 'full' | 'lean' | 'off';
   /** X-Ray's fixed rate (`xraySampleRate`); unset: AWS's default rule with classic Lambda, the stack's 1 % with managed instances. */
   xrayRate?: number;
+  /** The gateway's system log level (`lambdaSystemLogLevel`); unset: the stack's default, info with classic Lambda, warn with managed instances. */
+  systemLogLevel?: 'info' | 'warn';
 }
 
 export const DEFAULT_INPUTS: CostInputs = {
@@ -46,6 +54,8 @@ export const DEFAULT_INPUTS: CostInputs = {
   concurrencyPerEnvironment: 64,
   minEnvironments: 3,
   natGateways: 1,
+  egress: 'nat-gateway',
+  natInstanceType: 't4g.nano',
   answerKb: 4,
   requestKb: 2,
   waf: true,
@@ -75,6 +85,19 @@ export const ASSUMPTIONS = {
    */
   accessLogKb: { full: 0.6, lean: 0.3, off: 0 },
   functionLogKb: 0.3,
+  /**
+   * gw's metrics (shared/observability/metrics.ts) are EMF lines in the function's log: published at every classic
+   * drain (one line per request), on instances once 100 samples wait or every 10 s. Sizes of Powertools Metrics' lines,
+   * rendered for one request (latency, ttft, tokens, cost: 475 B) and for a batch of 100 (three lines: 754 B plus
+   * ~9 B per request of latency and ttft values).
+   */
+  emfBytes: { perInvocationLine: 475, perBatchOverhead: 754, perRequestInBatch: 9, maxBatch: 100, publishSeconds: 10 },
+  /**
+   * Availability Zones of the managed-instances VPC: the stack is environment-agnostic, so CDK's Vpc (maxAzs 3) gets
+   * two (Fn::GetAZs, the first two). Instances in a zone without a NAT reach the NAT of another zone, and that traffic
+   * is billed between zones.
+   */
+  availabilityZones: 2,
   /** Parquet in S3 per million requests (requests ~150 B a record plus spans, docs/deploy.md), kept 90 days. */
   storedGbPerMillion: 0.25,
   storedMonths: 90 / 30.4,
@@ -205,18 +228,20 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
     add('lambdaRequests', 'Lambda Managed Instances requests', '1 invocation per request', perRequest(prices.lambda.managedInstancesRequestsPerMillion / 1e6), prices.lambda.source);
     add('instances', `EC2 instances (${inputs.instanceType}, on demand)`, `${fleet.instances} instance(s): ${fleet.environments} environment(s) of 1 vCPU for ${fleet.inFlight.toFixed(0)} requests in flight at ${inputs.concurrencyPerEnvironment} per environment`, ec2, prices.ec2.source);
     add('managementFee', 'Lambda Managed Instances management fee', `${(prices.lambda.managedInstancesFeeShareOfEc2 * 100).toFixed(0)} % of the instances' price`, ec2 * prices.lambda.managedInstancesFeeShareOfEc2, prices.lambda.source);
-    const natKb = inputs.requestKb + inputs.answerKb + counts.firehose.kbPerRequest;
-    add('natHours', 'NAT gateway hours', `${inputs.natGateways} NAT gateway(s) × ${HOURS_PER_MONTH} h`, inputs.natGateways * prices.vpc.natGatewayPerHour * HOURS_PER_MONTH, prices.vpc.source);
-    add('natData', 'NAT gateway data processed (provider calls, Firehose; DynamoDB and S3 use free endpoints)', `${natKb.toFixed(1)} KB per request`, perRequest((natKb / KB_PER_GB) * prices.vpc.natGatewayPerGbProcessed), prices.vpc.source);
+    addEgress(inputs, prices, counts, add, perRequest);
   }
   add('dataTransferOut', 'Data transfer out to clients', `${inputs.answerKb} KB per request`, perRequest((inputs.answerKb / KB_PER_GB) * prices.ec2.dataTransferOutPerGb), prices.ec2.source);
+  // The call to the provider leaves AWS too (Lambda bills data out at EC2's rates; on instances it leaves through
+  // the NAT and is billed as data out besides the NAT's own charges). An in-region AWS provider (Bedrock) costs nothing.
+  add('dataTransferToProviders', 'Data transfer out to providers (the request body; none to an in-region Bedrock)', `${inputs.requestKb} KB per request`, perRequest((inputs.requestKb / KB_PER_GB) * prices.ec2.dataTransferOutPerGb), prices.ec2.source);
 
   const wru = counts.dynamodb.writesPerRequest + counts.dynamodb.indexEntriesPerRequest;
   add('dynamodbWrites', 'DynamoDB writes, on demand', `${counts.dynamodb.writesPerRequest} write(s) + ${counts.dynamodb.indexEntriesPerRequest} index entries = ${round3(wru)} WRU`, perRequest((wru * prices.dynamodb.perMillionWriteRequestUnits) / 1e6), prices.dynamodb.source);
   add('dynamodbReads', 'DynamoDB reads, on demand', `${counts.dynamodb.readsPerRequest} read(s) (warm caches)`, perRequest((counts.dynamodb.readsPerRequest * prices.dynamodb.perMillionReadRequestUnits) / 1e6), prices.dynamodb.source);
   add('secretsManager', 'Secrets Manager calls', `${counts.secretsManagerCallsPerRequest} call(s) (credentials cached)`, perRequest((counts.secretsManagerCallsPerRequest * prices.secretsManager.perTenThousandCalls) / 1e4), prices.secretsManager.source);
 
-  const firehose = firehosePerRequest(counts, inputs.requestsPerSecond);
+  // Each environment flushes its own buffers: on managed instances a flush carries that environment's share of the rate.
+  const firehose = firehosePerRequest(counts, inputs.requestsPerSecond / (fleet?.environments ?? 1));
   const billedGb = firehose.billedKb / KB_PER_GB;
   const packing = firehose.requestsPerFlush > 1 ? ` (${Math.round(firehose.requestsPerFlush)} requests a flush)` : '';
   add('firehoseIngestion', 'Firehose ingestion (each record rounded up to 5 KB)', `${round3(firehose.records)} record(s) billed ${round3(firehose.billedKb)} KB${packing}`, perRequest(billedGb * prices.firehose.ingestionPerGb), prices.firehose.source);
@@ -225,8 +250,12 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
   add('s3Puts', 'S3 PUTs by Firehose (one object per stream per buffer)', `${Math.round(s3Puts).toLocaleString('en-US')} objects a month, whatever the traffic`, (s3Puts / 1000) * prices.s3.putPerThousand + counts.s3CallsPerRequest * monthly * (prices.s3.putPerThousand / 1000), prices.s3.source);
   add('s3Storage', 'S3 storage of request logs (Parquet, 90 days)', `${ASSUMPTIONS.storedGbPerMillion} GB per million requests`, millions * ASSUMPTIONS.storedGbPerMillion * ASSUMPTIONS.storedMonths * prices.s3.storagePerGbMonth, prices.s3.source);
   const accessKb = ASSUMPTIONS.accessLogKb[inputs.accessLog];
-  const logKb = accessKb + ASSUMPTIONS.functionLogKb;
-  add('cloudwatchLogs', `CloudWatch Logs ingestion (access log ${inputs.accessLog} + Lambda's lines)`, `${round3(logKb)} KB per request`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
+  const systemLogLevel = inputs.systemLogLevel ?? (inputs.compute === 'managed-instances' ? 'warn' : 'info');
+  // At WARN (JSON log format) Lambda writes no START, END or REPORT line for a successful invocation.
+  const functionKb = systemLogLevel === 'warn' ? 0 : ASSUMPTIONS.functionLogKb;
+  const metricsKb = emfKbPerRequest(inputs.compute, inputs.requestsPerSecond / (fleet?.environments ?? 1));
+  const logKb = accessKb + functionKb + metricsKb;
+  add('cloudwatchLogs', "CloudWatch Logs ingestion (access log, gw's metric lines, Lambda's START/END/REPORT at system log level INFO only)", `${round3(logKb)} KB per request: access log ${inputs.accessLog} ${accessKb} KB, metrics ${round3(metricsKb)} KB, Lambda's lines ${functionKb} KB (system log level ${systemLogLevel})`, perRequest((logKb / KB_PER_GB) * prices.cloudwatch.logsIngestionPerGb), prices.cloudwatch.source);
   const rate = inputs.xrayRate ?? (inputs.compute === 'managed-instances' ? MANAGED_XRAY_RATE : prices.xray.defaultFixedRate);
   const share = tracedShare(prices, inputs.requestsPerSecond, rate);
   const rule = rate === 0 ? 'off' : `1 a second + ${+(rate * 100).toFixed(2)} %`;
@@ -235,6 +264,43 @@ export function computeCost(inputs: CostInputs, prices: PriceFile, countsFile: R
 
   const perMonth = lines.reduce((sum, line) => sum + line.perMonth, 0);
   return { inputs, requestsPerMonth: monthly, lines, perMonth, perMillion: millions > 0 ? perMonth / millions : 0, fleet };
+}
+
+/** KB of gw's EMF metric lines per request: one line per invocation on classic Lambda, batches per environment on instances. */
+export function emfKbPerRequest(compute: Compute, requestsPerSecondPerEnvironment: number): number {
+  const emf = ASSUMPTIONS.emfBytes;
+  if (compute === 'lambda') return emf.perInvocationLine / 1024;
+  const batch = Math.max(1, Math.min(emf.maxBatch, requestsPerSecondPerEnvironment * emf.publishSeconds));
+  return (emf.perRequestInBatch + emf.perBatchOverhead / batch) / 1024;
+}
+
+type AddLine = (id: string, item: string, basis: string, perMonth: number, source: string) => void;
+
+/**
+ * Managed instances' way out: the NATs' hours (each with its public IPv4 address), a NAT gateway's per-GB processing
+ * (a NAT instance has none), and the traffic of instances in a zone without a NAT of its own, billed between zones in
+ * each direction. What crosses the NAT: the request to the provider, its answer and the Firehose records (DynamoDB
+ * and S3 go through free gateway endpoints).
+ */
+function addEgress(inputs: CostInputs, prices: PriceFile, counts: RecordedCounts, add: AddLine, perRequest: (value: number) => number): void {
+  const natKb = inputs.requestKb + inputs.answerKb + counts.firehose.kbPerRequest;
+  const address = prices.vpc.publicIpv4PerHour;
+  if (inputs.egress === 'nat-instance') {
+    const nat = prices.ec2.natInstances[inputs.natInstanceType];
+    if (!nat) throw new Error(`unknown NAT instance type ${inputs.natInstanceType}: the price file knows ${Object.keys(prices.ec2.natInstances).join(', ')}`);
+    add('natInstanceHours', `NAT instances (${inputs.natInstanceType}, on demand; no per-GB processing)`, `${inputs.natGateways} instance(s) × ${HOURS_PER_MONTH} h, each with a public IPv4 address`, inputs.natGateways * (nat.perHour + address) * HOURS_PER_MONTH, prices.ec2.source);
+  } else {
+    add('natHours', 'NAT gateway hours', `${inputs.natGateways} NAT gateway(s) × ${HOURS_PER_MONTH} h, each with a public IPv4 address`, inputs.natGateways * (prices.vpc.natGatewayPerHour + address) * HOURS_PER_MONTH, prices.vpc.source);
+    add('natData', 'NAT gateway data processed (provider calls, Firehose; DynamoDB and S3 use free endpoints)', `${natKb.toFixed(1)} KB per request`, perRequest((natKb / KB_PER_GB) * prices.vpc.natGatewayPerGbProcessed), prices.vpc.source);
+  }
+  const crossShare = Math.max(0, ASSUMPTIONS.availabilityZones - inputs.natGateways) / ASSUMPTIONS.availabilityZones;
+  add(
+    'natCrossZone',
+    'Traffic to a NAT in another Availability Zone (billed out and in)',
+    crossShare === 0 ? `none: a NAT in each of the ${ASSUMPTIONS.availabilityZones} zones` : `${(crossShare * 100).toFixed(0)} % of ${natKb.toFixed(1)} KB per request (${inputs.natGateways} NAT(s) for ${ASSUMPTIONS.availabilityZones} zones)`,
+    perRequest(((natKb * crossShare) / KB_PER_GB) * 2 * prices.ec2.interAzPerGbEachDirection),
+    prices.ec2.source,
+  );
 }
 
 /**

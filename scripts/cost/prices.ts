@@ -7,8 +7,16 @@ export interface PriceFile {
   apiGateway: { source: string; restPerMillionTiers: Array<{ upToMillionsPerMonth: number | null; perMillion: number }>; streamedBytesPerBilledRequest: number };
   waf: { source: string; webAclPerMonth: number; rulePerMonth: number; perMillionRequests: number };
   lambda: { source: string; requestsPerMillion: number; arm64PerGbSecond: number; managedInstancesRequestsPerMillion: number; managedInstancesFeeShareOfEc2: number };
-  ec2: { source: string; instances: Record<string, { vcpus: number; memoryGiB: number; perHour: number }>; dataTransferOutPerGb: number };
-  vpc: { source: string; natGatewayPerHour: number; natGatewayPerGbProcessed: number };
+  ec2: {
+    source: string;
+    instances: Record<string, { vcpus: number; memoryGiB: number; perHour: number }>;
+    /** NAT instances (managedEgress=nat-instance): the EC2 instance's hour, the only NAT charge besides its address. */
+    natInstances: Record<string, { perHour: number }>;
+    dataTransferOutPerGb: number;
+    /** Between Availability Zones of one region: billed out of one zone and into the other. */
+    interAzPerGbEachDirection: number;
+  };
+  vpc: { source: string; natGatewayPerHour: number; natGatewayPerGbProcessed: number; publicIpv4PerHour: number };
   dynamodb: { source: string; perMillionWriteRequestUnits: number; perMillionReadRequestUnits: number };
   secretsManager: { source: string; perTenThousandCalls: number; perSecretMonth: number };
   firehose: { source: string; ingestionPerGb: number; formatConversionPerGb: number; recordRoundingKb: number };

@@ -1,11 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildFunctions } from '../../scripts/build.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.js';
-import { OPENAI_MOCK_TEXT, openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
+import { OPENAI_MOCK_TEXT } from '../support/mock-openai-dialects.js';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
 import { verifySigV4 } from '../fixtures/bedrock/sigv4-verifier.js';
 import { isAllowed } from '../support/iam-policy.js';
@@ -13,7 +11,8 @@ import { checkConsoleUnderStage } from './support/console-check.js';
 import { describeRequestLogCompaction } from './support/compaction-suite.js';
 import { parseCsv } from './support/csv.js';
 import { REQUEST_COLUMNS } from '../../shared/observability/engine/columns.js';
-import { deployStack, FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
+import { FUNCTION_SECRET_ACCESS_KEY, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
+import { useDeployedStack } from './support/stack-lifecycle.js';
 
 /**
  * The AWS-shaped end-to-end suite (issue #33): the stack as `cdk synth` builds it, each function its BUILT bundle
@@ -28,32 +27,21 @@ const ADMIN_KEY = 'gwk_awsshaped_admin_key_0123456789abcdef';
 let bundles: string;
 let stack: DeployedStack;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  bundles = mkdtempSync(join(tmpdir(), 'gw-aws-shaped-'));
-  [, upstream] = await Promise.all([buildFunctions(bundles), startMockUpstream(openAIDialectsMockHandler())]);
-  // The control-plane bundle carries the console beside it, as deployed (support/console-check.ts checks it under
-  // /prod once the console addresses itself relative to where it is mounted).
-  await buildConsole(join(bundles, 'control-plane', 'console'));
-  stack = await deployStack(bundles);
-  // The operator's bootstrap (npm run cli -- bootstrap) with its own credentials: straight to the store.
-  const { settings } = await import('../../shared/settings.js');
-  expect(settings().GW_DYNAMODB_ENDPOINT, 'this process talks to the stand-in store').toBe(stack.operatorEnv.GW_DYNAMODB_ENDPOINT);
-  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
-  await bootstrapOrganisation(ADMIN_KEY);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await upstream?.close();
-  if (bundles) rmSync(bundles, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  // A call outside the calling function's grants is what AWS would refuse: it fails the test that made it.
-  const denied = stack.denied.splice(0);
-  expect(denied, 'AWS calls outside the function\'s IAM statements').toEqual([]);
-});
+useDeployedStack(
+  {
+    tempPrefix: 'gw-aws-shaped-',
+    adminKey: ADMIN_KEY,
+    // The control-plane bundle carries the console beside it, as deployed (support/console-check.ts checks it under
+    // /prod once the console addresses itself relative to where it is mounted).
+    beforeDeploy: (built) => buildConsole(join(built, 'control-plane', 'console')),
+    // The operator's bootstrap (npm run cli -- bootstrap) with its own credentials: straight to the store.
+    afterDeploy: async (deployed) => {
+      const { settings } = await import('../../shared/settings.js');
+      expect(settings().GW_DYNAMODB_ENDPOINT, 'this process talks to the stand-in store').toBe(deployed.operatorEnv.GW_DYNAMODB_ENDPOINT);
+    },
+  },
+  (started) => ({ bundles, stack, upstream } = started),
+);
 
 const viaMock = () => ({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-aws-shaped-provider' });
 const json = <T = Record<string, unknown>>(response: ApiResponse) => JSON.parse(response.body) as T;

@@ -1,14 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LAMBDA_BODY_LIMIT_BYTES, LAMBDA_MULTIPART_LIMIT_BYTES } from '../../infra/cdk/constructs/web-acl.js';
-import { buildFunctions } from '../../scripts/build.js';
-import { openAIDialectsMockHandler } from '../support/mock-openai-dialects.js';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.js';
+import type { MockUpstream } from '../support/mock-upstream.js';
 import type { Template } from '../support/iam-policy.js';
 import { synthGwStack } from '../infra/support/synth.js';
-import { deployStack, type ApiResponse, type DeployedStack } from './support/deployed-stack.js';
+import type { ApiResponse, DeployedStack } from './support/deployed-stack.js';
+import { useDeployedStack } from './support/stack-lifecycle.js';
 import { API_GATEWAY_PAYLOAD_LIMIT_BYTES, LAMBDA_REQUEST_PAYLOAD_LIMIT_BYTES, templateFrontDoor } from './support/front-door.js';
 
 /**
@@ -19,27 +15,9 @@ import { API_GATEWAY_PAYLOAD_LIMIT_BYTES, LAMBDA_REQUEST_PAYLOAD_LIMIT_BYTES, te
  * the limit and the presigned upload, from the stack's WAF before any function runs.
  */
 const ADMIN_KEY = 'gwk_payloadlimit_admin_key_0123456789abcdef';
-let bundles: string;
 let stack: DeployedStack;
 let upstream: MockUpstream;
-
-beforeAll(async () => {
-  bundles = mkdtempSync(join(tmpdir(), 'gw-payload-limits-'));
-  [, upstream] = await Promise.all([buildFunctions(bundles), startMockUpstream(openAIDialectsMockHandler())]);
-  stack = await deployStack(bundles);
-  const { bootstrapOrganisation } = await import('../../shared/control-plane/bootstrap.js');
-  await bootstrapOrganisation(ADMIN_KEY);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await upstream?.close();
-  if (bundles) rmSync(bundles, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  expect(stack.denied.splice(0), "AWS calls outside the function's IAM statements").toEqual([]);
-});
+useDeployedStack({ tempPrefix: 'gw-payload-limits-', adminKey: ADMIN_KEY }, (started) => ({ stack, upstream } = started));
 
 const viaMock = () => ({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-payload-limits' });
 

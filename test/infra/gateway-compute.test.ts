@@ -46,12 +46,19 @@ describe('gatewayCompute=managed-instances', () => {
 
   it('gives the instances a way out (NAT) and the store a free one (gateway endpoints), and no inbound rule', () => {
     template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    // NAT instances only when asked for (managedEgress=nat-instance, managed-egress.test.ts).
+    template.resourceCountIs('AWS::EC2::Instance', 0);
     const endpoints = Object.values(template.findResources('AWS::EC2::VPCEndpoint')).map((endpoint) => JSON.stringify(endpoint.Properties.ServiceName));
     expect(endpoints.some((name) => name.includes('dynamodb'))).toBe(true);
     expect(endpoints.some((name) => name.includes('.s3'))).toBe(true);
     const groups = Object.values(template.findResources('AWS::EC2::SecurityGroup'));
     expect(groups).toHaveLength(1);
     expect(groups[0].Properties.SecurityGroupIngress).toBeUndefined();
+  });
+
+  it("drops Lambda's START/END/REPORT lines of the gateway by default: JSON format, system log level WARN (the class: a per-invocation cost no option controlled)", () => {
+    expect((functionProperties(template, 'gateway').LoggingConfig as Record<string, unknown>)).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN', ApplicationLogLevel: 'INFO' });
+    expect((functionProperties(template, 'control-plane').LoggingConfig as Record<string, unknown>).LogFormat).toBeUndefined();
   });
 
   it('the API still invokes the gateway function (unqualified: its $LATEST.PUBLISHED version)', () => {
@@ -66,6 +73,8 @@ describe('gatewayCompute by default', () => {
     template.resourceCountIs('AWS::Lambda::CapacityProvider', 0);
     template.resourceCountIs('AWS::EC2::VPC', 0);
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    // Lambda's REPORT lines (duration, memory) stay: classic Lambda is billed and sized by them.
+    expect((functionProperties(template, 'gateway').LoggingConfig as Record<string, unknown>).LogFormat).toBeUndefined();
   });
 
   it('lease held by a frozen environment: the classic gateway admits without quota leases (a reclaimed frozen environment would keep its share counted until the window ends), unless the operator says otherwise', () => {

@@ -61,6 +61,11 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(violationsOf(app, stack)).toEqual([]);
   });
 
+  it('pass with NAT instances instead of NAT gateways (managedEgress=nat-instance)', () => {
+    const { app, stack } = synthGwStack({ context: { gatewayCompute: 'managed-instances', managedEgress: 'nat-instance' } });
+    expect(violationsOf(app, stack)).toEqual([]);
+  });
+
   it('pass with API execution logging switched off', () => {
     const { app, stack } = synthGwStack({ context: { apiExecutionLogging: 'OFF' } });
     expect(violationsOf(app, stack)).toEqual([]);

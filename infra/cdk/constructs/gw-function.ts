@@ -1,7 +1,7 @@
 import { basename, extname, join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, Code, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -28,6 +28,13 @@ export interface GwFunctionProps {
   reservedConcurrency?: number;
   logRetention: RetentionDays;
   production: boolean;
+  /**
+   * Lambda's own log lines (`lambdaSystemLogLevel`). `WARN` drops START, END and REPORT of every successful invocation
+   * and needs the JSON log format (log-level filtering works on JSON only); unset or `INFO` leaves Lambda's defaults.
+   */
+  systemLogLevel?: 'INFO' | 'WARN';
+  /** gw's own log level (POWERTOOLS_LOG_LEVEL), which Lambda's application filter must let through. */
+  logLevel?: string;
   /** NODE_OPTIONS=--enable-source-maps (the `sourceMaps` context key): each cold start then reads the .map files. */
   sourceMaps: boolean;
 }
@@ -82,6 +89,7 @@ export class GwFunction extends Construct {
       tracing: props.tracing ?? Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       awsSdkConnectionReuse: false,
+      ...lambdaLogFiltering(props),
       environment: {
         ...props.environment,
         POWERTOOLS_SERVICE_NAME: `gw-${spec.name}`,
@@ -91,4 +99,19 @@ export class GwFunction extends Construct {
       },
     });
   }
+}
+
+/**
+ * With the JSON log format Lambda filters the function's own lines too, at INFO unless told otherwise, and gives
+ * lines without a level (Powertools Metrics' EMF records) INFO: so the application level stays at INFO (DEBUG when gw
+ * logs at DEBUG) and gw's own POWERTOOLS_LOG_LEVEL keeps deciding what gw writes. Powertools writes JSON already
+ * (shared/observability/logger.ts), straight to stdout, so its lines keep their shape.
+ */
+function lambdaLogFiltering(props: GwFunctionProps) {
+  if (props.systemLogLevel !== 'WARN') return {};
+  return {
+    loggingFormat: LoggingFormat.JSON,
+    systemLogLevelV2: SystemLogLevel.WARN,
+    applicationLogLevelV2: props.logLevel === 'DEBUG' ? ApplicationLogLevel.DEBUG : ApplicationLogLevel.INFO,
+  };
 }

@@ -2,6 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { GatewayVpcEndpointAwsService, InstanceType, Peer, Port, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Architecture, CapacityProvider, InstanceTypeFilter, ScalingOptions, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { lockDown, natInstanceProvider, type ManagedEgress } from './nat-instances.js';
 
 export interface ManagedComputeProps {
   /** EC2 instance types the capacity provider may launch; undefined lets Lambda choose (arm64 only). */
@@ -11,7 +12,12 @@ export interface ManagedComputeProps {
   minEnvironments: number;
   maxEnvironments?: number;
   maxVCpus?: number;
+  /** NATs of the VPC: NAT gateways, or NAT instances with egress `nat-instance`. */
   natGateways: number;
+  /** What each NAT is (default `nat-gateway`). */
+  egress?: ManagedEgress;
+  /** The NAT instances' EC2 type (egress `nat-instance`). */
+  natInstanceType?: string;
 }
 
 /** Memory per vCPU of each execution environment (GiB): Lambda's default ratio, enough for a gateway that mostly waits. */
@@ -24,8 +30,8 @@ export const MANAGED_MIN_MEMORY_MB = 2048;
  * provider whose EC2 instances Lambda launches, patches and scales in private subnets of a VPC of the stack's own,
  * with the gateway function attached to it. Each execution environment serves `concurrencyPerEnvironment`
  * invocations at once (Node.js: worker threads, async concurrency within each), which suits a function that spends
- * most of its time waiting for a provider. Egress to the providers goes through NAT gateways; DynamoDB and S3 through
- * gateway endpoints, which cost nothing and keep the store's traffic off the NAT's per-GB charge. No inbound rule:
+ * most of its time waiting for a provider. Egress to the providers goes through NAT gateways (or NAT instances, which
+ * have no per-GB charge: nat-instances.ts); DynamoDB and S3 through gateway endpoints, which cost nothing and keep the store's traffic off the NAT's per-GB charge. No inbound rule:
  * Lambda delivers invocations to the environments itself. API Gateway keeps invoking the function unqualified, which
  * for a function on a capacity provider means its `$LATEST.PUBLISHED` version (CloudFormation publishes it).
  */
@@ -36,9 +42,11 @@ export class ManagedCompute extends Construct {
 
   constructor(scope: Construct, id: string, private readonly props: ManagedComputeProps) {
     super(scope, id);
+    const natInstances = props.egress === 'nat-instance' ? natInstanceProvider(props.natInstanceType ?? 't4g.nano') : undefined;
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: 3,
       natGateways: props.natGateways,
+      natGatewayProvider: natInstances,
       subnetConfiguration: [
         { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
         { name: 'instances', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
@@ -48,6 +56,7 @@ export class ManagedCompute extends Construct {
         s3: { service: GatewayVpcEndpointAwsService.S3 },
       },
     });
+    if (natInstances) lockDown(natInstances, this.vpc);
     this.securityGroup = new SecurityGroup(this, 'InstancesSecurityGroup', {
       vpc: this.vpc,
       description: 'gw gateway capacity provider: outbound HTTPS/HTTP to providers and AWS APIs, no inbound',

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCost } from '../../../scripts/cost.js';
 import { DOCS_BEGIN, DOCS_END, renderDocsTables } from '../../../scripts/cost/docs-table.js';
-import { breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, firehosePerRequest, tracedShare } from '../../../scripts/cost/model.js';
+import { ASSUMPTIONS, breakEvenRequestsPerSecond, computeCost, DEFAULT_INPUTS, emfKbPerRequest, firehosePerRequest, managedFleet, tracedShare, type CostInputs } from '../../../scripts/cost/model.js';
 import { readPriceFile } from '../../../scripts/cost/prices.js';
 import { readRecordedCounts, recordedCountsFrom, type Measurement, type RecordedCounts, type RecordedCountsFile } from '../../../scripts/cost/recorded-counts.js';
 
@@ -88,6 +88,14 @@ describe('the cost model', () => {
     expect(instances).toBeLessThan(lambda / 2);
   });
 
+  it('flush per environment: each managed environment packs only the requests it served, so a record carries the rate over the fleet (the class: one flush priced for a whole fleet)', () => {
+    const managed = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', modelLatencyS: 10 }, prices, counts);
+    const perEnvironment = firehosePerRequest(counts['managed-instances'], DEFAULT_INPUTS.requestsPerSecond / managed.fleet!.environments);
+    expect(managed.fleet!.environments).toBeGreaterThan(1);
+    expect(line(managed, 'firehoseIngestion').perMillion).toBeCloseTo((perEnvironment.billedKb / 1024 / 1024) * prices.firehose.ingestionPerGb * 1e6, 9);
+    expect(perEnvironment.billedKb).toBeGreaterThan(firehosePerRequest(counts['managed-instances'], DEFAULT_INPUTS.requestsPerSecond).billedKb);
+  });
+
   it('prices a write by its item and the index entries measured with it (+1 WRU each)', () => {
     const at = (indexEntriesPerRequest: number) =>
       line(computeCost(DEFAULT_INPUTS, prices, withLambda({ ...counts.lambda, dynamodb: { readsPerRequest: 0, writesPerRequest: 1, indexEntriesPerRequest } })), 'dynamodbWrites').perMillion;
@@ -103,8 +111,9 @@ describe('the cost model', () => {
     const logs = (accessLog: 'full' | 'lean' | 'off') => line(computeCost({ ...DEFAULT_INPUTS, accessLog }, prices, counts), 'cloudwatchLogs').perMillion;
     expect(logs('full')).toBeGreaterThan(logs('lean'));
     expect(logs('lean')).toBeGreaterThan(logs('off'));
-    // Off leaves Lambda's own lines (~0.3 KB): gw writes none for a request that succeeds.
-    expect(logs('off')).toBeCloseTo((0.3 / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    // Off leaves Lambda's own lines (~0.3 KB) and gw's metric line (one per classic invocation); gw writes no log line
+    // for a request that succeeds.
+    expect(logs('off')).toBeCloseTo(((0.3 + emfKbPerRequest('lambda', 100)) / 1024 / 1024) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
     const xray = (compute: 'lambda' | 'managed-instances', xrayRate?: number) => line(computeCost({ ...DEFAULT_INPUTS, compute, ...(xrayRate === undefined ? {} : { xrayRate }) }, prices, counts), 'xray').perMillion;
     expect(xray('lambda')).toBeCloseTo(tracedShare(prices, 100) * prices.xray.perMillionTracesRecorded, 9);
     expect(xray('managed-instances')).toBeCloseTo(tracedShare(prices, 100, 0.01) * prices.xray.perMillionTracesRecorded, 9);
@@ -140,6 +149,84 @@ describe('the cost model', () => {
     const at = (compute: 'lambda' | 'managed-instances', requestsPerSecond: number) => computeCost({ ...DEFAULT_INPUTS, compute, requestsPerSecond, modelLatencyS: 2 }, prices, counts).perMonth;
     expect(at('lambda', rps * 0.9)).toBeLessThan(at('managed-instances', rps * 0.9));
     expect(at('lambda', rps * 1.1)).toBeGreaterThan(at('managed-instances', rps * 1.1));
+  });
+});
+
+describe('the ≤ $5 levers of managed instances (egress, Lambda\'s own log lines, concurrency per environment)', () => {
+  const managed = (overrides: Partial<CostInputs> = {}) => computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', ...overrides }, prices, counts);
+  const gb = (kb: number) => kb / 1024 / 1024;
+  const natKb = DEFAULT_INPUTS.requestKb + DEFAULT_INPUTS.answerKb + counts['managed-instances'].firehose.kbPerRequest;
+
+  it('prices a NAT instance by its hours and address only: no per-GB processing line (the class: a per-GB charge no option removed)', () => {
+    const zones = ASSUMPTIONS.availabilityZones;
+    const gateway = managed({ natGateways: zones });
+    const instance = managed({ natGateways: zones, egress: 'nat-instance' });
+    expect(line(gateway, 'natHours').perMonth).toBeCloseTo(zones * (prices.vpc.natGatewayPerHour + prices.vpc.publicIpv4PerHour) * 730, 9);
+    expect(line(gateway, 'natData').perMillion).toBeCloseTo(gb(natKb) * prices.vpc.natGatewayPerGbProcessed * 1e6, 9);
+    expect(instance.lines.map((entry) => entry.id)).not.toContain('natData');
+    expect(instance.lines.map((entry) => entry.id)).not.toContain('natHours');
+    expect(line(instance, 'natInstanceHours').perMonth).toBeCloseTo(zones * (prices.ec2.natInstances['t4g.nano'].perHour + prices.vpc.publicIpv4PerHour) * 730, 9);
+    // Everything else is the same bill: data transfer is billed either way.
+    expect(gateway.perMonth - instance.perMonth).toBeCloseTo(line(gateway, 'natHours').perMonth + line(gateway, 'natData').perMonth - line(instance, 'natInstanceHours').perMonth, 6);
+    expect(line(instance, 'dataTransferOut').perMonth).toBe(line(gateway, 'dataTransferOut').perMonth);
+    expect(line(managed({ egress: 'nat-instance', natInstanceType: 't4g.small' }), 'natInstanceHours').perMonth).toBeCloseTo(prices.ec2.natInstances['t4g.small'].perHour * 730 + prices.vpc.publicIpv4PerHour * 730, 9);
+  });
+
+  it('bills the traffic of zones without a NAT of their own between zones, out and in', () => {
+    const zones = ASSUMPTIONS.availabilityZones;
+    for (const egress of ['nat-gateway', 'nat-instance'] as const) {
+      expect(line(managed({ egress, natGateways: 1 }), 'natCrossZone').perMillion).toBeCloseTo(gb(natKb) * ((zones - 1) / zones) * 2 * prices.ec2.interAzPerGbEachDirection * 1e6, 9);
+      expect(line(managed({ egress, natGateways: zones }), 'natCrossZone').perMonth).toBe(0);
+    }
+  });
+
+  it('bills the request sent to the provider as data out, on either compute', () => {
+    for (const compute of ['lambda', 'managed-instances'] as const) {
+      expect(line(computeCost({ ...DEFAULT_INPUTS, compute }, prices, counts), 'dataTransferToProviders').perMillion).toBeCloseTo(gb(DEFAULT_INPUTS.requestKb) * prices.ec2.dataTransferOutPerGb * 1e6, 9);
+    }
+  });
+
+  it("drops Lambda's START/END/REPORT lines at system log level warn, the managed-instances default, and keeps them on classic Lambda", () => {
+    const logs = (inputs: Partial<CostInputs>) => line(computeCost({ ...DEFAULT_INPUTS, ...inputs }, prices, counts), 'cloudwatchLogs').perMillion;
+    const lambdaLines = gb(ASSUMPTIONS.functionLogKb) * prices.cloudwatch.logsIngestionPerGb * 1e6;
+    expect(logs({ compute: 'managed-instances', systemLogLevel: 'info' }) - logs({ compute: 'managed-instances' })).toBeCloseTo(lambdaLines, 9);
+    expect(logs({ compute: 'lambda' }) - logs({ compute: 'lambda', systemLogLevel: 'warn' })).toBeCloseTo(lambdaLines, 9);
+    // What is left with no access log on instances: gw's metric lines, batched (a hundred requests to a line).
+    const managedOff = computeCost({ ...DEFAULT_INPUTS, compute: 'managed-instances', accessLog: 'off' }, prices, counts);
+    expect(line(managedOff, 'cloudwatchLogs').perMillion).toBeCloseTo(gb(emfKbPerRequest('managed-instances', 100 / managedOff.fleet!.environments)) * prices.cloudwatch.logsIngestionPerGb * 1e6, 9);
+    expect(emfKbPerRequest('managed-instances', 100)).toBeLessThan(emfKbPerRequest('lambda', 100) / 20);
+  });
+
+  it('sizes the fleet by requests in flight over concurrency per environment, up to AWS\'s 1,600, never below the minimum or the CPU', () => {
+    const fleet = (modelLatencyS: number, concurrencyPerEnvironment: number) => managedFleet({ ...DEFAULT_INPUTS, compute: 'managed-instances', modelLatencyS, concurrencyPerEnvironment }, prices);
+    const at10 = fleet(10, 512);
+    expect(at10.inFlight).toBeCloseTo(100 * (10 + ASSUMPTIONS.gwDurationMs / 1000), 9);
+    expect(at10.environments).toBe(Math.max(DEFAULT_INPUTS.minEnvironments, Math.ceil(at10.inFlight / (512 * ASSUMPTIONS.concurrencyHeadroom))));
+    expect(fleet(10, 256).environments).toBe(Math.ceil(at10.inFlight / (256 * ASSUMPTIONS.concurrencyHeadroom)));
+    // CPU: 7.1 ms a request at 100 requests/s is 0.71 vCPU, planned at 50 %: 2 environments, below the minimum of 3.
+    expect(fleet(2, 1600).environments).toBe(DEFAULT_INPUTS.minEnvironments);
+    expect(managedFleet({ ...DEFAULT_INPUTS, requestsPerSecond: 1_000, modelLatencyS: 0, concurrencyPerEnvironment: 1600 }, prices).environments).toBe(Math.ceil((1_000 * ASSUMPTIONS.cpuMsPerRequest) / 1000 / ASSUMPTIONS.cpuTargetUtilisation));
+    expect(() => runCost(['--concurrency-per-environment', '1601'])).toThrow(/--concurrency-per-environment.*1600/);
+  });
+
+  it('reaches ≤ $5 per million at 2 s and 10 s with the levers docs/deploy.md names, and not with the WAF on', () => {
+    const levers: Partial<CostInputs> = { waf: false, accessLog: 'off', xrayRate: 0, concurrencyPerEnvironment: 512, egress: 'nat-instance', natGateways: ASSUMPTIONS.availabilityZones, systemLogLevel: 'warn' };
+    for (const modelLatencyS of [2, 10]) {
+      const cheapest = managed({ ...levers, modelLatencyS });
+      expect(cheapest.perMillion, `${modelLatencyS} s`).toBeLessThanOrEqual(5);
+      const withWaf = managed({ ...levers, modelLatencyS, waf: true });
+      expect(withWaf.perMillion - cheapest.perMillion).toBeCloseTo(line(withWaf, 'waf').perMillion, 9);
+      expect(withWaf.perMillion, `${modelLatencyS} s with the WAF`).toBeGreaterThan(5);
+    }
+    // The command the page gives prints the same figure.
+    const printed = JSON.parse(runCost(['--compute', 'managed-instances', '--model-latency-s', '10', '--waf', 'off', '--access-log', 'off', '--xray-rate', '0', '--concurrency-per-environment', '512', '--egress', 'nat-instance', '--nat-gateways', '2', '--system-log-level', 'warn', '--json'])) as { perMillion: number };
+    expect(printed.perMillion).toBeCloseTo(managed({ ...levers, modelLatencyS: 10 }).perMillion, 9);
+  });
+
+  it('refuses an unknown egress, NAT instance type or system log level, naming the option', () => {
+    expect(() => runCost(['--egress', 'nat'])).toThrow(/--egress/);
+    expect(() => runCost(['--system-log-level', 'debug'])).toThrow(/--system-log-level/);
+    expect(() => runCost(['--compute', 'managed-instances', '--egress', 'nat-instance', '--nat-instance-type', 't9.huge'])).toThrow(/t9\.huge/);
   });
 });
 
