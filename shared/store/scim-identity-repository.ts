@@ -1,7 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
+import { prefixedItems, queryAll } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import type { ScimUserAttributes } from './scim-repository.js';
 
@@ -65,22 +66,8 @@ export class ScimIdentityRepository {
 
   /** One workspace's identities, or (no workspace) every identity of the organisation. */
   async list(organisationId: string, workspaceId?: string): Promise<ScimIdentityRecord[]> {
-    const items: ScimIdentityRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partition(organisationId), ':prefix': workspaceId === undefined ? 'IDENT#' : `IDENT#${workspaceId}#` },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(page.Items ?? []).map(strip));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    const { input } = prefixedItems(this.table, partition(organisationId), workspaceId === undefined ? 'IDENT#' : `IDENT#${workspaceId}#`);
+    return queryAll({ ...input, ConsistentRead: true }, strip);
   }
 
   /** Moves the userName claim (a rename): the new one first, so a refused rename leaves the old one in place. */
