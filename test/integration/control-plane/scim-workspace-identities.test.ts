@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, expectError, newKey, newWorkspace, type Workspace } from './identities-support.js';
+import { api, expectError, inviteMember, newKey, newWorkspace, type Workspace } from './identities-support.js';
 import { GROUP, patchOp, scim, USER } from './scim-support.js';
 
 /**
@@ -30,11 +30,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function invite(email: string, workspaceId: string): Promise<string> {
-  const invited = await api<{ id: string }>(gateway, 'POST', '/v1/admin/users/invites', { body: { email, workspaces: [{ workspace_id: workspaceId, role: 'member' }] } });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
-  return invited.body.id;
-}
+const invite = (email: string, workspaceId: string) => inviteMember(gateway, email, workspaceId);
 
 async function provision(userName: string, email = userName): Promise<Resource> {
   const created = await scim<Resource>(gateway, 'POST', '/Users', { schemas: [USER], userName, emails: [{ value: email, primary: true }] }, confinedKey);
