@@ -6,8 +6,8 @@ import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, expectError, inviteMember, newKey, newWorkspace, type Reply, type Workspace } from './identities-support.js';
-import { GROUP, patchOp, scim, USER } from './scim-support.js';
+import { api, expectError, inviteMember, type Reply, type Workspace } from './identities-support.js';
+import { confinedScimWorkspace, patchOp, scim, USER } from './scim-support.js';
 
 /**
  * Lost updates of a workspace identity (docs/control-plane/scim.md, "Workspace identities"): an organisation admin's
@@ -31,10 +31,7 @@ let allHeld: () => void = () => undefined;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  own = await newWorkspace(gateway);
-  elsewhere = await newWorkspace(gateway);
-  confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
-  expect((await scim(gateway, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Team' }, confinedKey)).status).toBe(201);
+  ({ own, elsewhere, confinedKey } = await confinedScimWorkspace(gateway));
   const stack = dynamoDocumentClient().middlewareStack as unknown as {
     add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
   };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, expectError, inviteMember, newKey, newWorkspace, type Workspace } from './identities-support.js';
-import { GROUP, patchOp, scim, USER } from './scim-support.js';
+import { api, expectError, inviteMember, newKey, type Workspace } from './identities-support.js';
+import { confinedScimWorkspace, patchOp, scim, USER } from './scim-support.js';
 
 /**
  * Workspace identities (docs/control-plane/scim.md): a confined SCIM key's users wait, pending, until they are tied
@@ -21,10 +21,7 @@ let confinedKey: string;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  own = await newWorkspace(gateway);
-  elsewhere = await newWorkspace(gateway);
-  confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
-  expect((await scim(gateway, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Team' }, confinedKey)).status).toBe(201);
+  ({ own, elsewhere, confinedKey } = await confinedScimWorkspace(gateway));
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
