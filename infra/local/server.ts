@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { settledOrAborted } from '../../shared/abort-race.js';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
 import { isGatewayPath } from '../../shared/gateway/edge-routes.js';
+import { ThrowawayFolders } from '../../shared/throwaway-folders.js';
 import { localLambdaContext } from './api-gateway-event.js';
 import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
 import { installLambdaShim } from './lambda-shim.js';
@@ -150,7 +149,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
             const { closeLogEngines } = await import('../../shared/observability/engine/select.js');
             await closeLogEngines();
             await store.close();
-            removeThrowawayDirectories();
+            throwaway.remove();
           },
         });
       },
@@ -159,7 +158,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     gate.fail();
     server.closeAllConnections();
     for (const stop of started.reverse()) await stop().catch(() => undefined);
-    removeThrowawayDirectories();
+    throwaway.remove();
     throw error;
   }
 }
@@ -193,7 +192,7 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   process.env.GW_SECRET_STORE ??= 'local-file';
   if (process.env.GW_LOCAL_SECRET_DIR === undefined) {
     if (dataDir === ':memory:') {
-      process.env.GW_LOCAL_SECRET_DIR = throwawayDirectory('gw-secrets-');
+      process.env.GW_LOCAL_SECRET_DIR = throwaway.make('gw-secrets-');
     } else {
       process.env.GW_LOCAL_SECRET_DIR = join(dataDir, 'secrets');
     }
@@ -201,7 +200,7 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   // Charges that failed wait in a file journal beside the store and are replayed on start (charge-journal.ts).
   if (process.env.GW_CHARGE_JOURNAL_DIR === undefined) {
     if (dataDir === ':memory:') {
-      process.env.GW_CHARGE_JOURNAL_DIR = throwawayDirectory('gw-journal-');
+      process.env.GW_CHARGE_JOURNAL_DIR = throwaway.make('gw-journal-');
     } else {
       process.env.GW_CHARGE_JOURNAL_DIR = join(dataDir, 'journal');
     }
@@ -211,31 +210,19 @@ function applyLocalEnvironment(store: EmbeddedStore, extra: Record<string, strin
   // Blobs (large log bodies, exports) without a bucket: a folder beside the store, throwaway in memory mode.
   if (process.env.GW_BLOB_DIR === undefined && process.env.GW_BLOB_BUCKET === undefined) {
     if (dataDir === ':memory:') {
-      process.env.GW_BLOB_DIR = throwawayDirectory('gw-blobs-');
+      process.env.GW_BLOB_DIR = throwaway.make('gw-blobs-');
     } else {
       process.env.GW_BLOB_DIR = join(dataDir, 'blobs');
     }
   }
 }
 
-/** The folders an in-memory gw made for itself: nothing outlives the server that would read them. */
-const throwawayDirectories = new Set<string>();
-
-function throwawayDirectory(prefix: string): string {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
-  throwawayDirectories.add(directory);
-  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-  return directory;
-}
-
 /**
- * Removes the throwaway folders once the store has closed: a process ended by a signal (a test worker, which vitest
- * stops with SIGTERM) never runs its 'exit' handlers, and left one of each in /tmp per run. A later server of this
- * process keeps the same paths (settings are read once) and its stores create them again on first write.
+ * The folders an in-memory gw made for itself: nothing outlives the server that would read them. Removed once the
+ * store has closed, and at the process's end whatever ends it but SIGKILL (shared/throwaway-folders.ts). A later
+ * server of this process keeps the same paths (settings are read once) and its stores create them again on first write.
  */
-function removeThrowawayDirectories(): void {
-  for (const directory of throwawayDirectories) rmSync(directory, { recursive: true, force: true });
-}
+const throwaway = new ThrowawayFolders();
 
 type ScheduledHandler = (event: ScheduledEvent, context: unknown) => Promise<unknown>;
 

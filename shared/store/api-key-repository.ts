@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { gsi1Children, queryPage, type PagedResult } from './paged-query.js';
+import { gsi1Children, queryAll, queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
@@ -155,22 +155,7 @@ export class ApiKeyRepository {
 
   /** Every key record (current secrets only) of a workspace, for workspace deletion and user removal. */
   async allOfWorkspace(workspaceId: string): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :partition',
-          ExpressionAttributeValues: { ':partition': keys.apiKeysOfWorkspace(workspaceId) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      records.push(...(result.Items ?? []).map(toRecord));
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return records;
+    return queryAll(gsi1Children(this.table, keys.apiKeysOfWorkspace(workspaceId)).input, toRecord);
   }
 
   /**

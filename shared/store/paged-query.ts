@@ -58,6 +58,31 @@ export async function queryPage<Item extends StoredItem>(query: PagedQuery<Item>
   return { items: kept, nextKey: startKey };
 }
 
+/** A Query that reads every item of its key range: all of the input but the start key, which `queryPages` follows. */
+export type WholeQuery = Omit<QueryCommandInput, 'ExclusiveStartKey'>;
+
+/**
+ * Every page of a Query, in order, following DynamoDB's LastEvaluatedKey until the key range is read: for work that
+ * needs all of it (a deletion's sweep, the gateway's admission policies), never for a list a client pages through.
+ * `Limit` (items per page) and `ProjectionExpression` pass through, so a sweep can work a page at a time.
+ */
+export async function* queryPages(query: WholeQuery): AsyncGenerator<StoredItem[]> {
+  const client = dynamoDocumentClient();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...query, ExclusiveStartKey: startKey }));
+    yield (page.Items ?? []) as StoredItem[];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Every item of a Query's key range (all its pages), each made a record by `toRecord`. */
+export async function queryAll<Item>(query: WholeQuery, toRecord: (item: StoredItem) => Item): Promise<Item[]> {
+  const records: Item[] = [];
+  for await (const items of queryPages(query)) for (const item of items) records.push(toRecord(item));
+  return records;
+}
+
 function keyOf(item: StoredItem, attributes: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(attributes.map((attribute) => [attribute, item[attribute]]));
 }

@@ -1,29 +1,16 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { queryPage, type PagedResult } from './paged-query.js';
+import { queryAll, queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 import type { CreditLimitType, PeriodicReset, PolicyEnforcement, PolicyKind, PolicyStatus, PolicyType, PolicyUnit } from './policy-values.js';
 
-export {
-  CREDIT_LIMIT_TYPES,
-  PERIODIC_RESETS,
-  POLICY_ENFORCEMENTS,
-  POLICY_KINDS,
-  POLICY_STATUSES,
-  POLICY_TYPES,
-  POLICY_UNITS,
-  type CreditLimitType,
-  type PeriodicReset,
-  type PolicyEnforcement,
-  type PolicyKind,
-  type PolicyStatus,
-  type PolicyType,
-  type PolicyUnit,
-} from './policy-values.js';
+// The vocabulary's values live in policy-values.ts, which the control plane's schemas read; this module's readers
+// get the types of a record's fields from here.
+export type { CreditLimitType, PeriodicReset, PolicyEnforcement, PolicyKind, PolicyStatus, PolicyType, PolicyUnit } from './policy-values.js';
 
 /**
  * `key` is `api_key`, `workspace_id`, `virtual_key`, `provider`, `model` or `metadata.<name>`; `value` is the
@@ -159,24 +146,15 @@ export class PolicyRepository {
    * 1 MB page), strongly consistent so a policy is enforced as soon as its creation returned.
    */
   async listActivePolicies(workspaceId: string): Promise<PolicyRecord[]> {
-    const policies: PolicyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :partition',
-          FilterExpression: '#status = :active',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':partition': keys.policiesOfWorkspace(workspaceId), ':active': 'active' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of result.Items ?? []) policies.push(toRecord(item));
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return policies;
+    const active = {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :partition',
+      FilterExpression: '#status = :active',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':partition': keys.policiesOfWorkspace(workspaceId), ':active': 'active' },
+      ConsistentRead: true,
+    };
+    return queryAll(active, toRecord);
   }
 
   private async page(

@@ -1,9 +1,9 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { gsi1Children, queryPage } from './paged-query.js';
+import { gsi1Children, queryPage, queryPages } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import { stripKeys, type RecordPage } from './virtual-key-repository.js';
 
@@ -182,21 +182,14 @@ export class PromptRepository {
   async delete(workspaceId: string, promptId: string): Promise<PromptRecord | undefined> {
     const result = await this.client.send(new DeleteCommand({ TableName: this.table, Key: keys.prompt(workspaceId, promptId), ReturnValues: 'ALL_OLD' }));
     if (!result.Attributes) return undefined;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :partition',
-          ExpressionAttributeValues: { ':partition': keys.prompt(workspaceId, promptId).pk },
-          ProjectionExpression: 'pk, sk',
-          Limit: BATCH_WRITE_LIMIT,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      await this.deleteAll((page.Items ?? []).map((item) => ({ pk: item.pk as string, sk: item.sk as string })));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const partition = {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :partition',
+      ExpressionAttributeValues: { ':partition': keys.prompt(workspaceId, promptId).pk },
+      ProjectionExpression: 'pk, sk',
+      Limit: BATCH_WRITE_LIMIT,
+    };
+    for await (const items of queryPages(partition)) await this.deleteAll(items.map((item) => ({ pk: item.pk as string, sk: item.sk as string })));
     return stripKeys<PromptRecord>(result.Attributes);
   }
 

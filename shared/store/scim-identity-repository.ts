@@ -1,7 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
+import { prefixedItems, queryAll } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import type { ScimUserAttributes } from './scim-repository.js';
 
@@ -26,6 +27,20 @@ export interface ScimIdentityRecord extends ScimUserAttributes {
   linked_by?: string;
   created_at: string;
   updated_at: string;
+  /**
+   * How many times the record was written (absent on records written before it was kept): each write is conditional
+   * on the version it read, so of two changes made from one state (two admins' links, a link and a deprovisioning)
+   * exactly one lands. Internal: neither the SCIM resource nor the admin's view shows it.
+   */
+  version?: number;
+}
+
+/** A conditional write lost: the identity was changed (`current`) or removed (`current` undefined) since it was read. */
+export class ScimIdentityChangedError extends Error {
+  constructor(readonly current: ScimIdentityRecord | undefined) {
+    super(current ? 'the SCIM identity changed since it was read' : 'the SCIM identity is gone');
+    this.name = 'ScimIdentityChangedError';
+  }
 }
 
 export class ScimIdentityTakenError extends Error {
@@ -55,7 +70,9 @@ export class ScimIdentityRepository {
       await this.release(identity, 'userName', identity.user_name);
       throw error;
     }
-    await this.put(identity);
+    await this.client.send(
+      new PutCommand({ TableName: this.table, Item: { ...identityKey(identity.organisation_id, identity.workspace_id, identity.id), ...identity, version: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
   }
 
   async get(organisationId: string, workspaceId: string, id: string): Promise<ScimIdentityRecord | undefined> {
@@ -65,22 +82,8 @@ export class ScimIdentityRepository {
 
   /** One workspace's identities, or (no workspace) every identity of the organisation. */
   async list(organisationId: string, workspaceId?: string): Promise<ScimIdentityRecord[]> {
-    const items: ScimIdentityRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partition(organisationId), ':prefix': workspaceId === undefined ? 'IDENT#' : `IDENT#${workspaceId}#` },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(page.Items ?? []).map(strip));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    const { input } = prefixedItems(this.table, partition(organisationId), workspaceId === undefined ? 'IDENT#' : `IDENT#${workspaceId}#`);
+    return queryAll({ ...input, ConsistentRead: true }, strip);
   }
 
   /** Moves the userName claim (a rename): the new one first, so a refused rename leaves the old one in place. */
@@ -90,8 +93,29 @@ export class ScimIdentityRepository {
     await this.release(identity, 'userName', identity.user_name);
   }
 
-  async put(identity: ScimIdentityRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...identityKey(identity.organisation_id, identity.workspace_id, identity.id), ...identity } }));
+  /**
+   * Writes `next` over the identity as it was read: only if it is still there and no write came between (same
+   * version). Throws ScimIdentityChangedError with the identity as it now is (undefined when gone) otherwise.
+   */
+  async replace(read: ScimIdentityRecord, next: ScimIdentityRecord): Promise<ScimIdentityRecord> {
+    const stored: ScimIdentityRecord = { ...next, version: (read.version ?? 0) + 1 };
+    const key = identityKey(read.organisation_id, read.workspace_id, read.id);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...key, ...stored },
+          // A record from before versions were kept has none: it may be written once, by whoever is first.
+          ...(read.version === undefined
+            ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
+            : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) throw new ScimIdentityChangedError(await this.get(read.organisation_id, read.workspace_id, read.id));
+      throw error;
+    }
+    return stored;
   }
 
   private async claim(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string): Promise<void> {

@@ -1,7 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
+import { prefixedItems, queryAll } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /** The attributes an identity provider sends for a user, as SCIM keeps them (organisation users and workspace identities). */
@@ -126,22 +127,8 @@ export class ScimRepository {
     await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: `ORG#${organisationId}`, sk: `SCIMGROUP#${workspaceId}` } }));
   }
 
-  private async prefixed<T>(organisationId: string, prefix: string): Promise<T[]> {
-    const items: T[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `ORG#${organisationId}`, ':prefix': prefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []).map((item) => strip<T>(item)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private prefixed<T>(organisationId: string, prefix: string): Promise<T[]> {
+    return queryAll(prefixedItems(this.table, `ORG#${organisationId}`, prefix).input, (item) => strip<T>(item));
   }
 }
 

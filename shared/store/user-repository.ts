@@ -3,7 +3,7 @@ import { settings } from '../settings.js';
 import { isConditionalCheckFailure, updateExpression } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
-import { prefixedItems, queryPage, type PagedResult } from './paged-query.js';
+import { prefixedItems, queryAll, queryPage, type PagedResult } from './paged-query.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /** Role in the organisation: owners and admins manage it; members work in the workspaces they belong to. */
@@ -136,21 +136,7 @@ export class UserRepository {
 
   /** Every membership item of a workspace (for a forced workspace deletion). */
   async membersOf(workspaceId: string): Promise<MembershipRecord[]> {
-    const memberships: MembershipRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :partition AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':partition': keys.workspace(workspaceId).pk, ':prefix': keys.memberSortPrefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      memberships.push(...(result.Items ?? []).map((item) => strip(item) as unknown as MembershipRecord));
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return memberships;
+    return queryAll(prefixedItems(this.table, keys.workspace(workspaceId).pk, keys.memberSortPrefix).input, (item) => strip(item) as unknown as MembershipRecord);
   }
 
   /**

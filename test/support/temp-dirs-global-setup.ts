@@ -28,9 +28,8 @@ export default function setup(): () => void {
     rmSync(root, { recursive: true, force: true });
     if (left.length === 0) return;
     const message = `the run left ${left.length} temporary folder(s) behind (removed now; each test must remove what it creates): ${summary(left)}`;
-    // Strict (GW_TEST_TEMP_STRICT=ON) fails the run; by default the leftovers are reported and removed, since the
-    // last known one (a gw-exports folder of a process the harness ends by signal) is not yet traced to its test.
-    if (process.env.GW_TEST_TEMP_STRICT !== 'ON') {
+    // GW_TEST_TEMP_WARN_ONLY=ON reports them without failing, for local debugging of one file; CI keeps the default.
+    if (process.env.GW_TEST_TEMP_WARN_ONLY === 'ON') {
       console.warn(`warning: ${message}`);
       return;
     }

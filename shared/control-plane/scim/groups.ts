@@ -8,6 +8,7 @@ import { SlugTakenError, WorkspaceRepository } from '../../store/workspace-repos
 import { revokeWorkspaceKeys } from '../api-keys/bulk-revoke.js';
 import { slugOf } from '../resource/slugs.js';
 import { applyIdentityAccess } from './identity-access.js';
+import { changedMeanwhile } from './workspace-identities.js';
 import { applyPatch, patchRequestSchema } from './patch.js';
 import { applyFilter, GROUP_SCHEMA, listResponse, readScimPage, SCIM_PATH_PREFIX, ScimError, scimResponse } from './protocol.js';
 import type { ScimCall } from './scim-call.js';
@@ -122,8 +123,9 @@ export class ScimGroups {
       const inGroup = named.has(identity.id);
       if (inGroup && identity.active && identity.user_id) linked.push(identity.user_id);
       if (inGroup === identity.in_group) continue;
-      const next = { ...identity, in_group: inGroup, updated_at: new Date().toISOString() };
-      await this.identities.put(next);
+      const next = await this.identities.replace(identity, { ...identity, in_group: inGroup, updated_at: new Date().toISOString() }).catch((error: unknown) => {
+        throw changedMeanwhile(error, identity.id);
+      });
       await applyIdentityAccess(identity, next, this.users);
     }
     await this.setUserMembers(organisationId, workspaceId, users, linked);

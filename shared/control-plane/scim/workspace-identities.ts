@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NeutralResponse } from '../../http/types.js';
-import { ScimIdentityRepository, ScimIdentityTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
+import { ScimIdentityChangedError, ScimIdentityRepository, ScimIdentityTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
 import { ScimRepository } from '../../store/scim-repository.js';
 import { UserRepository } from '../../store/user-repository.js';
 import { applyIdentityAccess } from './identity-access.js';
@@ -90,8 +90,14 @@ export class WorkspaceIdentities {
     } catch (error) {
       throw takenInWorkspace(error, fields);
     }
-    const next: ScimIdentityRecord = { ...withoutOptionalFields(identity), ...identityFields(fields), updated_at: new Date().toISOString() };
-    await this.identities.put(next);
+    let next: ScimIdentityRecord = { ...withoutOptionalFields(identity), ...identityFields(fields), updated_at: new Date().toISOString() };
+    try {
+      next = await this.identities.replace(identity, next);
+    } catch (error) {
+      // Lost to a change made meanwhile (an admin's link): the name claim follows the identity as it now is.
+      if (error instanceof ScimIdentityChangedError && error.current) await this.identities.rename({ ...identity, user_name: fields.userName }, error.current.user_name);
+      throw changedMeanwhile(error, identity.id);
+    }
     await applyIdentityAccess(identity, next, this.users);
     return scimResponse(200, identityResource(next, await this.groupOf(call, next)));
   }
@@ -129,6 +135,16 @@ function identityFields(fields: ScimUserFields): IdentityFields {
 function withoutOptionalFields(identity: ScimIdentityRecord): ScimIdentityRecord {
   const { external_id: _externalId, given_name: _givenName, family_name: _familyName, display_name: _displayName, ...rest } = identity;
   return rest;
+}
+
+/**
+ * A write that lost to another change of the same identity (an organisation admin's link, a concurrent request of
+ * the IdP): 409 so the IdP sends it again over the identity as it now is, or 404 when the identity is gone.
+ */
+export function changedMeanwhile(error: unknown, id: string): unknown {
+  if (!(error instanceof ScimIdentityChangedError)) return error;
+  if (!error.current) return new ScimError(404, undefined, `No User with id '${id.slice(0, 64)}'`, 'not_found');
+  return new ScimError(409, undefined, `User '${id.slice(0, 64)}' changed while this request ran; send the request again`, 'scim_identity_changed');
 }
 
 /** A collision inside the key's own workspace: precise, since the holder is one the key can see anyway. */

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { GatewayError } from '../../http/errors.js';
 import { parseJsonBody, validate } from '../../http/json-body.js';
 import { jsonResponse } from '../../http/types.js';
-import { ScimIdentityRepository, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
+import { ScimIdentityChangedError, ScimIdentityRepository, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
 import { ScimRepository } from '../../store/scim-repository.js';
 import { EmailTakenError, UserRepository, type UserRecord } from '../../store/user-repository.js';
 import { audited } from '../audit.js';
@@ -49,8 +49,8 @@ async function link(call: ControlPlaneRequest, userId: string | undefined): Prom
   const identities = new ScimIdentityRepository();
   const all = await identities.list(organisationId);
   const identity = all.find((candidate) => candidate.id === call.params.id);
-  if (!identity) throw new GatewayError(404, 'not_found', `No SCIM identity with id '${call.params.id.slice(0, 64)}' in this organisation`);
-  if (identity.user_id) throw new GatewayError(409, 'already_linked', `This SCIM identity is already linked to user '${identity.user_id}'`);
+  if (!identity) throw notFound(call.params.id);
+  if (identity.user_id) throw alreadyLinked(identity);
   const users = new UserRepository();
   const user = userId ? await users.get(organisationId, userId) : await userForEmail(call, identity, users);
   if (!user) throw new GatewayError(404, 'not_found', `user_id: no user with id '${userId}' in this organisation`, { param: 'user_id' });
@@ -60,11 +60,29 @@ async function link(call: ControlPlaneRequest, userId: string | undefined): Prom
   }
   const now = new Date().toISOString();
   // updated_at stays: the SCIM resource did not change, and its meta.lastModified must not tell the workspace key of the link.
-  const next: ScimIdentityRecord = { ...identity, user_id: user.id, linked_at: now, linked_by: call.principal.keyId };
-  await identities.put(next);
+  const next = await linkedOnce(identities, identity, { ...identity, user_id: user.id, linked_at: now, linked_by: call.principal.keyId });
   await applyIdentityAccess(identity, next, users);
   return next;
 }
+
+/**
+ * Writes the link only over the identity as it was read (still there, still pending, no write since): of two
+ * admins linking it at once, or a link and its workspace's IdP deprovisioning it, exactly one change lands, and
+ * the other is told why instead of undoing it (a deactivated identity made active again, a second user linked).
+ */
+async function linkedOnce(identities: ScimIdentityRepository, read: ScimIdentityRecord, next: ScimIdentityRecord): Promise<ScimIdentityRecord> {
+  try {
+    return await identities.replace(read, next);
+  } catch (error) {
+    if (!(error instanceof ScimIdentityChangedError)) throw error;
+    if (!error.current) throw notFound(read.id);
+    if (error.current.user_id) throw alreadyLinked(error.current);
+    throw new GatewayError(409, 'scim_identity_changed', 'This SCIM identity changed while it was being linked (its IdP updated it); read it again and retry the link');
+  }
+}
+
+const notFound = (id: string) => new GatewayError(404, 'not_found', `No SCIM identity with id '${id.slice(0, 64)}' in this organisation`);
+const alreadyLinked = (identity: ScimIdentityRecord) => new GatewayError(409, 'already_linked', `This SCIM identity is already linked to user '${identity.user_id}'`);
 
 /** The organisation user holding the identity's address, or a new active one with it. */
 async function userForEmail(call: ControlPlaneRequest, identity: ScimIdentityRecord, users: UserRepository): Promise<UserRecord | undefined> {

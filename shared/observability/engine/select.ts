@@ -1,7 +1,7 @@
-import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { settings } from '../../settings.js';
+import { ThrowawayFolders } from '../../throwaway-folders.js';
 import { onDrain } from '../background.js';
 import type { LogSinkHealth } from './duckdb/engine.js';
 import type { LogEventSink, QueryEngine } from './types.js';
@@ -76,20 +76,12 @@ export async function closeLogEngines(): Promise<void> {
   openedSink = undefined;
   const engines = await current?.catch(() => undefined);
   await engines?.sink.close();
-  // The engine's throwaway folders go with it: a process ended by a signal (a test worker) never runs 'exit'.
-  for (const directory of throwawayDirectories) rmSync(directory, { recursive: true, force: true });
-  throwawayDirectories.clear();
+  // The engine's throwaway folders go with it (and at the process's end, by exit or signal, whatever is left).
+  throwaway.remove();
 }
 
-/** Folders of this process that nothing reads after the engine closes (the in-memory database's spill and journal). */
-const throwawayDirectories = new Set<string>();
-
-function throwaway(directory: string): string {
-  if (throwawayDirectories.has(directory)) return directory;
-  throwawayDirectories.add(directory);
-  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-  return directory;
-}
+/** Folders of this process that nothing reads after the engine closes (an in-memory database's spill and journal, exports on their way to S3). */
+const throwaway = new ThrowawayFolders();
 
 async function open(): Promise<LogEngines> {
   if (logEngineKind() === 'aws') {
@@ -103,7 +95,7 @@ async function open(): Promise<LogEngines> {
   const { sink, engine, health } = await openDuckDbLogEngine({
     path: current.GW_LOG_DUCKDB_PATH,
     // A file database spills beside itself (`<file>.tmp`, DuckDB's default); one in memory to a folder of this process.
-    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? throwaway(join(tmpdir(), `gw-duckdb-spill-${process.pid}`)) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
+    spillDirectory: current.GW_LOG_DUCKDB_PATH === ':memory:' ? throwaway.add(join(tmpdir(), `gw-duckdb-spill-${process.pid}`)) : `${current.GW_LOG_DUCKDB_PATH}.tmp`,
     memoryLimit: current.GW_LOG_DUCKDB_MEMORY_LIMIT,
     retentionMs,
     retentionIntervalMs: HOUR_MS,
@@ -121,7 +113,7 @@ async function open(): Promise<LogEngines> {
 function journalDirectory(configured: string | undefined, databasePath: string): string {
   if (configured) return configured;
   if (databasePath !== ':memory:') return `${databasePath}.journal`;
-  return throwaway(join(tmpdir(), `gw-log-journal-${process.pid}-${Math.random().toString(36).slice(2)}`));
+  return throwaway.add(join(tmpdir(), `gw-log-journal-${process.pid}-${Math.random().toString(36).slice(2)}`));
 }
 
 /**
@@ -159,5 +151,5 @@ export function localExportDirectory(): string {
   const current = settings();
   if (current.GW_LOG_EXPORT_DIR) return current.GW_LOG_EXPORT_DIR;
   // With blobs in S3 the local export file is only a step on its way to the bucket: a throwaway folder.
-  return current.GW_BLOB_BUCKET ? throwaway(join(tmpdir(), `gw-exports-${process.pid}`)) : join(resolve(current.GW_BLOB_DIR), 'exports');
+  return current.GW_BLOB_BUCKET ? throwaway.add(join(tmpdir(), `gw-exports-${process.pid}`)) : join(resolve(current.GW_BLOB_DIR), 'exports');
 }

@@ -55,6 +55,13 @@ export function expectError(reply: Reply<unknown>, status: number, code: string,
   if (expected.message !== undefined) expect(body.error.message).toMatch(expected.message);
 }
 
+/** Invites an organisation user as a member of one workspace (as the bootstrap admin); its id. */
+export async function inviteMember(gateway: TestGateway, email: string, workspaceId: string): Promise<string> {
+  const invited = await api<{ id: string }>(gateway, 'POST', '/v1/admin/users/invites', { body: { email, workspaces: [{ workspace_id: workspaceId, role: 'member' }] } });
+  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+  return invited.body.id;
+}
+
 /** Creates a workspace through the API (as the bootstrap admin). */
 export async function newWorkspace(gateway: TestGateway, body: Record<string, unknown> = {}): Promise<Workspace> {
   const reply = await api<Workspace>(gateway, 'POST', '/v1/workspaces', { body: { name: `ws ${randomUUID().slice(0, 8)}`, ...body } });

@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import type { TestGateway } from '../../support/gateway.js';
+import { newKey, newWorkspace, type Workspace } from './identities-support.js';
 
 export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -23,3 +25,15 @@ export async function scim<Body = Record<string, unknown>>(gateway: TestGateway,
 }
 
 export const patchOp = (...operations: unknown[]) => ({ schemas: [PATCH_OP], Operations: operations });
+
+/**
+ * The workspace-identity tests' organisation: a workspace (`own`) with a SCIM key confined to it and its group
+ * ("Team") created by that key, and a second workspace (`elsewhere`) for users who live outside it.
+ */
+export async function confinedScimWorkspace(gateway: TestGateway): Promise<{ own: Workspace; elsewhere: Workspace; confinedKey: string }> {
+  const own = await newWorkspace(gateway);
+  const elsewhere = await newWorkspace(gateway);
+  const confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
+  expect((await scim(gateway, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Team' }, confinedKey)).status).toBe(201);
+  return { own, elsewhere, confinedKey };
+}

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, expectError, newKey, newWorkspace, type Workspace } from './identities-support.js';
-import { GROUP, patchOp, scim, USER } from './scim-support.js';
+import { api, expectError, inviteMember, newKey, type Workspace } from './identities-support.js';
+import { confinedScimWorkspace, patchOp, scim, USER } from './scim-support.js';
 
 /**
  * Workspace identities (docs/control-plane/scim.md): a confined SCIM key's users wait, pending, until they are tied
@@ -21,20 +21,13 @@ let confinedKey: string;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  own = await newWorkspace(gateway);
-  elsewhere = await newWorkspace(gateway);
-  confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
-  expect((await scim(gateway, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Team' }, confinedKey)).status).toBe(201);
+  ({ own, elsewhere, confinedKey } = await confinedScimWorkspace(gateway));
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
 });
 
-async function invite(email: string, workspaceId: string): Promise<string> {
-  const invited = await api<{ id: string }>(gateway, 'POST', '/v1/admin/users/invites', { body: { email, workspaces: [{ workspace_id: workspaceId, role: 'member' }] } });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
-  return invited.body.id;
-}
+const invite = (email: string, workspaceId: string) => inviteMember(gateway, email, workspaceId);
 
 async function provision(userName: string, email = userName): Promise<Resource> {
   const created = await scim<Resource>(gateway, 'POST', '/Users', { schemas: [USER], userName, emails: [{ value: email, primary: true }] }, confinedKey);

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import type { MockUpstream, RecordedRequest, ScriptedResponse } from '../../support/mock-upstream.js';
 
 // AssemblyAI transcription through gw's HTTP server: OpenAI's multipart form becomes AssemblyAI's job (upload,
 // create, poll), against one mock provider (x-gw-custom-host). Fixtures follow AssemblyAI's API reference examples.
@@ -30,14 +31,7 @@ function answer(request: RecordedRequest): ScriptedResponse {
   return { status: 404, json: { error: 'Not found' } };
 }
 
-beforeAll(async () => {
-  upstream = await startMockUpstream(answer);
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(answer, (started) => ({ gateway, upstream } = started));
 beforeEach(() => {
   upstream.requests.length = 0;
   polls = ['processing', 'completed'];

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { WorkspaceRepository } from '../../../shared/store/workspace-repository.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import type { MockUpstream, RecordedRequest, ScriptedResponse } from '../../support/mock-upstream.js';
 import { createKey } from '../control-plane/policies-support.js';
 import { eventually, requestLog } from '../enforcement/enforcement-support.js';
 
@@ -31,14 +32,7 @@ function answer(request: RecordedRequest): ScriptedResponse {
   return { status: 404, json: { error: { message: 'no route' } } };
 }
 
-beforeAll(async () => {
-  upstream = await startMockUpstream(answer);
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(answer, (started) => ({ gateway, upstream } = started));
 
 /** A workspace of its own with a budget, and a key that may call the gateway. */
 async function tenant(name: string, creditLimit: number): Promise<{ workspaceId: string; key: string }> {

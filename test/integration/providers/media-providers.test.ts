@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/mock-upstream.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import type { MockUpstream, RecordedRequest, ScriptedResponse } from '../../support/mock-upstream.js';
 
 // Stability AI (images), ElevenLabs (speech) and Deepgram (transcription) through gw's HTTP server, in OpenAI's
 // shapes, each against one mock provider (x-gw-custom-host). Fixtures follow each provider's API reference examples.
@@ -29,14 +30,7 @@ function answer(request: RecordedRequest): ScriptedResponse {
   return { status: 404, json: { message: 'no route' } };
 }
 
-beforeAll(async () => {
-  upstream = await startMockUpstream(answer);
-  gateway = await startTestGateway();
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+useGatewayWithUpstream(answer, (started) => ({ gateway, upstream } = started));
 
 const gwHeaders = (provider: string, key: string) => ({ 'x-gw-api-key': gateway.apiKey, 'x-gw-provider': provider, 'x-gw-custom-host': upstream.url, authorization: `Bearer ${key}` });
 const postJson = (provider: string, key: string, path: string, body: unknown) =>

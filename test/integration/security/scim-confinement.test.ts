@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { api, newKey, newWorkspace, type Workspace } from '../control-plane/identities-support.js';
+import { api, inviteMember, newKey, newWorkspace, type Workspace } from '../control-plane/identities-support.js';
 import { GROUP, patchOp, scim, USER } from '../control-plane/scim-support.js';
 
 /**
@@ -26,11 +26,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function invite(email: string, workspaceId: string): Promise<string> {
-  const invited = await api<{ id: string }>(gateway, 'POST', '/v1/admin/users/invites', { body: { email, workspaces: [{ workspace_id: workspaceId, role: 'member' }] } });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
-  return invited.body.id;
-}
+const invite = (email: string, workspaceId: string) => inviteMember(gateway, email, workspaceId);
 
 async function userKey(userId: string, workspaceId: string): Promise<string> {
   return (await newKey(gateway, { workspace_id: workspaceId, user_id: userId, type: 'user', scopes: ['workspaces:read'] })).key;
