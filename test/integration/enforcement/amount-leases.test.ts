@@ -155,7 +155,8 @@ describe('amount leases (issues #48, #44)', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
-    // What the dead process held stays counted: this process admits exactly the rest, and the lease was at most
+    // What the dead process held stays counted until its expiry + grace (longer than this test; lease-reclaim.test.ts
+    // gives it back): this process admits exactly the rest, and the lease was at most
     // an eighth of what was left.
     const answers = await concurrently(40, () => send(who));
     const admitted = answers.filter((answer) => answer.status === 200).length;

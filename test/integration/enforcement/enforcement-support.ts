@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
-import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
+import { CounterRepository, counterKey, type CounterKey } from '../../../shared/store/counter-repository.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
@@ -74,24 +74,26 @@ export function concurrently(count: number, send: (index: number) => Promise<Ans
   return Promise.all(Array.from({ length: count }, (_, index) => send(index)));
 }
 
+/** The key of a policy's counter for a group now: its rate counter (window) or its credit counter (period). */
+export function policyCounter(policy: PolicyRecord, kind: 'rate' | 'credit', values: Record<string, string>): CounterKey {
+  const now = Date.now();
+  const window = kind === 'rate' ? rateWindow(policy.unit, now) : resetPeriod(policy.periodic_reset ?? 'none', now);
+  const group = groupOf(policy, (key) => values[key]);
+  return { pk: counterKey(policy.id, kind, group.hash, window.id), windowEnd: window.end };
+}
+
 /** The value of a policy's rate counter for a group, in the current window. */
 export async function rateCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
   // This process's unused quota leases are counted in the store until given back.
   await returnAllQuotaLeases();
-  const now = Date.now();
-  const window = rateWindow(policy.unit, now);
-  const group = groupOf(policy, (key) => values[key]);
-  return new CounterRepository().read({ pk: counterKey(policy.id, 'rate', group.hash, window.id), windowEnd: window.end }, now);
+  return new CounterRepository().read(policyCounter(policy, 'rate', values), Date.now());
 }
 
 /** The value of a usage-limit policy's credit counter for a group, in the current period. */
 export async function creditCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
   // As for rate counters: this process's unused amount leases count in the store until given back.
   await returnAllQuotaLeases();
-  const now = Date.now();
-  const period = resetPeriod(policy.periodic_reset ?? 'none', now);
-  const group = groupOf(policy, (key) => values[key]);
-  return new CounterRepository().read({ pk: counterKey(policy.id, 'credit', group.hash, period.id), windowEnd: period.end }, now);
+  return new CounterRepository().read(policyCounter(policy, 'credit', values), Date.now());
 }
 
 /** Polls until `check` returns a value (background work such as charging lands after the response). */
