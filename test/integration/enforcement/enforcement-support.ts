@@ -1,4 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { expect } from 'vitest';
@@ -16,7 +20,8 @@ import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
-import type { TestGateway } from '../../support/gateway.js';
+import { TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
+import { watchGwStartup } from '../../support/local-process.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { createKey } from '../control-plane/policies-support.js';
@@ -226,4 +231,66 @@ export async function createTenant(gateway: TestGateway, name: string, budget?: 
   expect(response.status).toBe(201);
   const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
   return { workspaceId: created.id, key: key.raw, keyId: key.id };
+}
+
+/** Another gw process on the test's store: its URL, and SIGKILL (a crash) that resolves once it exited. */
+export interface OtherGw {
+  url: string;
+  kill(): Promise<void>;
+}
+
+/**
+ * The gw processes a test runs beside its own gateway on the same store (to crash one holding leases), and the
+ * temporary folders the test makes; `stop` ends and removes them all, with the test's own servers.
+ */
+export class OtherGws {
+  private readonly children: ChildProcess[] = [];
+  private readonly dirs: string[] = [];
+
+  tempDir(prefix: string): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  /** Starts `npm start`'s entry with the test's store; leases go back only at shutdown unless `env` says otherwise. */
+  async start(env: Record<string, string> = {}): Promise<OtherGw> {
+    const { GW_LOG_DUCKDB_PATH: _logs, GW_CHARGE_JOURNAL_DIR: _journal, GW_BLOB_DIR: _blobs, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+      env: {
+        ...inherited,
+        // A process killed with SIGKILL cannot remove its throwaway folders: they go with the test's.
+        TMPDIR: this.tempDir('gw-other-tmp-'),
+        PORT: '0',
+        GW_DATA_DIR: this.tempDir('gw-other-data-'),
+        GW_DYNAMODB_ENDPOINT: settings().GW_DYNAMODB_ENDPOINT!,
+        GW_BOOTSTRAP_API_KEY: TEST_ADMIN_KEY,
+        GW_LOCAL_SCHEDULE_INTERVAL_MS: '0',
+        GW_QUOTA_LEASE_IDLE_MS: '300000',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.children.push(child);
+    const url = await watchGwStartup(child as ChildProcess & { stdout: NonNullable<ChildProcess['stdout']>; stderr: NonNullable<ChildProcess['stderr']> }).listening;
+    return {
+      url,
+      kill: async () => {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid!, 'SIGKILL');
+        await exited;
+      },
+    };
+  }
+
+  /** Kills the processes still running, closes the given servers, removes the folders. */
+  async stop(...servers: Array<{ close(): Promise<unknown> } | undefined>): Promise<void> {
+    for (const child of this.children) {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    }
+    for (const server of servers) await server?.close();
+    for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +14,10 @@ import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { leaseRecordsOf } from '../../../shared/store/lease-records.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
-import { startTestGateway, TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
-import { watchGwStartup } from '../../support/local-process.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { concurrently, createPolicy, createTenant, creditCounter, eventually, policyCounter, rateCounter, viaMock, type Answer, type Tenant } from './enforcement-support.js';
+import { concurrently, createPolicy, createTenant, creditCounter, eventually, OtherGws, policyCounter, rateCounter, viaMock, type Answer, type Tenant } from './enforcement-support.js';
 
 // Issue #48: a crash of a process holding a lease costs at most its lease, given back at expiry. Each lease is
 // recorded on its counter item (`lh_<id>` what it holds unreported, `le_<id>` its expiry) in the write that takes
@@ -32,33 +29,20 @@ import { concurrently, createPolicy, createTenant, creditCounter, eventually, po
 const MODEL = 'reclaim-model';
 const COST = 1.5;
 const TTL_MS = 1_000;
-const dirs: string[] = [];
-const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-const pricingDir = tempDir('gw-reclaim-pricing-');
+const others = new OtherGws();
+const pricingDir = others.tempDir('gw-reclaim-pricing-');
 writeFileSync(join(pricingDir, 'openai.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
 const env = { GW_POLICY_CACHE_TTL_MS: '60000', GW_AUTH_CACHE_TTL_MS: '60000', MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir, GW_QUOTA_LEASE_TTL_MS: String(TTL_MS) };
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   upstream = await startMockUpstream(openAIMockHandler());
   gateway = await startTestGateway(env);
 }, 120_000);
 
-afterAll(async () => {
-  for (const child of children) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
-  }
-  await gateway?.close();
-  await upstream?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => others.stop(gateway, upstream), 60_000);
 
 async function send(who: Tenant, base = gateway.url): Promise<Answer> {
   const response = await fetch(`${base}/v1/chat/completions`, {
@@ -79,39 +63,6 @@ async function item(pk: string): Promise<Record<string, unknown> | undefined> {
 
 const leaseAttributes = (stored: Record<string, unknown> | undefined) => Object.keys(stored ?? {}).filter((name) => name.startsWith('lh_') || name.startsWith('le_'));
 
-/** Another gw process on the same store, with its own lease TTL. */
-async function startOtherGw(ttlMs: number): Promise<{ url: string; kill: () => Promise<void> }> {
-  const { GW_LOG_DUCKDB_PATH: _logs, GW_CHARGE_JOURNAL_DIR: _journal, GW_BLOB_DIR: _blobs, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    env: {
-      ...inherited,
-      ...env,
-      // A process killed with SIGKILL cannot remove its throwaway folders: they go with this test's.
-      TMPDIR: tempDir('gw-reclaim-tmp-'),
-      GW_QUOTA_LEASE_TTL_MS: String(ttlMs),
-      PORT: '0',
-      GW_DATA_DIR: tempDir('gw-reclaim-data-'),
-      GW_DYNAMODB_ENDPOINT: settings().GW_DYNAMODB_ENDPOINT!,
-      GW_BOOTSTRAP_API_KEY: TEST_ADMIN_KEY,
-      GW_LOCAL_SCHEDULE_INTERVAL_MS: '0',
-      GW_QUOTA_LEASE_IDLE_MS: '300000',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.push(child);
-  const url = await watchGwStartup(child as ChildProcess & { stdout: NonNullable<ChildProcess['stdout']>; stderr: NonNullable<ChildProcess['stderr']> }).listening;
-  return {
-    url,
-    kill: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid!, 'SIGKILL');
-      await exited;
-    },
-  };
-}
-
 /** Waits until the counter holds a lease record with exactly `held` (its holder's report landed), and returns it. */
 async function recordHolding(key: CounterKey, held: number) {
   return eventually(async () => leaseRecordsOf(await item(key.pk)).find((record) => record.held === held), `a lease record holding ${held} on ${key.pk}`);
@@ -129,7 +80,7 @@ describe('lease records and reclaim (issue #48)', () => {
 
     // The other process's leases live 20 s: its sweep neither renews nor gives them back before it is killed, and
     // this process's bursts below end before they are abandoned (expiry + this process's grace of 2 s).
-    const other = await startOtherGw(20_000);
+    const other = await others.start({ ...env, GW_QUOTA_LEASE_TTL_MS: '20000' });
     expect((await send(paying, other.url)).status).toBe(200);
     expect((await send(counting, other.url)).status).toBe(200);
     // It took 4 estimates of each counter and used one; once its report landed the records hold the other 3.
