@@ -123,26 +123,27 @@ describe('lease records and reclaim (issue #48)', () => {
     const holder = new AmountLeases(() => clock);
     const account = counterAccount(key, 100, deps);
 
-    // A share of 4 (1/8 of 100 is more), one unit used and reported, then two more used and not reported yet.
+    // A share of 4 (1/8 of 100 is more), one unit used and reported, then one more used and not reported yet (2
+    // stay free: above a quarter of the share, so no renewal is taken).
     expect(await holder.reserve(account, 1)).toMatchObject({ lease: expect.anything() });
     await flushCharges();
     expect(leaseRecordsOf(await item(key.pk))).toEqual([expect.objectContaining({ held: 3 })]);
-    await holder.reserve(account, 1);
-    await holder.reserve(account, 1);
+    expect(await holder.reserve(account, 1)).toMatchObject({ lease: expect.anything() });
 
     // Frozen past its lease's expiry + grace: another process, refused at the limit, reclaims the record (the 3 the
-    // store knew of, 2 of them used meanwhile) and is admitted.
+    // store knew of, 1 of them used meanwhile) and is admitted.
     clock += TTL_MS + reclaimGraceMs() + 1;
     const other = counterAccount(key, 4, deps);
     expect(await new CounterRepository().read(key, clock)).toBe(4);
-    expect(await other.takeExact(1)).toBe(2);
+    // (2 after it; 3 if the holder's buffer reported its second unit before it froze: then the record held 2.)
+    expect([2, 3]).toContain(await other.takeExact(1));
     expect(leaseAttributes(await item(key.pk))).toEqual([]);
 
-    // Thawed: the fence holds (no reservation from an expired lease), and the give-back finds its record gone,
-    // so instead of giving back its unused unit a second time it charges the 2 units it used since its report.
+    // Thawed: the give-back finds its record gone, so instead of giving back its 2 unused units a second time it
+    // charges the unit it used since its report: the counter holds the holder's 2 and the other's 1.
     holder.sweep();
     await flushCharges();
-    expect(await new CounterRepository().read(key, clock)).toBe(3 + 1);
+    expect(await new CounterRepository().read(key, clock)).toBe(2 + 1);
     expect(leaseAttributes(await item(key.pk))).toEqual([]);
   });
 
