@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AmountLeases, counterAccount } from '../../../shared/gateway/enforcement/amount-leases.js';
+import { AmountLeases, budgetAccount, counterAccount } from '../../../shared/gateway/enforcement/amount-leases.js';
 import { flushCharges } from '../../../shared/gateway/enforcement/charge-buffer.js';
 import { abandoned, reclaimGraceMs } from '../../../shared/gateway/enforcement/lease-reclaim.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
@@ -145,6 +145,30 @@ describe('lease records and reclaim (issue #48)', () => {
     await flushCharges();
     expect(await new CounterRepository().read(key, clock)).toBe(2 + 1);
     expect(leaseAttributes(await item(key.pk))).toEqual([]);
+  });
+
+  it('frozen holder: the budget gate\'s lease of a frozen process is reclaimed by a refused reservation, and the budget ends at what was used', async () => {
+    let clock = Date.now();
+    const deps: EnforcementDependencies = { counters: new CounterRepository(), budgets: new WorkspaceBudgetRepository(), snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: () => clock };
+    const who = await createTenant(gateway, 'reclaim gate', { credit_limit: 100 });
+    const budget = (await deps.budgets.read(who.workspaceId))!;
+    const holder = new AmountLeases(() => clock);
+    // A share of $4 on the gate, $1 of it used and reported.
+    expect(await holder.reserve(budgetAccount(budget, deps), 1)).toMatchObject({ lease: expect.anything() });
+    await flushCharges();
+    const gatePk = `BUDGETCTR#${who.workspaceId}#${budget.epoch}#gate`;
+    expect(leaseRecordsOf(await item(gatePk))).toEqual([expect.objectContaining({ held: 3 })]);
+
+    // Frozen past expiry + grace; meanwhile the limit came down to $4: a reservation is refused by the gate,
+    // reclaims the $3 and is admitted.
+    clock += TTL_MS + reclaimGraceMs() + 1;
+    const lowered = { ...budget, creditLimit: 4 };
+    expect(await budgetAccount(lowered, deps).takeExact(1)).toBe(2);
+    expect(leaseAttributes(await item(gatePk))).toEqual([]);
+    holder.sweep();
+    await flushCharges();
+    expect((await deps.budgets.read(who.workspaceId))!.currentUsage).toBe(2);
+    expect(leaseAttributes(await item(gatePk))).toEqual([]);
   });
 
   it('lease leak: a lease record is written with the share that takes it and never outlives its give-back (limit counters and the budget gate)', async () => {
