@@ -354,10 +354,12 @@ function constructId(name: FunctionName): string {
 }
 
 /**
- * A classic Lambda environment is frozen between invocations and may be reclaimed frozen: a quota lease it holds
- * then stays counted until its counter's window ends (a month, for a budget), so the classic gateway admits with
- * one exact write per limit instead (docs/architecture.md, "Quota leases"). Managed instances keep running between
- * invocations and lease. An operator's own GW_QUOTA_LEASES setting wins.
+ * A classic Lambda environment is frozen between invocations and may be reclaimed frozen. Its quota leases are
+ * recorded on their counters and given back by the next refusal after expiry + grace (docs/architecture.md, "Quota
+ * leases"), but until then a frozen environment's shares stay counted (its idle timer does not run), and each
+ * invocation's drain would write a report per leased counter; so the classic gateway still admits with one exact
+ * write per limit. Managed instances keep running between invocations and lease. An operator's own
+ * GW_QUOTA_LEASES setting wins.
  */
 function classicGatewayEnvironment(environment: Record<string, string>): Record<string, string> {
   return { GW_QUOTA_LEASES: 'OFF', ...environment };

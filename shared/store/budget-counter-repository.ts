@@ -3,6 +3,7 @@ import { subtractUsd, sumUsd } from '../observability/pricing/usd.js';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
+import { readLeaseRecords, reclaimLeaseRecord, recordLease, refusedItem, UpdateParts, writeLeaseRecord, type LeasedItem, type LeaseOp, type LeaseRecord, type LeaseTake, type Taken } from './lease-records.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /**
@@ -79,29 +80,47 @@ export class BudgetCounterRepository {
   /**
    * Adds `amount` to the gate only while the gate is below `headroom` (the limit less the settled usage): the
    * reservation of one request. With `fits`, only while the whole amount fits (`gate + amount <= headroom`): a
-   * lease (enforcement/amount-leases.ts), which must never take the gate past the limit. Returns the gate's new
-   * value, or undefined when refused.
+   * lease (enforcement/amount-leases.ts), which must never take the gate past the limit, recorded on the gate in
+   * the same write (`lease`, lease-records.ts). Refused: with the gate item when the store returned it.
    */
-  async reserve(workspaceId: string, epoch: string, amount: number, headroom: number, fits = false): Promise<number | undefined> {
+  async reserve(workspaceId: string, epoch: string, amount: number, headroom: number, fits = false, lease?: LeaseTake): Promise<Taken> {
     const bound = fits ? subtractUsd(headroom, amount) : headroom;
-    if (fits ? bound < 0 : bound <= 0) return undefined;
+    if (fits ? bound < 0 : bound <= 0) return { admitted: false, hopeless: true };
+    const parts = new UpdateParts().add('usage', amount);
+    recordLease(parts, amount, lease);
+    parts.condition(`attribute_not_exists(${parts.name('usage')}) OR ${parts.name('usage')} ${fits ? '<=' : '<'} ${parts.value(bound)}`);
     try {
       const result = await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: gateKey(workspaceId, epoch),
-          UpdateExpression: 'ADD #usage :amount',
-          ConditionExpression: `attribute_not_exists(#usage) OR #usage ${fits ? '<=' : '<'} :headroom`,
-          ExpressionAttributeNames: { '#usage': 'usage' },
-          ExpressionAttributeValues: { ':amount': amount, ':headroom': bound },
-          ReturnValues: 'UPDATED_NEW',
-        }),
+        new UpdateCommand({ TableName: this.table, Key: gateKey(workspaceId, epoch), ...parts.build(), ReturnValues: 'UPDATED_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
       );
-      return Number(result.Attributes?.usage ?? amount);
+      return { admitted: true, count: Number(result.Attributes?.usage ?? amount) };
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return undefined;
+      if (isConditionalCheckFailure(error)) return { admitted: false, item: refusedItem(error) };
       throw error;
     }
+  }
+
+  /**
+   * A lease holder's report or give-back on the gate (lease-records.ts): the gate's new value, or undefined when
+   * the record was reclaimed. A give-back lowers the gate, which only ever makes its condition stricter to pass.
+   */
+  async writeLease(workspaceId: string, epoch: string, op: LeaseOp): Promise<number | undefined> {
+    const result = await writeLeaseRecord(this.gate(workspaceId, epoch), op, 0);
+    return result.written ? result.count : undefined;
+  }
+
+  /** Gives back a dead holder's lease record on the gate, if still as read. */
+  async reclaimLease(workspaceId: string, epoch: string, record: LeaseRecord): Promise<boolean> {
+    return reclaimLeaseRecord(this.gate(workspaceId, epoch), record);
+  }
+
+  /** The lease records the gate carries. */
+  async leaseRecords(workspaceId: string, epoch: string): Promise<LeaseRecord[]> {
+    return readLeaseRecords(this.gate(workspaceId, epoch));
+  }
+
+  private gate(workspaceId: string, epoch: string): LeasedItem {
+    return { client: this.client, table: this.table, key: gateKey(workspaceId, epoch), counted: 'usage' };
   }
 
   /**

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../settings.js';
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
+import { readLeaseRecords, reclaimLeaseRecord, recordLease, refusedItem, UpdateParts, writeLeaseRecord, type LeasedItem, type LeaseOp, type LeaseRecord, type LeaseTake, type Taken } from './lease-records.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 
 /**
@@ -15,7 +16,8 @@ export interface CounterKey {
   windowEnd: number;
 }
 
-export type IncrementResult = { admitted: true; count: number } | { admitted: false };
+/** Refused: with the counter item when the store returned it (its lease records, lease-records.ts). */
+export type IncrementResult = Taken;
 
 const SORT_KEY = 'COUNTER';
 // Counters stay a little after their window so a slow request can still settle; then AWS TTL removes them.
@@ -40,14 +42,32 @@ export class CounterRepository {
    * admission of a `requests` policy. Several writers racing on the last slot: exactly one wins.
    */
   async incrementBelow(key: CounterKey, amount: number, limit: number): Promise<IncrementResult> {
-    return this.conditionalAdd(key, amount, '#count < :limit', limit);
+    return this.conditionalAdd(key, amount, '<', limit);
   }
 
-  /** Adds `amount` only while `count + amount <= limit` holds: a token reservation that must fit entirely. */
-  async incrementIfFits(key: CounterKey, amount: number, limit: number): Promise<IncrementResult> {
+  /**
+   * Adds `amount` only while `count + amount <= limit` holds: a token reservation that must fit entirely, or a
+   * lease's share, recorded on the item in the same write (`lease`, lease-records.ts).
+   */
+  async incrementIfFits(key: CounterKey, amount: number, limit: number, lease?: LeaseTake): Promise<IncrementResult> {
     // An empty counter passes the condition below, so an amount that can never fit is refused here.
-    if (amount > limit) return { admitted: false };
-    return this.conditionalAdd(key, amount, '#count <= :limit', limit - amount);
+    if (amount > limit) return { admitted: false, hopeless: true };
+    return this.conditionalAdd(key, amount, '<=', limit - amount, lease);
+  }
+
+  /** A lease holder's report or give-back, merged with the counter's batched `charge` (lease-records.ts). */
+  async writeLease(key: CounterKey, op: LeaseOp, charge: number): Promise<boolean> {
+    return (await writeLeaseRecord(this.leased(key), op, charge)).written;
+  }
+
+  /** Gives back a dead holder's lease record, if still as read. */
+  async reclaimLease(key: CounterKey, record: LeaseRecord): Promise<boolean> {
+    return reclaimLeaseRecord(this.leased(key), record);
+  }
+
+  /** The lease records the counter carries. */
+  async leaseRecords(key: CounterKey): Promise<LeaseRecord[]> {
+    return readLeaseRecords(this.leased(key));
   }
 
   /** Adds `amount` (negative to give back) without a condition: charging real usage after the response. */
@@ -93,25 +113,38 @@ export class CounterRepository {
     return Number(item.count ?? 0);
   }
 
-  private async conditionalAdd(key: CounterKey, amount: number, comparison: string, bound: number): Promise<IncrementResult> {
+  private leased(key: CounterKey): LeasedItem {
+    return { client: this.client, table: this.table, key: { pk: key.pk, sk: SORT_KEY }, counted: 'count', decorate: (parts) => windowOf(parts, key) };
+  }
+
+  private async conditionalAdd(key: CounterKey, amount: number, comparison: '<' | '<=', bound: number, lease?: LeaseTake): Promise<IncrementResult> {
+    const parts = new UpdateParts().add('count', amount);
+    windowOf(parts, key);
+    recordLease(parts, amount, lease);
+    parts.condition(`attribute_not_exists(${parts.name('count')}) OR ${parts.name('count')} ${comparison} ${parts.value(bound)}`);
     try {
-      const expression = addExpression(key, amount);
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: key.pk, sk: SORT_KEY },
-          ...expression,
-          ConditionExpression: `attribute_not_exists(#count) OR ${comparison}`,
-          ExpressionAttributeValues: { ':limit': bound, ...expression.ExpressionAttributeValues },
+          ...parts.build(),
           ReturnValues: 'UPDATED_NEW',
+          // A refusal returns the item: its lease records tell whether a dead holder's share can be reclaimed.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return { admitted: true, count: Number(result.Attributes?.count ?? amount) };
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return { admitted: false };
+      if (isConditionalCheckFailure(error)) return { admitted: false, item: refusedItem(error) };
       throw error;
     }
   }
+}
+
+/** A counter with a window carries its end and a TTL (see addExpression). */
+function windowOf(parts: UpdateParts, key: CounterKey): void {
+  if (!Number.isFinite(key.windowEnd)) return;
+  parts.set('window_end', key.windowEnd).set('ttl', Math.ceil(key.windowEnd / 1000) + TTL_SLACK_SECONDS);
 }
 
 /**

@@ -5,6 +5,7 @@ import { BudgetCounterRepository, budgetEpoch, type BudgetCounters } from './bud
 import { isConditionalCheckFailure } from './conditional-writes.js';
 import { dynamoDocumentClient } from './dynamo-client.js';
 import { keys } from './keys.js';
+import type { LeaseTake, Taken } from './lease-records.js';
 import { MAIN_TABLE, tableName } from './table-definitions.js';
 import type { BudgetReset, BudgetStatus, WorkspaceRecord } from './workspace-repository.js';
 
@@ -117,12 +118,17 @@ export class WorkspaceBudgetRepository {
   /**
    * Admission's reservation: adds `amount` USD to the gate of the budget's period only while the usage is below
    * the limit (see BudgetCounterRepository), in one conditional write, so concurrent requests cannot all pass a
-   * nearly spent budget. The caller applies a due reset first. `fits`: a lease, whole under the limit or refused.
-   * Returns the gate's new value, or undefined.
+   * nearly spent budget. The caller applies a due reset first. `fits`: a lease, whole under the limit or refused,
+   * recorded on the gate (`lease`). Admitted: the gate's new value; refused: with the gate item if the store gave it.
    */
-  async reserve(budget: WorkspaceBudget, amount: number, fits = false): Promise<number | undefined> {
-    if (budget.creditLimit === null) return 0;
-    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage), fits);
+  async reserve(budget: WorkspaceBudget, amount: number, fits = false, lease?: LeaseTake): Promise<Taken> {
+    if (budget.creditLimit === null) return { admitted: true, count: 0 };
+    return this.counters.reserve(budget.workspaceId, budget.epoch, amount, subtractUsd(budget.creditLimit, budget.settledUsage), fits, lease);
+  }
+
+  /** The gate's lease records and writes (budget-counter-repository.ts), for enforcement's budget account. */
+  get gateLeases(): Pick<BudgetCounterRepository, 'writeLease' | 'reclaimLease' | 'leaseRecords'> {
+    return this.counters;
   }
 
   /**

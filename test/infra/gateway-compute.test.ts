@@ -77,7 +77,7 @@ describe('gatewayCompute by default', () => {
     expect((functionProperties(template, 'gateway').LoggingConfig as Record<string, unknown>).LogFormat).toBeUndefined();
   });
 
-  it('lease held by a frozen environment: the classic gateway admits without quota leases (a reclaimed frozen environment would keep its share counted until the window ends), unless the operator says otherwise', () => {
+  it('lease held by a frozen environment: the classic gateway admits without quota leases (a frozen environment keeps its shares counted until expiry + grace), unless the operator says otherwise', () => {
     const variables = (template: Template) => (functionProperties(template, 'gateway') as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
     expect(variables(synthGwStack().template).GW_QUOTA_LEASES).toBe('OFF');
     expect(variables(synthGwStack({ context: { settings: { GW_QUOTA_LEASES: 'ON' } } }).template).GW_QUOTA_LEASES).toBe('ON');

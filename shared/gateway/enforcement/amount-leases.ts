@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { logger } from '../../observability/logger.js';
 import { subtractUsd, sumUsd, unitsToUsd, usdToUnits } from '../../observability/pricing/usd.js';
 import { settings } from '../../settings.js';
 import type { CounterKey } from '../../store/counter-repository.js';
 import type { WorkspaceBudget } from '../../store/workspace-budget-repository.js';
 import { chargeLater, flushCharges } from './charge-buffer.js';
-import type { AmountAccount, AmountLease, EnforcementDependencies } from './types.js';
+import { takeReclaiming } from './lease-reclaim.js';
+import { writeRecordLater } from './lease-reports.js';
+import type { AmountAccount, AmountLease, EnforcementDependencies, LeaseRecords } from './types.js';
 
 export type { AmountAccount, AmountLease } from './types.js';
 
@@ -19,7 +22,9 @@ export type { AmountAccount, AmountLease } from './types.js';
  * request estimates: the first lease is FIRST_LEASE of them, each lease used up doubles the next, and a lease is
  * at most 1/LEASE_SHARE of what is left. Below two estimates' share the process reserves each request exactly as
  * without leases (one conditional write per request), so near the limit the bound is today's: one request over.
- * A process that dies holding a lease cannot say what it used: the lease stays counted (docs/architecture.md).
+ * Each lease is recorded on its counter item in the write that takes it (lease-records.ts), its use reported with
+ * the batched charges (lease-reports.ts): a process that dies holding one costs at most that lease until its
+ * expiry and a grace, when the next refusal gives its unreported remainder back (lease-reclaim.ts).
  */
 
 const LEASE_SHARE = 8;
@@ -27,6 +32,9 @@ const FIRST_LEASE = 4;
 const MAX_LEASE = 1_000;
 const SWEEP_MS = 1_000;
 const RENEW_AT = 0.25;
+/** Names this process's lease records: random per process start, so two processes never share a record. */
+const PROCESS_TAG = randomBytes(6).toString('hex');
+let leasesTaken = 0;
 
 /** A reservation: its amount, and the lease it came from (none: reserved in the store, one write). */
 export interface Reserved {
@@ -46,13 +54,20 @@ export class AmountLeases {
   /** Reserves `estimate` on the account: from this process's lease, or with one store write. Undefined: refused. */
   async reserve(account: AmountAccount, estimate: number): Promise<Reserved | undefined> {
     const now = this.now();
-    const lease = this.leases.get(account.id);
+    let lease = this.leases.get(account.id);
+    // Reclaimed by another process (found at a report): over, as if given back.
+    if (lease?.returned) {
+      this.leases.delete(account.id);
+      lease = undefined;
+    }
+    // Never past its own expiry: the fence for a process that thaws after its lease was reclaimed.
     if (lease && lease.expiresAt > now && lease.available >= estimate && lease.available > 0) {
       lease.available = subtractUsd(lease.available, estimate);
       lease.lastUsedAt = now;
       lease.lastEstimate = estimate;
       lease.account = account;
       if (lease.available <= lease.size * RENEW_AT && !lease.renewing) this.renew(lease);
+      writeRecordLater(lease);
       return { amount: estimate, lease };
     }
     // One lease write per counter at a time: requests that arrive meanwhile wait for it, then take from it.
@@ -127,7 +142,10 @@ export class AmountLeases {
 
   private async acquire(account: AmountAccount, estimate: number, shares: number, lease: AmountLease | undefined, now: number): Promise<Reserved | undefined> {
     const amount = times(estimate, shares);
-    const count = await account.takeIfFits(amount);
+    const expiresAt = this.expiryOf(account, now);
+    // A lease still held (used up, or past its expiry before the sweep gave it back) is renewed on its record.
+    const record = lease?.record ?? `${PROCESS_TAG}${(leasesTaken++).toString(36)}`;
+    const count = await account.takeIfFits(amount, { id: record, expiresAt, renewal: lease !== undefined });
     if (count === undefined) {
       // Others hold what is left: exact reservations until a write shows room again.
       if (lease) lease.count = account.limit;
@@ -135,10 +153,12 @@ export class AmountLeases {
       return undefined;
     }
     // A lease still holding less than one estimate keeps it: the new share is added to it.
-    const held: AmountLease = lease ?? { account, available: 0, estimates: 0, size: 0, lastEstimate: estimate, expiresAt: 0, lastUsedAt: now, count, returned: false };
+    const held: AmountLease = lease ?? { account, record, held: 0, available: 0, estimates: 0, size: 0, lastEstimate: estimate, expiresAt: 0, lastUsedAt: now, count, returned: false };
     held.available = sumUsd([held.available, subtractUsd(amount, estimate)]);
-    Object.assign(held, { account, estimates: shares, size: amount, lastEstimate: estimate, count, lastUsedAt: now, expiresAt: this.expiryOf(account, now) });
+    held.held = sumUsd([held.held, amount]);
+    Object.assign(held, { account, estimates: shares, size: amount, lastEstimate: estimate, count, lastUsedAt: now, expiresAt });
     this.hold(held);
+    writeRecordLater(held);
     return { amount: estimate, lease: held };
   }
 
@@ -150,19 +170,22 @@ export class AmountLeases {
       try {
         await Promise.resolve();
         const amount = times(lease.lastEstimate, shares);
-        const count = await lease.account.takeIfFits(amount);
+        const expiresAt = this.expiryOf(lease.account, this.now());
+        // Only while its record exists: a lease reclaimed meanwhile is not revived.
+        const count = await lease.account.takeIfFits(amount, { id: lease.record, expiresAt, renewal: true });
         if (count === undefined) {
           lease.count = lease.account.limit;
           return;
         }
         lease.count = count;
-        // Given back (shutdown, sweep) while the write was on its way: the new share goes straight back.
+        lease.held = sumUsd([lease.held, amount]);
+        // Given back (shutdown, sweep) while the write was on its way: the new share goes back with the rest.
         if (lease.returned) {
-          chargeLater(lease.account.charge(-amount), lease.account.deps, true);
+          lease.unused = sumUsd([lease.unused ?? 0, amount]);
           return;
         }
         lease.available = sumUsd([lease.available, amount]);
-        Object.assign(lease, { estimates: shares, size: amount, expiresAt: this.expiryOf(lease.account, this.now()) });
+        Object.assign(lease, { estimates: shares, size: amount, expiresAt });
       } catch (error) {
         logger.warn('could not renew an amount lease; requests reserve in the store', { error: error as Error });
       } finally {
@@ -174,11 +197,14 @@ export class AmountLeases {
 
   private giveBack(lease: AmountLease): void {
     if (this.leases.get(lease.account.id) === lease) this.leases.delete(lease.account.id);
+    if (lease.returned) return;
     lease.returned = true;
-    const unused = lease.available;
+    lease.unused = lease.available;
     lease.available = 0;
-    // After its window a counter is not read any more (the next window is another counter): nothing to give back.
-    if (unused > 0 && lease.account.windowEnd > this.now()) chargeLater(lease.account.charge(-unused), lease.account.deps, true);
+    // After its window a counter is not read any more (the next window is another counter): nothing to give
+    // back, and its record goes with the item's TTL. Else the next flush gives it back and removes the record.
+    if (lease.account.windowEnd > this.now()) writeRecordLater(lease, true);
+    else lease.closed = true;
   }
 
   private hold(lease: AmountLease): void {
@@ -242,15 +268,22 @@ export async function reserveAmount(account: AmountAccount, estimate: number): P
  * (GW_TOKEN_LIMIT_RESERVATION), else it is admitted while the counter is below the limit.
  */
 export function counterAccount(key: CounterKey, limit: number, deps: EnforcementDependencies, fitsExactly = false): AmountAccount {
-  const counted = (result: { admitted: boolean; count?: number }) => (result.admitted ? (result.count ?? 0) : undefined);
+  const records: LeaseRecords = {
+    name: key.pk,
+    merges: true,
+    write: (op, charge) => deps.counters.writeLease(key, op, charge),
+    read: () => deps.counters.leaseRecords(key),
+    reclaim: (record) => deps.counters.reclaimLease(key, record),
+  };
   return {
     id: key.pk,
     windowEnd: key.windowEnd,
     limit,
     known: 0,
-    takeIfFits: async (amount) => counted(await deps.counters.incrementIfFits(key, amount, limit)),
-    takeExact: async (amount) => counted(await (fitsExactly ? deps.counters.incrementIfFits(key, amount, limit) : deps.counters.incrementBelow(key, amount, limit))),
+    takeIfFits: (amount, lease) => takeReclaiming(() => deps.counters.incrementIfFits(key, amount, limit, lease), records, deps.now()),
+    takeExact: (amount) => takeReclaiming(() => (fitsExactly ? deps.counters.incrementIfFits(key, amount, limit) : deps.counters.incrementBelow(key, amount, limit)), records, deps.now()),
     charge: (amount) => ({ kind: 'counter', key, amount }),
+    records,
     deps,
   };
 }
@@ -265,14 +298,28 @@ export function budgetAccount(budget: WorkspaceBudget, deps: EnforcementDependen
     return gate;
   };
   const headroom = subtractUsd(budget.creditLimit ?? 0, budget.settledUsage);
+  const gate = deps.budgets.gateLeases;
+  const records: LeaseRecords = {
+    name: `budget gate of workspace ${budget.workspaceId} (${budget.epoch})`,
+    // A charge to the budget may go to a shard (negative amounts): the gate's record writes go alone.
+    merges: false,
+    write: async (op) => {
+      const value = await gate.writeLease(budget.workspaceId, budget.epoch, op);
+      if (value !== undefined && op.kind === 'give-back') noted(-op.unused, value);
+      return value !== undefined;
+    },
+    read: () => gate.leaseRecords(budget.workspaceId, budget.epoch),
+    reclaim: (record) => gate.reclaimLease(budget.workspaceId, budget.epoch, record),
+  };
   return {
     id: `${BUDGET_ACCOUNT}#${budget.workspaceId}#${budget.epoch}`,
     windowEnd: Number.POSITIVE_INFINITY,
     limit: headroom,
     known: subtractUsd(budget.currentUsage, budget.settledUsage),
-    takeIfFits: async (amount) => noted(amount, await deps.budgets.reserve(budget, amount, true)),
-    takeExact: async (amount) => noted(amount, await deps.budgets.reserve(budget, amount)),
+    takeIfFits: async (amount, lease) => noted(amount, await takeReclaiming(() => deps.budgets.reserve(budget, amount, true, lease), records, deps.now())),
+    takeExact: async (amount) => noted(amount, await takeReclaiming(() => deps.budgets.reserve(budget, amount), records, deps.now())),
     charge: (amount) => ({ kind: 'budget', workspaceId: budget.workspaceId, amount, period: { epoch: budget.epoch, gated: true } }),
+    records,
     deps,
   };
 }

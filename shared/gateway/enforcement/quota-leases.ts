@@ -8,7 +8,7 @@ import type { EnforcementDependencies } from './types.js';
  * must fit under the limit) and admits requests against it from memory. Shares shrink with what is left (at most
  * 1/8 of it); below two units' share a process takes one exact slot per request (`count < limit`), as without
  * leases. Unused units go back when a lease expires, idles, and at shutdown. A process that crashes holding one
- * loses at most its unused units until the counter's window ends.
+ * costs at most its unused units until the lease's expiry and a grace, when a refusal reclaims them.
  */
 
 /**
@@ -17,7 +17,8 @@ import type { EnforcementDependencies } from './types.js';
  * write to the counter, as a slot taken without a lease.
  */
 export async function takeRequestSlot(deps: EnforcementDependencies, key: CounterKey, limit: number): Promise<boolean> {
-  if (!leasesServe()) return (await deps.counters.incrementBelow(key, 1, limit)).admitted;
+  // Without leases: one exact slot, which (refused) still gives back the leases of processes that stopped.
+  if (!leasesServe()) return (await counterAccount(key, limit, deps).takeExact(1)) !== undefined;
   return (await amountLeases().reserve(counterAccount(key, limit, deps), 1)) !== undefined;
 }
 

@@ -5,6 +5,7 @@ import { settings } from '../../settings.js';
 import { CounterRepository, counterKey, type CounterKey } from '../../store/counter-repository.js';
 import { providerRepository, type ProviderRecord } from '../../store/integration-repository.js';
 import { listActivePolicies, type PolicyRecord, type PolicyUnit } from '../../store/policy-repository.js';
+import { abandoned, reclaimAbandoned } from './lease-reclaim.js';
 import { groupOf, MATCH_ANY } from './policy-match.js';
 import { rateWindow, resetPeriod, type CountingWindow } from './windows.js';
 
@@ -28,6 +29,11 @@ export interface LimitComparison {
   charged: number;
   /** What the logged requests account for (tokens, or USD: costs plus unpriced models' tokens at the default rates). */
   logged: number;
+  /**
+   * Lease records on the counter (amount-leases.ts): `held`, what live leases hold (counted in `charged` until
+   * given back); `reclaimed`, what leases of processes that stopped held, given back by this run before reading.
+   */
+  leases: { held: number; reclaimed: number };
 }
 
 export interface LimitsReport {
@@ -39,7 +45,7 @@ export interface LimitsReport {
 export interface LimitSources {
   policies: (workspaceId: string) => Promise<PolicyRecord[]>;
   providers: (workspaceId: string) => Promise<ProviderRecord[]>;
-  counters: Pick<CounterRepository, 'read'>;
+  counters: Pick<CounterRepository, 'read' | 'leaseRecords' | 'reclaimLease'>;
 }
 
 export const defaultLimitSources = (): LimitSources => ({ policies: listActivePolicies, providers: (workspaceId) => providerRepository().all(workspaceId), counters: new CounterRepository() });
@@ -252,7 +258,9 @@ async function compareLimit(spec: LimitSpec, engine: QueryEngine, scope: LogScop
   const pairs = spec.windows.flatMap((window) => [...groupsSeen].map(([hash, label]) => ({ window, hash, label })));
   return Promise.all(
     pairs.map(async ({ window, hash, label }) => {
-      const charged = await sources.counters.read(spec.key(hash, window), window.start);
+      const key = spec.key(hash, window);
+      const leases = await counterLeases(key, now, sources.counters);
+      const charged = await sources.counters.read(key, window.start);
       const expected = logged.get(`${hash} ${window.start}`) ?? 0n;
       return {
         limit: spec.name,
@@ -261,9 +269,21 @@ async function compareLimit(spec: LimitSpec, engine: QueryEngine, scope: LogScop
         measure: spec.measure,
         charged,
         logged: spec.measure === 'tokens' ? Number(expected) : unitsToUsd(expected),
+        leases,
       };
     }),
   );
+}
+
+/**
+ * Gives back the counter's leases whose holders stopped (past expiry and grace, lease-reclaim.ts), always: it is the
+ * write a refused request would make, conditional on the record as read. Returns those and what live leases hold.
+ */
+async function counterLeases(key: CounterKey, now: number, counters: LimitSources['counters']): Promise<LimitComparison['leases']> {
+  const records = await counters.leaseRecords(key);
+  const { given } = await reclaimAbandoned({ name: key.pk, read: async () => records, reclaim: (record) => counters.reclaimLease(key, record) }, now, records);
+  const live = records.filter((record) => !abandoned(record, now)).map((record) => usdToUnits(record.held));
+  return { held: unitsToUsd(live.reduce((sum, units) => sum + units, 0n)), reclaimed: given };
 }
 
 function groupOfRow(spec: LimitSpec, row: Record<string, unknown>): { hash: string; label: string } {

@@ -125,7 +125,9 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
 function limitDifference(comparison: LimitComparison): string {
   const show = (value: number) => (comparison.measure === 'cost' ? `$${value}` : `${value} tokens`);
   const group = comparison.group === '' ? '' : `, ${comparison.group}`;
-  return `${comparison.limit}, ${comparison.window}${group}: charged ${show(comparison.charged)} ≠ logged ${show(comparison.logged)}`;
+  // A live lease counts as used until it is given back: said, so the difference is not taken for lost money.
+  const held = comparison.leases.held > 0 ? ` (live leases hold ${show(comparison.leases.held)})` : '';
+  return `${comparison.limit}, ${comparison.window}${group}: charged ${show(comparison.charged)} ≠ logged ${show(comparison.logged)}${held}`;
 }
 
 async function budgetComparison(
@@ -168,6 +170,10 @@ export function formatReconcileReport(report: ReconcileReport): string {
       : `  budget:    not compared (${report.budget.skipped})`,
     `  limits:    ${report.limits.compared.length} counter window(s) compared${report.limits.skipped.length > 0 ? `, ${report.limits.skipped.length} not` : ''}`,
     ...report.limits.skipped.map((skipped) => `    not compared: ${skipped.limit} (${skipped.reason})`),
+    // Leases of processes that stopped were given back before the counters were read (lease-reclaim.ts).
+    ...report.limits.compared
+      .filter((comparison) => comparison.leases.reclaimed !== 0)
+      .map((comparison) => `    gave back ${comparison.leases.reclaimed} ${comparison.measure === 'cost' ? 'USD' : 'tokens'} of leases whose process stopped: ${comparison.limit}, ${comparison.window}`),
   ];
   if (report.differences.length === 0) lines.push('the numbers agree');
   else lines.push(`${report.differences.length} difference(s):`, ...report.differences.map((difference) => `  - ${difference}`));

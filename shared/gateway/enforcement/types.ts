@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../http/errors.js';
 import type { CounterKey, CounterRepository } from '../../store/counter-repository.js';
+import type { LeaseOp, LeaseRecord, LeaseTake } from '../../store/lease-records.js';
 import type { BudgetPeriodRef, WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import type { EnforcementSnapshots } from './snapshot-cache.js';
 
@@ -60,17 +61,39 @@ export interface AmountAccount {
   limit: number;
   /** The counter's value as the caller knows it (the budget's gate from its snapshot), 0 when unknown. */
   known: number;
-  /** `ADD amount` only if the counter stays within the limit: the store's new value, or undefined. */
-  takeIfFits(amount: number): Promise<number | undefined>;
+  /**
+   * `ADD amount` only if the counter stays within the limit, recording `lease` on the item in the same write: the
+   * store's new value, or undefined. A refusal first gives back leases of dead holders (lease-reclaim.ts).
+   */
+  takeIfFits(amount: number, lease?: LeaseTake): Promise<number | undefined>;
   /** The exact per-request reservation of one estimate (as without leases): the new value, or undefined. */
   takeExact(amount: number): Promise<number | undefined>;
   /** The charge that adds `amount` (negative: gives back) to this counter. */
   charge(amount: number): Charge;
+  /** The lease records on the counter's item (shared/store/lease-records.ts). */
+  records: LeaseRecords;
   deps: EnforcementDependencies;
+}
+
+/** A counter's lease records, as a holder writes them and as a refused take reclaims those of dead holders. */
+export interface LeaseRecords {
+  /** The counter as logs name it. */
+  name: string;
+  /** True when a report or give-back can carry the counter's batched charge in the same write (limit counters). */
+  merges: boolean;
+  /** A holder's report or give-back, plus `charge` when `merges`; false: the record was reclaimed, nothing written. */
+  write(op: LeaseOp, charge: number): Promise<boolean>;
+  read(): Promise<LeaseRecord[]>;
+  /** Gives back a dead holder's record if it is still as read: true when done. */
+  reclaim(record: LeaseRecord): Promise<boolean>;
 }
 
 export interface AmountLease {
   account: AmountAccount;
+  /** The id of its record on the counter item (`lh_<id>`, `le_<id>`): unique per process start and lease. */
+  record: string;
+  /** What the record holds as this process last wrote it: the share less what was reported used. */
+  held: number;
   /** Amount still free in memory. */
   available: number;
   /** Estimates the last take was sized for (the next one's base) and the amount it took. */
@@ -84,4 +107,8 @@ export interface AmountLease {
   renewing?: Promise<void>;
   /** Given back: what its reservations settle afterwards goes to the store (charge-buffer.ts). */
   returned: boolean;
+  /** What was unused when it was given back: the next flush writes it back and removes the record. */
+  unused?: number;
+  /** Its record is gone (given back, or reclaimed by another process): nothing more is written to it. */
+  closed?: boolean;
 }

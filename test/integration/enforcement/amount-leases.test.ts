@@ -1,18 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { settings } from '../../../shared/settings.js';
 import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
 import { WorkspaceBudgetRepository } from '../../../shared/store/workspace-budget-repository.js';
-import { startTestGateway, TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
-import { watchGwStartup } from '../../support/local-process.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { concurrently, createPolicy, creditCounter, rateCounter, storeCallRecorder, viaMock, WRITE_COMMANDS, type Answer, createTenant, type Tenant } from './enforcement-support.js';
+import { concurrently, createPolicy, creditCounter, rateCounter, storeCallRecorder, viaMock, WRITE_COMMANDS, type Answer, createTenant, type Tenant, OtherGws } from './enforcement-support.js';
 
 // Issues #48 and #44: amount leases. Token, cost and budget limits are leased like request counts: a process takes
 // a share of what is left with one conditional write and reserves each request's estimate in memory; settled
@@ -23,20 +19,14 @@ import { concurrently, createPolicy, creditCounter, rateCounter, storeCallRecord
 // estimate of a request with max_tokens 20 (5 prompt tokens + 20); its tokens estimate is 25, its real total 21.
 const MODEL = 'lease-model';
 const COST = 1.5;
-const dirs: string[] = [];
-const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-const pricingDir = tempDir('gw-amount-pricing-');
+const others = new OtherGws();
+const pricingDir = others.tempDir('gw-amount-pricing-');
 writeFileSync(join(pricingDir, 'openai.json'), JSON.stringify({ models: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } } }));
 const env = { GW_POLICY_CACHE_TTL_MS: '60000', GW_AUTH_CACHE_TTL_MS: '60000', MODEL_CONFIGS_PRICING_LOCAL_PATH: pricingDir };
 
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let upstreamReachedAt: number | undefined;
-const children: ChildProcess[] = [];
 let recorder: ReturnType<typeof storeCallRecorder>;
 
 beforeAll(async () => {
@@ -50,14 +40,7 @@ beforeAll(async () => {
   recorder = storeCallRecorder('amountLeaseCallCounter');
 }, 120_000);
 
-afterAll(async () => {
-  for (const child of children) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
-  }
-  await gateway?.close();
-  await upstream?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => others.stop(gateway, upstream), 60_000);
 
 const tenant = (name: string, budget?: Record<string, unknown>): Promise<Tenant> => createTenant(gateway, name, budget);
 
@@ -140,22 +123,14 @@ describe('amount leases (issues #48, #44)', () => {
     const limit = 40 * COST;
     const who = await tenant('amount crash');
     const policy = await costLimit(who, 'amount crash', limit);
-    const { GW_LOG_DUCKDB_PATH: _logs, GW_CHARGE_JOURNAL_DIR: _journal, GW_BLOB_DIR: _blobs, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-      env: { ...inherited, ...env, PORT: '0', GW_DATA_DIR: tempDir('gw-amount-crash-'), GW_DYNAMODB_ENDPOINT: settings().GW_DYNAMODB_ENDPOINT!, GW_BOOTSTRAP_API_KEY: TEST_ADMIN_KEY, GW_LOCAL_SCHEDULE_INTERVAL_MS: '0', GW_QUOTA_LEASE_IDLE_MS: '300000', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    children.push(child);
-    const url = await watchGwStartup(child as ChildProcess & { stdout: NonNullable<ChildProcess['stdout']>; stderr: NonNullable<ChildProcess['stderr']> }).listening;
+    const other = await others.start(env);
     // One request through the other process: it takes a lease (one estimate used, the rest held), then dies.
-    expect((await send(who, url)).status).toBe(200);
+    expect((await send(who, other.url)).status).toBe(200);
     const held = await creditCounter(policy, { workspace_id: who.workspaceId });
     expect(held).toBeGreaterThan(COST);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGKILL');
-    await exited;
-    // What the dead process held stays counted: this process admits exactly the rest, and the lease was at most
+    await other.kill();
+    // What the dead process held stays counted until its expiry + grace (longer than this test; lease-reclaim.test.ts
+    // gives it back): this process admits exactly the rest, and the lease was at most
     // an eighth of what was left.
     const answers = await concurrently(40, () => send(who));
     const admitted = answers.filter((answer) => answer.status === 200).length;

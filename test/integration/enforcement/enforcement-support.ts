@@ -1,11 +1,15 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { rateWindow, resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
-import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
+import { CounterRepository, counterKey, type CounterKey } from '../../../shared/store/counter-repository.js';
 import { hashApiKey } from '../../../shared/auth/api-key-secrets.js';
 import { ApiKeyRepository } from '../../../shared/store/api-key-repository.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
@@ -16,7 +20,8 @@ import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { PolicyRepository, type PolicyRecord } from '../../../shared/store/policy-repository.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
-import type { TestGateway } from '../../support/gateway.js';
+import { TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
+import { watchGwStartup } from '../../support/local-process.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { createKey } from '../control-plane/policies-support.js';
@@ -74,24 +79,26 @@ export function concurrently(count: number, send: (index: number) => Promise<Ans
   return Promise.all(Array.from({ length: count }, (_, index) => send(index)));
 }
 
+/** The key of a policy's counter for a group now: its rate counter (window) or its credit counter (period). */
+export function policyCounter(policy: PolicyRecord, kind: 'rate' | 'credit', values: Record<string, string>): CounterKey {
+  const now = Date.now();
+  const window = kind === 'rate' ? rateWindow(policy.unit, now) : resetPeriod(policy.periodic_reset ?? 'none', now);
+  const group = groupOf(policy, (key) => values[key]);
+  return { pk: counterKey(policy.id, kind, group.hash, window.id), windowEnd: window.end };
+}
+
 /** The value of a policy's rate counter for a group, in the current window. */
 export async function rateCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
   // This process's unused quota leases are counted in the store until given back.
   await returnAllQuotaLeases();
-  const now = Date.now();
-  const window = rateWindow(policy.unit, now);
-  const group = groupOf(policy, (key) => values[key]);
-  return new CounterRepository().read({ pk: counterKey(policy.id, 'rate', group.hash, window.id), windowEnd: window.end }, now);
+  return new CounterRepository().read(policyCounter(policy, 'rate', values), Date.now());
 }
 
 /** The value of a usage-limit policy's credit counter for a group, in the current period. */
 export async function creditCounter(policy: PolicyRecord, values: Record<string, string>): Promise<number> {
   // As for rate counters: this process's unused amount leases count in the store until given back.
   await returnAllQuotaLeases();
-  const now = Date.now();
-  const period = resetPeriod(policy.periodic_reset ?? 'none', now);
-  const group = groupOf(policy, (key) => values[key]);
-  return new CounterRepository().read({ pk: counterKey(policy.id, 'credit', group.hash, period.id), windowEnd: period.end }, now);
+  return new CounterRepository().read(policyCounter(policy, 'credit', values), Date.now());
 }
 
 /** Polls until `check` returns a value (background work such as charging lands after the response). */
@@ -224,4 +231,66 @@ export async function createTenant(gateway: TestGateway, name: string, budget?: 
   expect(response.status).toBe(201);
   const key = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: created.id, scopes: ['completions:write'] });
   return { workspaceId: created.id, key: key.raw, keyId: key.id };
+}
+
+/** Another gw process on the test's store: its URL, and SIGKILL (a crash) that resolves once it exited. */
+export interface OtherGw {
+  url: string;
+  kill(): Promise<void>;
+}
+
+/**
+ * The gw processes a test runs beside its own gateway on the same store (to crash one holding leases), and the
+ * temporary folders the test makes; `stop` ends and removes them all, with the test's own servers.
+ */
+export class OtherGws {
+  private readonly children: ChildProcess[] = [];
+  private readonly dirs: string[] = [];
+
+  tempDir(prefix: string): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  /** Starts `npm start`'s entry with the test's store; leases go back only at shutdown unless `env` says otherwise. */
+  async start(env: Record<string, string> = {}): Promise<OtherGw> {
+    const { GW_LOG_DUCKDB_PATH: _logs, GW_CHARGE_JOURNAL_DIR: _journal, GW_BLOB_DIR: _blobs, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+      env: {
+        ...inherited,
+        // A process killed with SIGKILL cannot remove its throwaway folders: they go with the test's.
+        TMPDIR: this.tempDir('gw-other-tmp-'),
+        PORT: '0',
+        GW_DATA_DIR: this.tempDir('gw-other-data-'),
+        GW_DYNAMODB_ENDPOINT: settings().GW_DYNAMODB_ENDPOINT!,
+        GW_BOOTSTRAP_API_KEY: TEST_ADMIN_KEY,
+        GW_LOCAL_SCHEDULE_INTERVAL_MS: '0',
+        GW_QUOTA_LEASE_IDLE_MS: '300000',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.children.push(child);
+    const url = await watchGwStartup(child as ChildProcess & { stdout: NonNullable<ChildProcess['stdout']>; stderr: NonNullable<ChildProcess['stderr']> }).listening;
+    return {
+      url,
+      kill: async () => {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid!, 'SIGKILL');
+        await exited;
+      },
+    };
+  }
+
+  /** Kills the processes still running, closes the given servers, removes the folders. */
+  async stop(...servers: Array<{ close(): Promise<unknown> } | undefined>): Promise<void> {
+    for (const child of this.children) {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    }
+    for (const server of servers) await server?.close();
+    for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,17 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
-import { startTestGateway, TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
-import { watchGwStartup } from '../../support/local-process.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
-import { chat, createPolicy, rateCounter, viaMock } from './enforcement-support.js';
+import { chat, createPolicy, OtherGws, rateCounter, viaMock } from './enforcement-support.js';
 
 // Issue #48: quota leases. A process takes a share of a request counter's remaining quota with one conditional
 // write and admits from memory, so a warm request under matching rate-limit policies makes no store round trip
@@ -20,8 +14,7 @@ import { chat, createPolicy, rateCounter, viaMock } from './enforcement-support.
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let upstreamReachedAt: number | undefined;
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
+const others = new OtherGws();
 
 let recording = false;
 const calls: Array<{ command: string; target: string; at: number }> = [];
@@ -46,14 +39,7 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-afterAll(async () => {
-  for (const child of children) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
-  }
-  await gateway?.close();
-  await upstream?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => others.stop(gateway, upstream), 60_000);
 
 const POLICY = { conditions: [{ key: 'workspace_id', value: '*' }], group_by: [{ key: 'workspace_id' }], type: 'requests' };
 const send = (base = gateway.url, metadata: Record<string, string> = {}) =>
@@ -124,24 +110,14 @@ describe('quota leases (issue #48)', () => {
   it('crash: a gw process killed while holding a lease costs at most that lease', async () => {
     const limit = 40;
     const policy = await createPolicy(gateway, 'rate-limits', { ...POLICY, name: 'lease crash', unit: 'rpd', value: limit, conditions: [{ key: 'metadata.lease', value: 'crash' }], group_by: [{ key: 'metadata.lease' }] });
-    const { GW_LOG_DUCKDB_PATH: _logs, GW_CHARGE_JOURNAL_DIR: _journal, GW_BLOB_DIR: _blobs, ...inherited } = process.env;
-    const data = mkdtempSync(join(tmpdir(), 'gw-lease-crash-'));
-    dirs.push(data);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-      env: { ...inherited, PORT: '0', GW_DATA_DIR: data, GW_DYNAMODB_ENDPOINT: settings().GW_DYNAMODB_ENDPOINT!, GW_BOOTSTRAP_API_KEY: TEST_ADMIN_KEY, GW_LOCAL_SCHEDULE_INTERVAL_MS: '0', GW_QUOTA_LEASE_IDLE_MS: '300000', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    children.push(child);
-    const url = await watchGwStartup(child as ChildProcess & { stdout: NonNullable<ChildProcess['stdout']>; stderr: NonNullable<ChildProcess['stderr']> }).listening;
+    const other = await others.start();
     // One request through the other process: it takes a lease (one slot used, the rest held), then dies.
-    expect((await send(url, { lease: 'crash' })).status).toBe(200);
+    expect((await send(other.url, { lease: 'crash' })).status).toBe(200);
     const held = await rateCounter(policy, { 'metadata.lease': 'crash' });
     expect(held).toBeGreaterThan(1);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGKILL');
-    await exited;
-    // What the dead process held stays counted until the window ends: this process admits the rest exactly.
+    await other.kill();
+    // What the dead process held stays counted until its expiry + grace (60 s + 120 s here, longer than this test;
+    // lease-reclaim.test.ts gives it back): this process admits the rest exactly.
     const answers = await Promise.all(Array.from({ length: limit }, () => send(gateway.url, { lease: 'crash' })));
     const admitted = answers.filter((answer) => answer.status === 200).length;
     expect(admitted).toBe(limit - held);

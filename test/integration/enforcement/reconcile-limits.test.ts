@@ -6,6 +6,7 @@ import { formatReconcileReport, reconcile, type ReconcileReport } from '../../..
 import { resetPeriod } from '../../../shared/gateway/enforcement/windows.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { sumUsd } from '../../../shared/observability/pricing/usd.js';
 import { CounterRepository, counterKey } from '../../../shared/store/counter-repository.js';
 import type { PolicyRecord } from '../../../shared/store/policy-repository.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -157,5 +158,27 @@ describe('reconciliation of every limit counter', { timeout: 240_000 }, () => {
     const skewed = report.limits.compared.find((comparison) => comparison.limit.startsWith('policy "limits vk tokens"'))!;
     expect(skewed.logged - skewed.charged).toBe(5);
     expect(formatReconcileReport(report)).toContain('2 difference(s)');
+  });
+
+  it('crash: a lease record a stopped process left on a counter is given back by reconcile, and a live one is named in the difference', async () => {
+    const period = resetPeriod('monthly', Date.now());
+    const key = { pk: counterKey(`provider-${setup.provider.id}`, 'credit', 'usd', period.id), windowEnd: period.end };
+    const counters = new CounterRepository();
+    const before = await counters.read(key, Date.now());
+    // Two leases taken the way a gw process takes them: one whose process stopped long ago, one live.
+    expect((await counters.incrementIfFits(key, 0.25, 1e9, { id: 'stopped', expiresAt: 1, renewal: false })).admitted).toBe(true);
+    expect((await counters.incrementIfFits(key, 0.5, 1e9, { id: 'live', expiresAt: Date.now() + 60_000, renewal: false })).admitted).toBe(true);
+
+    const report = await reconcile({ workspaceId: gateway.bootstrap.workspaceId, from });
+    const budget = report.limits.compared.find((comparison) => comparison.limit === `provider @${setup.provider.slug} budget`)!;
+    expect(budget.leases).toEqual({ held: 0.5, reclaimed: 0.25 });
+    expect(budget.charged).toBe(sumUsd([before, 0.5]));
+    expect(report.differences).toContainEqual(expect.stringContaining('(live leases hold $0.5)'));
+    expect(formatReconcileReport(report)).toContain(`gave back 0.25 USD of leases whose process stopped: provider @${setup.provider.slug} budget`);
+    expect((await counters.leaseRecords(key)).map((record) => record.id)).toEqual(['live']);
+    // The live lease's holder gives it back as a gw process would.
+    expect(await counters.writeLease(key, { kind: 'give-back', id: 'live', unused: 0.5 }, 0)).toBe(true);
+    expect(await counters.leaseRecords(key)).toEqual([]);
+    expect(await counters.read(key, Date.now())).toBe(before);
   });
 });
