@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureConsoleBuilt } from '../../../scripts/build-console.js';
-import { launchChromium } from '../../support/browser.js';
+import { launchChromium, watchRequests } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 /** Signs the console at `consoleUrl` in with `credential`, from a clean session, and waits for its navigation. */
@@ -51,6 +51,7 @@ export function useSignedInConsole(options: ConsoleOptions, onStart: (started: C
     const [gateway, browser] = await Promise.all([startTestGateway({ ...options.env, GW_CONSOLE_DIR: build.dir }), launchChromium(), build.ready]);
     started = { gateway, browser, consoleDir: build.dir };
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options.page });
+    watchRequests(page);
     started.page = page;
     onStart(started as ConsoleUnderTest);
     await options.seed?.();
