@@ -10,8 +10,11 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 /** Signs the console at `consoleUrl` in with `credential`, from a clean session, and waits for its navigation. */
 export async function signInToConsole(page: Page, consoleUrl: string, credential: string): Promise<void> {
   await page.goto(consoleUrl);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
+  // A page that held a session starts over from a clean one; a fresh page has nothing to clear (one load saved).
+  if (await page.evaluate<boolean>('sessionStorage.length > 0')) {
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+  }
   await page.getByLabel('gw API key or JWT').fill(credential);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Pages' }).waitFor();
