@@ -196,14 +196,15 @@ describe('npm run cli -- bootstrap', () => {
   }, 60_000);
 
   it('answers bad usage with the usage text and exit code 2', async () => {
-    for (const args of [[], ['deploy'], ['bootstrap'], ['bootstrap', '--stack', 'gw', '--colour', 'blue'], ['bootstrap', '--stack', 'gw', '--name', 'Not A Slug']]) {
-      const run = await runCli(args);
-      expect(run.code, args.join(' ')).toBe(2);
-      expect(`${run.stdout}${run.stderr}`, args.join(' ')).toContain('Usage: npm run cli -- bootstrap');
-    }
-    expect((await runCli(['deploy'])).stderr).toMatch(/^Unknown command 'deploy'/);
-    expect((await runCli(['bootstrap'])).stderr).toMatch(/^bootstrap needs --stack <name> or --outputs-file <file>/);
-    // Seven CLI processes, each loading tsx: room for a busy CI machine (nothing here is timed).
+    const usages = [[], ['deploy'], ['bootstrap'], ['bootstrap', '--stack', 'gw', '--colour', 'blue'], ['bootstrap', '--stack', 'gw', '--name', 'Not A Slug']];
+    const runs = await Promise.all(usages.map((args) => runCli(args)));
+    usages.forEach((args, index) => {
+      expect(runs[index].code, args.join(' ')).toBe(2);
+      expect(`${runs[index].stdout}${runs[index].stderr}`, args.join(' ')).toContain('Usage: npm run cli -- bootstrap');
+    });
+    expect(runs[1].stderr).toMatch(/^Unknown command 'deploy'/);
+    expect(runs[2].stderr).toMatch(/^bootstrap needs --stack <name> or --outputs-file <file>/);
+    // Five CLI processes at once, each loading tsx: room for a busy CI machine (nothing here is timed).
   }, 120_000);
 
   it('says which stack does not exist, and where', async () => {
@@ -219,17 +220,16 @@ describe('npm run cli -- bootstrap', () => {
 
   it('refuses outputs that are not a gw stack, or an ambiguous outputs file, naming what is missing', async () => {
     const notGw = writeOutputsFile('other.json', { other: { BucketName: 'b' } });
-    const missing = await runCli(['bootstrap', '--outputs-file', notGw]);
+    const two = writeOutputsFile('two.json', { a: outputsFor('a'), b: outputsFor('b') });
+    const [missing, ambiguous, unreadable] = await Promise.all([notGw, two, join(workDir, 'absent.json')].map((file) => runCli(['bootstrap', '--outputs-file', file])));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('The stack outputs lack MainTableName, CacheTableName, LogsTableName, Region');
 
-    const two = writeOutputsFile('two.json', { a: outputsFor('a'), b: outputsFor('b') });
-    const ambiguous = await runCli(['bootstrap', '--outputs-file', two]);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain('holds several stacks (a, b): choose one with --stack');
 
-    const unreadable = await runCli(['bootstrap', '--outputs-file', join(workDir, 'absent.json')]);
     expect(unreadable.code).toBe(1);
     expect(unreadable.stderr).toMatch(/^Could not read .*absent\.json/);
-  });
+    // Three CLI processes at once, each loading tsx: room for a busy CI machine (nothing here is timed).
+  }, 60_000);
 });

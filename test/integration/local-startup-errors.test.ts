@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.js';
 import { watchGwStartup } from '../support/local-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gw-startup-errors-'));
 const consoleDir = join(scratch, 'console');
+// The console every gw below serves, built once before the cases, which then run side by side (each waits on gw
+// processes of its own).
+beforeAll(() => buildConsole(consoleDir), 120_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** `npm start`'s command with `env` over a quiet default environment. */
@@ -29,9 +32,8 @@ async function expectOneLineFailure(env: Record<string, string>): Promise<string
   return lines[0];
 }
 
-describe('start-up errors of the local gw: one clear line, no stack', () => {
+describe.concurrent('start-up errors of the local gw: one clear line, no stack', () => {
   it('a HOST that is no address', async () => {
-    await buildConsole(consoleDir);
     expect(await expectOneLineFailure({ HOST: '999.1.1.1' })).toContain('cannot listen on HOST=999.1.1.1');
   }, 120_000);
 

@@ -15,7 +15,7 @@ import { startMockUpstream, type MockUpstream } from '../../support/mock-upstrea
  * without the write scope sees each action disabled with the scope it lacks.
  */
 const SHOTS = 'test-results/console';
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 let gateway: TestGateway;
 let upstream: MockUpstream;
 let mcp: TestMcpServer;

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
+import { settled } from '../../support/browser.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { rateLimitPayload } from '../control-plane/policies-support.js';
 import { logRecord } from '../observability/log-engine-support.js';
@@ -37,7 +38,7 @@ async function api(method: string, path: string, body?: unknown): Promise<Record
 
 /** Injects axe (through the debugger, so the console's CSP still holds for the page itself) and lists violations. */
 async function violations(): Promise<string[]> {
-  await page.waitForLoadState('networkidle');
+  await settled(page);
   if (!(await page.evaluate<boolean>('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
   const found = await page.evaluate<AxeViolation[]>("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)");
   return found.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} [${n.failureSummary.replace(/\s+/g, ' ')}]`).join('; ')}`);

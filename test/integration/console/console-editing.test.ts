@@ -9,7 +9,7 @@ import { useSignedInConsole } from './console-support.js';
  * browser before sending, sent as the API defines (PATCH for MCP servers and deployments), and gw's 400 is shown
  * next to the form; the change is read back through the API.
  */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 let gateway: TestGateway;
 let mcp: TestMcpServer;
 let page: Page;

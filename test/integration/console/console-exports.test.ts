@@ -16,7 +16,7 @@ import { signInToConsole, useSignedInConsole } from './console-support.js';
  * keeps for the workspace (GET /v1/exports), so a fresh tab sees exports made elsewhere, page by page, and never
  * another workspace's.
  */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 let gateway: TestGateway;
 let browser: Browser;
 let page: Page;

@@ -18,7 +18,7 @@ import { useSignedInConsole } from './console-support.js';
  * rows shown, never an empty state, recovering when gw answers again.
  */
 const SHOTS = 'test-results/console';
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 const run = randomUUID().slice(0, 8);
 const COUNT = 240;
 let gateway: TestGateway;

@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-mounted-'));
 const STAGE = '/prod';
 let gateway: TestGateway;

@@ -12,7 +12,7 @@ import { signInToConsole, useSignedInConsole } from './console-support.js';
  * key or by workspace shows each group by its name, in the table and in the charts' line names, the id kept as the
  * cell's title.
  */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 50 });
 let gateway: TestGateway;
 let page: Page;
 let keyId: string;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { settled } from '../../support/browser.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useSignedInConsole } from './console-support.js';
 
@@ -9,7 +10,7 @@ import { useSignedInConsole } from './console-support.js';
  * page that takes the focus after navigation, a skip link that goes to the content (not to Logs), no 401 for a
  * favicon, and at phone width (390 px) a folding menu and no page that scrolls sideways.
  */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 const PAGES = ['logs', 'traces', 'analytics', 'playground', 'configs', 'prompts', 'guardrails', 'mcp', 'deployments', 'keys', 'providers', 'policies', 'exports', 'workspace', 'users', 'audit'];
 let gateway: TestGateway;
 let page: Page;
@@ -55,7 +56,7 @@ describe('the console frame, in Debian chromium', { timeout: 180_000 }, () => {
     for (const route of PAGES) {
       await page.goto(`${gateway.url}/console#/${route}`);
       await page.locator('h1').waitFor();
-      await page.waitForLoadState('networkidle');
+      await settled(page);
       expect(await nav.isVisible()).toBe(false);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, `${route} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);

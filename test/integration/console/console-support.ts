@@ -4,14 +4,17 @@ import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureConsoleBuilt } from '../../../scripts/build-console.js';
-import { launchChromium } from '../../support/browser.js';
+import { launchChromium, watchRequests } from '../../support/browser.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 /** Signs the console at `consoleUrl` in with `credential`, from a clean session, and waits for its navigation. */
 export async function signInToConsole(page: Page, consoleUrl: string, credential: string): Promise<void> {
   await page.goto(consoleUrl);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
+  // A page that held a session starts over from a clean one; a fresh page has nothing to clear (one load saved).
+  if (await page.evaluate<boolean>('sessionStorage.length > 0')) {
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+  }
   await page.getByLabel('gw API key or JWT').fill(credential);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Pages' }).waitFor();
@@ -51,6 +54,7 @@ export function useSignedInConsole(options: ConsoleOptions, onStart: (started: C
     const [gateway, browser] = await Promise.all([startTestGateway({ ...options.env, GW_CONSOLE_DIR: build.dir }), launchChromium(), build.ready]);
     started = { gateway, browser, consoleDir: build.dir };
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options.page });
+    watchRequests(page);
     started.page = page;
     onStart(started as ConsoleUnderTest);
     await options.seed?.();

@@ -12,7 +12,7 @@ import { useSignedInConsole } from './console-support.js';
  * instead of gw's. Each bad input shows gw's message on the page with no request made, and the API answers the same
  * input with a 400 carrying that very message.
  */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 200 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 50 });
 let gateway: TestGateway;
 let page: Page;
 const sent: Request[] = [];

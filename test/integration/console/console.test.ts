@@ -15,7 +15,7 @@ import { startMockUpstream, type MockUpstream } from '../../support/mock-upstrea
 
 const SHOTS = 'test-results/console';
 // The page updates asynchronously (and the machine may be busy): wait for what it shows, up to a bound.
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 const consoleDir = mkdtempSync(join(tmpdir(), 'gw-console-'));
 let built: Awaited<ReturnType<typeof buildConsole>>;
 let gateway: TestGateway;

@@ -5,6 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { requestRow } from '../../../shared/observability/engine/columns.js';
 import { logEngines } from '../../../shared/observability/engine/select.js';
+import { settled } from '../../support/browser.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
@@ -21,7 +22,7 @@ import { useSignedInConsole } from './console-support.js';
  * and axe finding no violation of any impact on every page the walk visits.
  */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 250 });
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 45_000, interval: 50 });
 const COUNT = 240;
 let gateway: TestGateway;
 let upstream: MockUpstream;
@@ -105,10 +106,9 @@ async function seed(): Promise<void> {
 
 /** axe-core on the page as it stands: every violation, whatever its impact. */
 async function axeViolations(page: Page): Promise<string[]> {
-  // A page with live refresh may never go network-idle on a loaded machine (the full run timed out here once):
-  // the page is loaded, and a short idle wait is enough for what it shows.
-  await page.waitForLoadState('load');
-  await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => undefined);
+  // The page has loaded and drawn what its requests brought (a page with live refresh may never go network-idle on
+  // a loaded machine: the full run timed out here once; settled gives up quietly after 5 s).
+  await settled(page);
   if (!(await page.evaluate<boolean>('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
   const found = await page.evaluate<Array<{ id: string; impact: string; nodes: { target: string[] }[] }>>("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)");
   return found.map((violation) => `${violation.id} (${violation.impact}) at ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`);

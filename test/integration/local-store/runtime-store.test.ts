@@ -118,7 +118,8 @@ describe('the runtime with its store in a child process', () => {
   });
 });
 
-describe('npm start with the store process', () => {
+// The cases below each wait on gw processes of their own (start-up, drain, exit): they run side by side.
+describe.concurrent('npm start with the store process', () => {
   it('Ctrl-C (SIGINT to the whole process group) mid-request: the store outlives the drain, the log is flushed, all exit', async () => {
     const dataDir = tempDir();
     // Errors are printed, so a record that went missing says why in the assertion below.
@@ -128,7 +129,8 @@ describe('npm start with the store process', () => {
     expect(storePid).toBeGreaterThan(0);
     const seen = upstream.requests.length;
     const inFlight = chat(url, 'sigint-in-flight', 'slow');
-    await until(() => upstream.requests.length > seen, 'the provider has the request');
+    // Its own request (model "slow"): the cases beside it send theirs to the same provider.
+    await until(() => upstream.requests.slice(seen).some((request) => (request.json as { model?: string } | undefined)?.model === 'slow'), 'the provider has the request');
     process.kill(-gw.pid, 'SIGINT');
     const response = await inFlight;
     expect(response.status).toBe(200);
@@ -151,7 +153,7 @@ describe('npm start with the store process', () => {
   }, 120_000);
 });
 
-describe('GW_DYNAMODB_ENDPOINT set before start', () => {
+describe.concurrent('GW_DYNAMODB_ENDPOINT set before start', () => {
   it('uses that store for tables and bootstrap (request logs stay in the DuckDB file), and no embedded store starts', async () => {
     process.env.GW_LOCAL_STORE = 'in-process';
     const external = await startEmbeddedStore(':memory:');
