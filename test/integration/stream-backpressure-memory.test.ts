@@ -55,7 +55,11 @@ function residentBytes(pid: number): number {
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
 }
 
-/** One streamed chat completion read to its end, `READ_BYTES` every `pauseMs`; resolves with the bytes read. */
+/**
+ * One streamed chat completion read to its end, `READ_BYTES` every `pauseMs`; resolves with the bytes read. A short
+ * answer (a stream that ended after 151 bytes was seen once on a loaded machine) fails with its status and first bytes,
+ * so the refusal or cut is named rather than counted.
+ */
 function slowStream(pauseMs = PAUSE_MS): Promise<number> {
   const target = new URL('/v1/chat/completions', url);
   return new Promise((resolve, reject) => {
@@ -63,12 +67,16 @@ function slowStream(pauseMs = PAUSE_MS): Promise<number> {
       { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'x-gw-api-key': KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-x' } },
       (response) => {
         let read = 0;
+        let head = '';
         response.pause();
-        response.once('end', () => resolve(read));
+        response.once('end', () => (read > STREAM_BYTES / 2 ? resolve(read) : reject(new Error(`a stream ended after ${read} bytes: status ${response.statusCode}, ${head}`))));
         response.once('error', reject);
         const step = () => {
           const chunk = response.read(READ_BYTES) ?? response.read();
-          if (chunk) read += (chunk as Buffer).length;
+          if (chunk) {
+            if (read === 0) head = (chunk as Buffer).subarray(0, 300).toString('utf8');
+            read += (chunk as Buffer).length;
+          }
           if (!response.readableEnded) setTimeout(step, pauseMs);
         };
         // 'end' is emitted only once the reader asked past the last byte, which the next step does.
