@@ -9,6 +9,7 @@ import { chargeLater, flushCharges } from './charge-buffer.js';
 import { takeReclaiming } from './lease-reclaim.js';
 import { writeRecordLater } from './lease-reports.js';
 import type { AmountAccount, AmountLease, EnforcementDependencies, LeaseRecords } from './types.js';
+import { nextRateWindow } from './windows.js';
 
 export type { AmountAccount, AmountLease } from './types.js';
 
@@ -121,16 +122,49 @@ export class AmountLeases {
     await flushCharges();
   }
 
-  /** Gives back the leases that expired or idled; renews those in use shortly before they expire. */
+  /**
+   * Gives back the leases that expired or idled; renews those in use shortly before they expire; and for those in
+   * use whose rate window ends shortly, takes the next window's lease, so a window's first requests do not each
+   * wait for its first write (the AWS-shaped bench saw 3 round trips on the minute under 3 policies).
+   */
   sweep(): void {
     const now = this.now();
     const idleMs = settings().GW_QUOTA_LEASE_IDLE_MS;
-    for (const lease of this.leases.values()) {
+    for (const lease of [...this.leases.values()]) {
       if (lease.renewing) continue;
-      if (lease.expiresAt <= now || now - lease.lastUsedAt >= idleMs) this.giveBack(lease);
-      else if (lease.expiresAt - now <= SWEEP_MS * 2 && lease.account.windowEnd > lease.expiresAt) this.renew(lease);
+      if (lease.expiresAt <= now || now - lease.lastUsedAt >= idleMs) {
+        this.giveBack(lease);
+        continue;
+      }
+      if (lease.expiresAt - now <= SWEEP_MS * 2 && lease.account.windowEnd > lease.expiresAt) this.renew(lease);
+      if (lease.account.windowEnd - now <= SWEEP_MS * 2) this.leaseNextWindow(lease, now);
     }
     if (this.leases.size === 0) this.stopSweeper();
+  }
+
+  /**
+   * Takes a lease on the next rate window's counter, sized like the current one, before the current window ends.
+   * Requests of the new window find it (or wait for its one write, like any lease being taken). Unused, it goes back
+   * at idle like any other.
+   */
+  private leaseNextWindow(lease: AmountLease, now: number): void {
+    const next = lease.account.nextWindow?.();
+    if (!next || this.leases.has(next.id) || this.acquiring.has(next.id)) return;
+    const estimate = lease.lastEstimate;
+    const shares = Math.min(Math.floor(next.limit / (LEASE_SHARE * estimate)), Math.max(lease.estimates, FIRST_LEASE), MAX_LEASE);
+    if (!(shares >= 2)) return;
+    const taking = this.acquire(next, estimate, shares, undefined, now)
+      .then((reserved) => {
+        // Nobody asked for it yet: the estimate set aside for a caller goes back into the lease.
+        if (reserved?.lease) reserved.lease.available = sumUsd([reserved.lease.available, estimate]);
+        return undefined;
+      })
+      .catch((error: unknown) => {
+        logger.warn('could not lease the next rate window ahead; its first request takes the lease', { error: error as Error });
+        return undefined;
+      })
+      .finally(() => this.acquiring.delete(next.id));
+    this.acquiring.set(next.id, taking);
   }
 
   private sharesFor(account: AmountAccount, estimate: number, lease: AmountLease | undefined): number {
@@ -283,6 +317,11 @@ export function counterAccount(key: CounterKey, limit: number, deps: Enforcement
     takeIfFits: (amount, lease) => takeReclaiming(() => deps.counters.incrementIfFits(key, amount, limit, lease), records, deps.now()),
     takeExact: (amount) => takeReclaiming(() => (fitsExactly ? deps.counters.incrementIfFits(key, amount, limit) : deps.counters.incrementBelow(key, amount, limit)), records, deps.now()),
     charge: (amount) => ({ kind: 'counter', key, amount }),
+    nextWindow: () => {
+      const cut = key.pk.lastIndexOf('#') + 1;
+      const next = nextRateWindow(key.pk.slice(cut));
+      return next ? counterAccount({ pk: `${key.pk.slice(0, cut)}${next.id}`, windowEnd: next.end }, limit, deps, fitsExactly) : undefined;
+    },
     records,
     deps,
   };

@@ -70,6 +70,8 @@ export interface AmountAccount {
   takeExact(amount: number): Promise<number | undefined>;
   /** The charge that adds `amount` (negative: gives back) to this counter. */
   charge(amount: number): Charge;
+  /** The same limit's counter of the next rate window (undefined: not a rate window, or its last). */
+  nextWindow?(): AmountAccount | undefined;
   /** The lease records on the counter's item (shared/store/lease-records.ts). */
   records: LeaseRecords;
   deps: EnforcementDependencies;

@@ -26,6 +26,18 @@ export function rateWindow(unit: PolicyUnit, now: number): CountingWindow {
 }
 
 /**
+ * The rate window right after the one `windowId` names (an id `rateWindow` made), or undefined for any other id (a
+ * usage limit's period): what a lease of the next window is taken on before the current one ends.
+ */
+export function nextRateWindow(windowId: string): CountingWindow | undefined {
+  const match = /^(rpm|rph|rpd)(\d+)$/.exec(windowId);
+  if (!match) return undefined;
+  const unit = match[1] as PolicyUnit;
+  const start = Number(match[2]) + UNIT_MS[unit];
+  return { id: `${unit}${start}`, start, end: start + UNIT_MS[unit] };
+}
+
+/**
  * The period of a usage limit that contains `now`: since ever (`none`), since Monday 00:00 UTC (`weekly`), or
  * since the 1st of the month 00:00 UTC (`monthly`). A new period is a new counter: usage "resets" by itself.
  */
