@@ -16,11 +16,12 @@ type Rule = [stage: string, test: (name: string, origin: string) => boolean];
 const ends = (name: string, ...files: string[]) => files.some((file) => name.includes(`/${file}:`) || name.includes(` ${file}:`));
 
 const RULES: Rule[] = [
-  ['start-up', (name) => /^(compileSourceTextModule|wrapSafe|compileForInternalLoader|dlopen|openDuckDb|startLocalServer|start) /.test(name) && !name.includes('/journal')],
+  // Module loading and top-level module code (line 1): the process starting, or a module loaded on first use.
+  ['start-up', (name) => /^(compileSourceTextModule|wrapSafe|compileForInternalLoader|dlopen|openDuckDb|startLocalServer|start) /.test(name) || /^\(anonymous\) .*:1$|^__exportStar /.test(name)],
   ['request log: DuckDB appends and commits (worker)', (name, origin) => origin.startsWith('@duckdb') || ends(name, 'transactional-writer.ts')],
   ['request log: journal read and JSON parse (worker)', (name) => ends(name, 'journal.ts') && name.startsWith('readJournal') || name.startsWith('readTail')],
   ['request log: row building (worker)', (name) => ends(name, 'batch-columns.ts', 'columns.ts')],
-  ['request log: journal writes (main)', (name) => ends(name, 'journal.ts', 'journal-sink.ts')],
+  ['request log: journal file calls (the writes on the main thread)', (name) => ends(name, 'journal.ts', 'journal-sink.ts')],
   ['request log: record, redaction, bodies (main)', (name) => ends(name, 'request-record.ts', 'request-log.ts', 'redact.ts', 'log-bodies.ts', 'log-record.ts', 'serialised-body.ts', 'answer-marker.ts', 'body-capture.ts')],
   ['log lines and metrics', (name, origin) => ends(name, 'request-line.ts', 'metrics.ts', 'logger.ts') || origin.startsWith('@aws-lambda-powertools')],
   ['store calls through the AWS SDK', (name, origin) => /^@(smithy|aws-sdk|aws-crypto)\//.test(origin) || ends(name, 'aws-operation-recorder.ts')],
