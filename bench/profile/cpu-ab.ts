@@ -39,6 +39,8 @@ function options(argv: string[]) {
     return { name, dir: resolve(dir), env: Object.fromEntries(settings.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) };
   });
   if (variants.length === 0) throw new Error('name at least one --variant NAME=DIR');
+  const request = values('--request')[0] ?? 'plain';
+  if (request !== 'plain' && request !== 'hit') throw new Error(`--request plain|hit, not ${request}`);
   const extraEnv = Object.fromEntries(values('--gw-env').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   return {
     variants,
@@ -48,7 +50,7 @@ function options(argv: string[]) {
     cpuProfileDir: values('--cpu-prof')[0],
     extraEnv,
     threads: argv.includes('--threads'),
-    request: (values('--request')[0] ?? 'plain') as 'plain' | 'hit',
+    request,
   };
 }
 
