@@ -32,7 +32,7 @@ interface Variant {
 }
 
 /** Creates the policy and the saved config; the two requests that use them. Throws when a part does not work. */
-async function setUp(context: PhaseContext, tenant: BenchTenant, adminKey: string): Promise<Variant[]> {
+export async function setUpFeatureLoad(context: Pick<PhaseContext, 'endpoints' | 'mock'>, tenant: BenchTenant, adminKey: string): Promise<Variant[]> {
   const { endpoints } = context;
   const scenario: ScenarioContext = { endpoints, adminKey, tenant, mockStats: () => context.mock.stats(), semanticPartitionEntries: 0, setupDeadlineMs: 10_000 };
   const notEnforced = await rateLimitsEnforced(scenario);
@@ -90,7 +90,7 @@ export async function measureFeatureThroughput(context: PhaseContext, tenant: Be
   let variants: Variant[];
   try {
     registry.assertAlive();
-    variants = await setUp(context, tenant, adminKey);
+    variants = await setUpFeatureLoad(context, tenant, adminKey);
   } catch (error) {
     context.errors.push(`${label}, setup: ${(error as Error).message}`);
     return [];

@@ -1,6 +1,6 @@
 /**
  * gw's CPU per request, A against B, interleaved: `npx tsx bench/profile/cpu-ab.ts --variant A=<dir> --variant B=<dir>
- * [--rounds 5] [--seconds 4] [--node <path>] [--cpu-prof <dir>] [--gw-env NAME=VALUE]`.
+ * [--rounds 5] [--seconds 4] [--node <path>] [--cpu-prof <dir>] [--gw-env NAME=VALUE] [--request plain|hit]`.
  *
  * Each variant is a checkout of gw (a worktree, or `git archive <commit> | tar -x -C <dir>` with a `node_modules`
  * link beside it). Its infra/local/main.ts is compiled ahead (bench/processes/compile-gw.ts) and started as the bench
@@ -11,6 +11,10 @@
  * gw's own process, and gw with its store process. Prints each round and the medians with their spread. The minimal
  * proxy (bench/mock/reference-proxy.ts) is measured the same way in every round: its CPU per request is the scale
  * of how much the machine's load inflates everyone's (77 µs on a quiet machine on 2026-11-27).
+ * `--threads` prints each round's CPU split by thread (thread-cpu.ts: the event loop, the DuckDB log worker and
+ * DuckDB's own threads, libuv, V8), the kernel's count rather than a profile's wall-clock samples.
+ * `--request hit` measures the features row instead of the plain one: one matching rate-limit policy, a saved config
+ * and a simple-cache hit (bench/phases/throughput-features.ts sets them up in each gw and proves the hit).
  * A tool for A/B investigations on a shared machine, not part of `npm run bench`.
  */
 import { join, resolve } from 'node:path';
@@ -20,6 +24,9 @@ import { BENCH_ADMIN_KEY, startGw, startMock, startReferenceProxy, type GwProces
 import { runLoad, type LoadResult } from '../measure/load.js';
 import { createBenchWorkspaceAndKey } from '../scenarios/tenant.js';
 import { gwChat, proxyChat } from '../scenarios/requests.js';
+import { setUpFeatureLoad } from '../phases/throughput-features.js';
+import type { ProbeRequest } from '../measure/http-probe.js';
+import { threadCpuMs, threadCpuPerRequest } from './thread-cpu.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -32,6 +39,8 @@ function options(argv: string[]) {
     return { name, dir: resolve(dir), env: Object.fromEntries(settings.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) };
   });
   if (variants.length === 0) throw new Error('name at least one --variant NAME=DIR');
+  const request = values('--request')[0] ?? 'plain';
+  if (request !== 'plain' && request !== 'hit') throw new Error(`--request plain|hit, not ${request}`);
   const extraEnv = Object.fromEntries(values('--gw-env').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   return {
     variants,
@@ -40,6 +49,8 @@ function options(argv: string[]) {
     node: values('--node')[0] ?? process.execPath,
     cpuProfileDir: values('--cpu-prof')[0],
     extraEnv,
+    threads: argv.includes('--threads'),
+    request,
   };
 }
 
@@ -47,6 +58,10 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const threadShares = (threads: Array<[string, number]>) => {
+  const total = threads.reduce((sum, [, micros]) => sum + micros, 0);
+  return threads.map(([name, micros]) => `${name} ${((100 * micros) / total).toFixed(1)} %`).join(', ');
 };
 const round = (value: number | undefined) => (value === undefined ? 'n/a' : Math.round(value).toLocaleString('en'));
 
@@ -60,7 +75,7 @@ async function main(): Promise<void> {
   try {
     const mock = await startMock(registry, ROOT);
     const proxy = await startReferenceProxy(registry, ROOT, mock.url);
-    const gws: Array<{ name: string; gw: GwProcess; key: string }> = [];
+    const gws: Array<{ name: string; gw: GwProcess; key: string; probe: ProbeRequest }> = [];
       const compiled = new Map<string, string>();
     for (const variant of opts.variants) {
       if (!compiled.has(variant.dir)) compiled.set(variant.dir, await compileGwForProfiling(registry, variant.dir, join(variant.dir, '.cpu-ab')));
@@ -68,19 +83,27 @@ async function main(): Promise<void> {
       const cpuProfileDir = opts.cpuProfileDir ? join(resolve(opts.cpuProfileDir), variant.name) : undefined;
       const gw = await startGw(registry, variant.dir, { compiledEntry, name: `gw ${variant.name}`, extraEnv: { ...opts.extraEnv, ...variant.env }, cpuProfileDir });
       const tenant = await createBenchWorkspaceAndKey(gw.url, BENCH_ADMIN_KEY);
-      gws.push({ name: variant.name, gw, key: tenant.apiKey });
+      const endpoints = { gwUrl: gw.url, mockUrl: mock.url, gwKey: tenant.apiKey };
+      const probe = opts.request === 'hit'
+        ? (await setUpFeatureLoad({ endpoints, mock }, tenant, BENCH_ADMIN_KEY))[0]!.request
+        : gwChat(endpoints, 'fast', false);
+      gws.push({ name: variant.name, gw, key: tenant.apiKey, probe });
     }
     const results = new Map<string, LoadResult[]>([...gws.map(({ name }): [string, LoadResult[]] => [name, []]), ['proxy', []]]);
-    const targets = [...gws.map(({ name, gw, key }) => ({ name, pid: gw.child.pid, probe: gwChat({ gwUrl: gw.url, mockUrl: mock.url, gwKey: key }, 'fast', false) }))];
+    const targets = [...gws.map(({ name, gw, probe }) => ({ name, pid: gw.child.pid, probe }))];
     targets.push({ name: 'proxy', pid: proxy.child.pid, probe: proxyChat({ gwUrl: '', mockUrl: mock.url, gwKey: '', proxyUrl: proxy.url }, 'fast', false) });
     for (let roundIndex = 0; roundIndex < opts.rounds; roundIndex++) {
       const order = targets.map((_, index) => targets[(index + roundIndex) % targets.length]!);
       for (const { name, pid, probe } of order) {
+        const threadsBefore = threadCpuMs(pid);
         const result = await runLoad(registry, ROOT, probe, { connections: 16, durationSeconds: opts.seconds, warmupSeconds: 1 }, pid);
+        // Over the warm-up and the measured run together, so per request only roughly: read it as shares.
+        const threads = threadCpuPerRequest(threadsBefore, threadCpuMs(pid), result.completed2xx);
         registry.assertAlive();
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
         results.get(name)!.push(result);
         console.log(`round ${roundIndex + 1} ${name.padEnd(8)} ${round(result.requestsPerSecond).padStart(6)} req/s  gw ${round(result.cpuMicrosPerRequestMain).padStart(6)} µs/req  with store ${round(result.cpuMicrosPerRequest).padStart(6)} µs/req`);
+        if (opts.threads) console.log(`  threads (shares of the process's CPU, warm-up included): ${threadShares(threads)}`);
       }
     }
     console.log(`\nmedians over ${opts.rounds} rounds (min–max), Node ${opts.node}`);

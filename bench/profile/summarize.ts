@@ -4,14 +4,14 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The parts of a V8 `.cpuprofile` (written by `node --cpu-prof`) this summary reads. */
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
   columnNumber: number;
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
   samples: number[];
   timeDeltas: number[];
@@ -71,7 +71,7 @@ interface ResolvedFrame {
  * Names frames by source file and line. A frame in a file that has a source map beside it (the compiled gw
  * of `--cpu-prof`) is mapped back to the original TypeScript file and line.
  */
-class FrameNames {
+export class FrameNames {
   private readonly maps = new Map<string, SourceMap | undefined>();
   private readonly cache = new Map<string, ResolvedFrame>();
 

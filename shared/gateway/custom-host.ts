@@ -16,6 +16,22 @@ export interface HostRules {
  * which also defeats DNS rebinding.
  */
 export function validateCustomHost(value: string, rules: HostRules): string {
+  // A saved config's host is checked on every request that uses it (issue #48): the answer depends only on the
+  // text and the rules, so accepted hosts are remembered (refusals are not: they throw a fresh error each time).
+  const memoKey = `${rules.allowLoopback ? 1 : 0}${rules.allowPrivate ? 1 : 0}${value}`;
+  const known = accepted.get(memoKey);
+  if (known !== undefined) return known;
+  const checked = checkCustomHost(value, rules);
+  if (accepted.size >= ACCEPTED_HOSTS) accepted.clear();
+  accepted.set(memoKey, checked);
+  return checked;
+}
+
+/** Accepted hosts remembered, at most this many (then forgotten all at once: a bound, not a cache policy). */
+const ACCEPTED_HOSTS = 1_000;
+const accepted = new Map<string, string>();
+
+function checkCustomHost(value: string, rules: HostRules): string {
   let url: URL;
   try {
     url = new URL(value);

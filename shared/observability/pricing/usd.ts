@@ -6,9 +6,14 @@
  */
 const SCALE_DIGITS = 10;
 const SCALE = 10n ** BigInt(SCALE_DIGITS);
+/** Whole amounts up to this many units are safe integers of USD: a plain number holds them exactly. */
+const MAX_WHOLE_UNITS = BigInt(Number.MAX_SAFE_INTEGER) * SCALE;
 
 /** A USD number → integer units of 1e-10 USD, read from its decimal form (rounded half away from zero past 10 digits). */
 export function usdToUnits(usd: number): bigint {
+  // Whole amounts (request counts and token counts of the limit counters, a zero cost) need no decimal text: the
+  // leases and settlement add them on every request.
+  if (Number.isSafeInteger(usd)) return BigInt(usd) * SCALE;
   if (!Number.isFinite(usd)) throw new RangeError(`not a finite USD amount: ${usd}`);
   const negative = usd < 0;
   const [whole, fraction = ''] = expandExponent(Math.abs(usd).toString()).split('.');
@@ -20,6 +25,7 @@ export function usdToUnits(usd: number): bigint {
 
 /** Integer units → the USD number nearest to them (whose shortest decimal form is the exact amount). */
 export function unitsToUsd(units: bigint): number {
+  if (units % SCALE === 0n && units <= MAX_WHOLE_UNITS && units >= -MAX_WHOLE_UNITS) return Number(units / SCALE);
   const negative = units < 0n;
   const magnitude = negative ? -units : units;
   const text = `${magnitude / SCALE}.${(magnitude % SCALE).toString().padStart(SCALE_DIGITS, '0')}`;
@@ -45,6 +51,8 @@ export function sumUsd(amounts: Iterable<number>): number {
 
 /** `a − b`, exactly (settlement: the real cost minus what was reserved). */
 export function subtractUsd(a: number, b: number): number {
+  // Whole numbers subtract exactly as numbers (a lease's request count minus one).
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(a - b)) return a - b || 0;
   return unitsToUsd(usdToUnits(a) - usdToUnits(b));
 }
 

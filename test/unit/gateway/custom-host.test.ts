@@ -27,6 +27,13 @@ describe('custom host rules', () => {
     expect(() => validateCustomHost(url, strict)).toThrow(reason);
   });
 
+  it('a host remembered as accepted under loose rules is still refused under strict ones (the memo keys on the rules)', () => {
+    expect(validateCustomHost('http://127.0.0.1:9/v1/', local)).toBe('http://127.0.0.1:9/v1');
+    expect(validateCustomHost('http://127.0.0.1:9/v1/', local)).toBe('http://127.0.0.1:9/v1');
+    expect(() => validateCustomHost('http://127.0.0.1:9/v1/', strict)).toThrow('loopback');
+    expect(() => validateCustomHost('http://127.0.0.1:9/v1/', strict)).toThrow('loopback');
+  });
+
   it('allows loopback only where the setting allows it, never metadata addresses', () => {
     expect(validateCustomHost('http://127.0.0.1:11434/v1', local)).toBe('http://127.0.0.1:11434/v1');
     expect(addressRefusal('169.254.169.254', { allowLoopback: true, allowPrivate: true })).toMatch(/always refused/);

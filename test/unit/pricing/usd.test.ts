@@ -35,4 +35,18 @@ describe('USD arithmetic in integer units of 1e-10 USD (cost sums without drift)
       }),
     );
   });
+
+  it('whole amounts (request and token counts) take the short path and agree with the decimal one', () => {
+    const whole = fc.integer({ min: -(2 ** 40), max: 2 ** 40 });
+    fc.assert(
+      fc.property(whole, whole, (a, b) => {
+        expect(usdToUnits(a)).toBe(decimalTextToUnits(String(a)));
+        expect(unitsToUsd(usdToUnits(a))).toBe(a === 0 ? 0 : a);
+        expect(subtractUsd(a, b)).toBe(unitsToUsd(decimalTextToUnits(String(a)) - decimalTextToUnits(String(b))));
+        expect(sumUsd([a, b, 0.25])).toBe(unitsToUsd(decimalTextToUnits(String(a)) + decimalTextToUnits(String(b)) + 2_500_000_000n));
+      }),
+    );
+    expect(Object.is(subtractUsd(-0, 0), 0)).toBe(true);
+    expect(unitsToUsd(BigInt(Number.MAX_SAFE_INTEGER) * 10n ** 10n + 10n ** 10n)).toBe(2 ** 53);
+  });
 });

@@ -1,4 +1,4 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { EngineTable } from '../types.js';
 import { BatchColumns, type Batch, type DuckDbValues } from './batch-columns.js';
 import type { JournalPosition } from './journal.js';
@@ -19,6 +19,12 @@ export const POSITION_TABLE_SQL = 'CREATE TABLE IF NOT EXISTS gw_journal_positio
 export class TransactionalWriter {
   private readonly appenders: Partial<Record<EngineTable, DuckDBAppender>> = {};
   private readonly columns: BatchColumns;
+  /**
+   * Once a committed pass has left the position's one row, later passes update it with one prepared statement
+   * instead of a DELETE and an INSERT parsed and planned each time (issue #48: a pass's fixed cost is paid every
+   * 500 ms whatever its size). Forgotten after a failure, which starts again from DELETE and INSERT.
+   */
+  private positionUpdate: DuckDBPreparedStatement | undefined;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -45,14 +51,24 @@ export class TransactionalWriter {
       // Few rows per pass (answers whose record is still on its way), so plain statements serve.
       for (const id of answers.remove) await this.connection.run('DELETE FROM gw_open_answers WHERE id = ?', [id]);
       for (const marker of answers.insert) await this.connection.run('INSERT INTO gw_open_answers VALUES (?, ?)', [marker.id, JSON.stringify(marker)]);
-      await this.connection.run('DELETE FROM gw_journal_position');
-      await this.connection.run('INSERT INTO gw_journal_position VALUES (?, ?)', [position.segment, position.offset]);
+      const update = this.positionUpdate;
+      if (update) {
+        update.bind([position.segment, position.offset]);
+        await update.run();
+      } else {
+        await this.connection.run('DELETE FROM gw_journal_position');
+        await this.connection.run('INSERT INTO gw_journal_position VALUES (?, ?)', [position.segment, position.offset]);
+      }
       await this.connection.run('COMMIT');
     } catch (error) {
       await this.connection.run('ROLLBACK').catch(() => undefined);
       this.dropAppenders();
+      this.positionUpdate = undefined;
       throw error;
     }
+    // The table now holds exactly one row: from here on, updating it says the same. Never a failure of this write
+    // (it is committed): without the statement the next pass deletes and inserts.
+    this.positionUpdate ??= await this.connection.prepare('UPDATE gw_journal_position SET segment = $1, "offset" = $2').catch(() => undefined);
   }
 
   close(): void {

@@ -14,13 +14,15 @@ export interface StartedWorker {
 }
 
 /**
- * Starts the DuckDB worker (worker-entry.mjs → worker.ts). No inherited execArgv: a preload of the main thread
- * (`--import` of a watchdog, a profiler) would run again in the worker, where process-wide hooks misfire (stdin
- * ends at once there); worker-entry.mjs loads what it needs.
+ * Starts the DuckDB worker (worker-entry.mjs → worker.ts). No inherited execArgv but `--cpu-prof*`: a preload of
+ * the main thread (`--import` of a watchdog, a profiler) would run again in the worker, where process-wide hooks
+ * misfire (stdin ends at once there); worker-entry.mjs loads what it needs. A CPU profile of the process (the
+ * bench's `--cpu-prof`) profiles the worker too, in a file of its own (issue #48's anatomy).
  */
 export function startWorker(options: WorkerOptions, onStatus: (status: WriterStatus) => void, onDeath: (error: Error) => void): StartedWorker {
   const module = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
-  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...options }, execArgv: [] });
+  const execArgv = process.execArgv.filter((flag) => flag.startsWith('--cpu-prof'));
+  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { module, ...options }, execArgv });
   let opened = false;
   const link = new WorkerLink(worker, onStatus, (error) => {
     // A worker that dies before it was ready is the start's failure (below), not a death to restart from.
