@@ -34,14 +34,18 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => gateway?.close());
 
+/** A lease holder on the real store with a clock of the test's own, its store takes counted. */
+function holderAt(start: number) {
+  const time = { now: start };
+  const counters = new CountedCounters();
+  const deps: EnforcementDependencies = { counters, budgets: new WorkspaceBudgetRepository(), snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: () => time.now };
+  return { time, counters, deps, holder: new AmountLeases(() => time.now), policy: `next-window-${randomUUID()}` };
+}
+
 describe('a lease of the next rate window', () => {
   it('is taken before the window ends while its lease is in use, so the new window\'s first request makes no store call (a new window waits for its first lease)', async () => {
     const window = rateWindow('rpm', Date.now());
-    let clock = window.end - 1_500;
-    const counters = new CountedCounters();
-    const deps: EnforcementDependencies = { counters, budgets: new WorkspaceBudgetRepository(), snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: () => clock };
-    const holder = new AmountLeases(() => clock);
-    const policy = `next-window-${randomUUID()}`;
+    const { time, counters, deps, holder, policy } = holderAt(window.end - 1_500);
     const keyOf = (of: { id: string; end: number }): CounterKey => ({ pk: counterKey(policy, 'rate', 'g', of.id), windowEnd: of.end });
     const current = counterAccount(keyOf(window), 1_000, deps);
 
@@ -57,7 +61,7 @@ describe('a lease of the next rate window', () => {
 
     // The new minute: its first requests reserve from that lease (4 units, like the current one), with no store call
     // of their own (two of them: a third would leave a quarter and renew, in the background).
-    clock = nextWindow.start + 10;
+    time.now = nextWindow.start + 10;
     for (let request = 0; request < 2; request++) expect(await holder.reserve(next, 1)).toMatchObject({ lease: expect.anything() });
     expect(counters.takes).toBe(takesBefore);
 
@@ -70,17 +74,13 @@ describe('a lease of the next rate window', () => {
 
   it('is not taken for a lease nobody uses any more, nor for a usage limit\'s period', async () => {
     const window = rateWindow('rpm', Date.now());
-    let clock = window.end - 30_000;
-    const counters = new CountedCounters();
-    const deps: EnforcementDependencies = { counters, budgets: new WorkspaceBudgetRepository(), snapshots: new EnforcementSnapshots(async () => ({ policies: [] })), now: () => clock };
-    const holder = new AmountLeases(() => clock);
-    const policy = `next-window-idle-${randomUUID()}`;
+    const { time, counters, deps, holder, policy } = holderAt(window.end - 30_000);
     const credit: CounterKey = { pk: counterKey(policy, 'credit', 'g', 'all'), windowEnd: Number.POSITIVE_INFINITY };
     expect(await holder.reserve(counterAccount(credit, 1_000, deps), 1)).toMatchObject({ lease: expect.anything() });
     const rate: CounterKey = { pk: counterKey(policy, 'rate', 'g', window.id), windowEnd: window.end };
     expect(await holder.reserve(counterAccount(rate, 1_000, deps), 1)).toMatchObject({ lease: expect.anything() });
     // Idle past GW_QUOTA_LEASE_IDLE_MS (15 s) when the window's end comes near: given back, nothing taken ahead.
-    clock = window.end - 1_000;
+    time.now = window.end - 1_000;
     holder.sweep();
     await holder.returnAll();
     await flushCharges();
