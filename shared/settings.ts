@@ -84,6 +84,9 @@ const SETTING_READERS = {
   GW_STREAM_IDLE_TIMEOUT_MS: positiveInteger(300_000),
   // Ceiling for a whole upstream call, kept under the Lambda timeout (15 min) so gw can still answer.
   GW_UPSTREAM_MAX_DURATION_MS: positiveInteger(870_000),
+  // Open connections to one provider origin at once; requests past it wait for a free one. On managed instances the
+  // stack raises it to the invocations one environment serves at once, so none of them queues behind the others.
+  GW_UPSTREAM_MAX_SOCKETS_PER_ORIGIN: positiveInteger(256),
 
   // Where credentials live: AWS Secrets Manager (names under <GW_SECRET_NAME_PREFIX>/) or, locally, an
   // AES-256-GCM encrypted file store in GW_LOCAL_SECRET_DIR.

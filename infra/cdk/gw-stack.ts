@@ -123,7 +123,12 @@ export class GwStack extends Stack {
         projectRoot: props.projectRoot,
         // On a capacity provider the gateway serves many invocations at once: its edge then flushes the after-path in
         // the background instead of at the end of each invocation (functions/lib/streaming-handler.ts).
-        environment: onInstances ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON' } : spec.name === 'gateway' ? classicGatewayEnvironment(environment) : environment,
+        // Each invocation in flight holds its own connection to its provider: as many per origin as it serves at once.
+        environment: onInstances
+          ? { ...environment, GW_CONCURRENT_INVOCATIONS: 'ON', GW_UPSTREAM_MAX_SOCKETS_PER_ORIGIN: String(Math.max(256, config.managedConcurrencyPerEnvironment)) }
+          : spec.name === 'gateway'
+            ? classicGatewayEnvironment(environment)
+            : environment,
         // An execution environment on managed instances has at least 2 GiB (one vCPU at 2 GiB per vCPU).
         memoryMb: onInstances ? Math.max(MANAGED_MIN_MEMORY_MB, config.memoryMb[spec.name] ?? 0) : config.memoryMb[spec.name],
         // Reserved concurrency is a classic-Lambda limit; on instances the capacity provider's scaling bounds it.

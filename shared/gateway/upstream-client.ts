@@ -37,7 +37,7 @@ function upstreamPool(): HttpPool {
   if (pool) return pool;
   const rules: HostRules = { allowLoopback: settings().GW_ALLOW_LOOPBACK_HOSTS, allowPrivate: settings().GW_ALLOW_PRIVATE_HOSTS };
   pool = new HttpPool({
-    maxSocketsPerOrigin: 256,
+    maxSocketsPerOrigin: settings().GW_UPSTREAM_MAX_SOCKETS_PER_ORIGIN,
     idleSocketMs: 30_000,
     lookup: checkedLookup(() => rules, (hostname, refusal) => `${hostname} resolves to a refused address: ${refusal}`),
   });

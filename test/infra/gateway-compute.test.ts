@@ -34,6 +34,8 @@ describe('gatewayCompute=managed-instances', () => {
     expect(gateway.PublishToLatestPublished).toBe(true);
     expect(gateway.MemorySize).toBeGreaterThanOrEqual(2048);
     expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_CONCURRENT_INVOCATIONS).toBe('ON');
+    // 96 per environment: the pool's own 256 connections per provider origin already cover them.
+    expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_UPSTREAM_MAX_SOCKETS_PER_ORIGIN).toBe('256');
     // Environments on instances keep running between invocations: their quota leases go back at idle.
     expect((gateway.Environment as { Variables: Record<string, unknown> }).Variables.GW_QUOTA_LEASES).toBeUndefined();
   });

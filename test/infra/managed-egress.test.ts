@@ -15,7 +15,12 @@ const ref = (value: unknown) => (value as { Ref?: string } | undefined)?.Ref;
 describe('managedEgress=nat-instance', () => {
   let template: Template;
   beforeAll(() => {
-    ({ template } = synthGwStack({ context: { gatewayCompute: 'managed-instances', managedEgress: 'nat-instance', natGateways: '2' } }));
+    ({ template } = synthGwStack({ context: { gatewayCompute: 'managed-instances', managedEgress: 'nat-instance', natGateways: '2', managedConcurrencyPerEnvironment: '512' } }));
+  });
+
+  it('lets the gateway open as many connections to one provider as the invocations an environment serves (the class: a pool cap that queued half of 512 requests in flight)', () => {
+    const variables = (functionProperties(template, 'gateway').Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.GW_UPSTREAM_MAX_SOCKETS_PER_ORIGIN).toBe('512');
   });
 
   it('gives the VPC NAT instances instead of NAT gateways (the class: a per-GB charge no option removed)', () => {
