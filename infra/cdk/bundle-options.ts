@@ -95,7 +95,9 @@ export const BUNDLE_BUDGET_KIB: Readonly<Record<string, number>> = {
   // The gateway is held to the 500 KiB aim again (round 4, third pass: 525.6 → 492.3 KiB): the OpenTelemetry API
   // and the span mapping load with the first OTLP export, Powertools Metrics with the first publish (after a
   // response), the guardrail checks with the first request that has one to run, the image-link fetcher with the
-  // first Bedrock call that prepares one.
+  // first Bedrock call that prepares one. Fourth pass: lease records and their reporting (crash-safe leases) took it
+  // to 505.9 KiB; the AWS-operation table (test-only), the health check, semantic caching, OTLP export, the local
+  // folder blob store and the terminal's request line now load on first use: 498.7 KiB.
 };
 
 export const DEFAULT_BUNDLE_BUDGET_KIB = 500;

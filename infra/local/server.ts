@@ -7,6 +7,8 @@ import type { ScheduledEvent } from 'aws-lambda';
 import type { BootstrapResult } from '../../shared/control-plane/bootstrap.js';
 import { isGatewayPath } from '../../shared/gateway/edge-routes.js';
 import { ThrowawayFolders } from '../../shared/throwaway-folders.js';
+import { formatPrettyRequestLine } from '../../shared/observability/pretty-request-line.js';
+import { usePrettyRequestLines } from '../../shared/observability/request-line.js';
 import { localLambdaContext } from './api-gateway-event.js';
 import { startEmbeddedStore, ensureTables, type EmbeddedStore } from './embedded-store.js';
 import { installLambdaShim } from './lambda-shim.js';
@@ -15,6 +17,9 @@ import { closeGracefully, trackInFlight, type CloseReport } from './graceful-clo
 import { readyGate } from './ready-gate.js';
 import { PortInUseError, startLocalReliability } from './reliability.js';
 import { LocalStartupError, unusableHostError } from './startup-errors.js';
+
+// The terminal's human request line is the local runtime's: a Lambda's cold start never loads it.
+usePrettyRequestLines(formatPrettyRequestLine);
 
 export interface LocalServerOptions {
   port?: number;

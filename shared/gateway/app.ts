@@ -13,7 +13,6 @@ import { handlerOnFirstRequest } from '../http/lazy-handler.js';
 import { registerDialectRoutes } from '../dialects/routes.js';
 import { registerPassthroughRoutes } from './passthrough/routes.js';
 import { registerBatchRoutes } from './batches/routes.js';
-import { healthHandler } from './health.js';
 import { readTraceId } from './request-options.js';
 import { gatewayHeaders } from './response-headers.js';
 import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
@@ -53,7 +52,8 @@ export function createGatewayApp(
   // Both are imported on their first request (shared/http/lazy-handler.ts).
   const mcp = handlerOnFirstRequest(async () => (await import('../mcp/gateway.js')).mcpGatewayHandler(authenticator));
   for (const method of ['POST', 'GET', 'DELETE']) router.on(method, '/v1/mcp/{server}', mcp);
-  router.on('GET', '/health', healthHandler(authenticator));
+  // Loaded with the first probe: a model call's cold start does not carry it.
+  router.on('GET', '/health', handlerOnFirstRequest(async () => (await import('./health.js')).healthHandler(authenticator)));
   // Prompt completions render a stored prompt, then run it through the very chat-completions route above.
   const chatCompletions = router.match('POST', '/v1/chat/completions').handler;
   router.on('POST', '/v1/prompts/{promptId}/completions', handlerOnFirstRequest(async () => (await import('./prompt-completions.js')).promptCompletionsHandler(authenticator, chatCompletions)));

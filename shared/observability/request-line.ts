@@ -2,7 +2,6 @@ import { onDrain } from './background.js';
 import { logger } from './logger.js';
 import { isoTime } from '../iso-time.js';
 import { settings } from '../settings.js';
-import { formatPrettyRequestLine } from './pretty-request-line.js';
 
 /** Powertools' threshold of INFO (LogLevelThreshold.INFO): a lower or equal level prints info lines. */
 const INFO_THRESHOLD = 12;
@@ -14,6 +13,15 @@ const MAX_WAITING = 256;
 let waiting: string[] = [];
 let timer: NodeJS.Timeout | undefined;
 let pretty: boolean | undefined;
+let prettyLine: ((now: number, fields: Record<string, unknown>) => string) | undefined;
+
+/**
+ * The local runtime's human line (pretty-request-line.ts), handed over when it starts (infra/local/server.ts): a
+ * Lambda never writes it, so its cold start never loads it. Without it a pretty terminal gets the JSON line.
+ */
+export function usePrettyRequestLines(format: (now: number, fields: Record<string, unknown>) => string): void {
+  prettyLine = format;
+}
 
 // A Lambda's drain (after its response) and the local runtime's shutdown write what waits.
 onDrain(async () => writeWaitingLines());
@@ -40,7 +48,7 @@ export function logRequestCompleted(fields: Record<string, unknown>): void {
   // environment on every call (~1 % of gw's main thread). A change of level shows from the next batch (≤ 50 ms).
   if (waiting.length === 0 && logger.level > INFO_THRESHOLD) return;
   const now = Date.now();
-  waiting.push(prettyLogFormat() ? formatPrettyRequestLine(now, fields) : `${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: isoTime(now), service: SERVICE, ...fields })}\n`);
+  waiting.push(prettyLine && prettyLogFormat() ? prettyLine(now, fields) : `${JSON.stringify({ level: 'INFO', message: 'request completed', timestamp: isoTime(now), service: SERVICE, ...fields })}\n`);
   if (waiting.length >= MAX_WAITING) writeWaitingLines();
   else timer ??= setTimeout(writeWaitingLines, WRITE_DELAY_MS).unref();
 }

@@ -2,7 +2,6 @@ import { logger } from './logger.js';
 import { storeBodies, type StoredBodies } from './log-bodies.js';
 import type { RequestLogRecord } from './log-record.js';
 import { recordRequestMetrics } from './metrics.js';
-import { exportRequestSpans, otlpExportConfigured } from './otlp-export.js';
 import { redact, type KnownCredentials } from './redact.js';
 import { writeRequestLog } from './request-log.js';
 import { settings } from '../settings.js';
@@ -31,14 +30,16 @@ export async function recordFinishedRequest(finished: FinishedRequest): Promise<
   // Metrics read counts, statuses, codes and provider names only: no text that could hold a credential.
   recordRequestMetrics(fields);
   const logged = settings().GW_REQUEST_LOGS;
-  if (!logged && !otlpExportConfigured()) return undefined;
+  // OTLP export (otlp-export.ts) is loaded only where an endpoint is set: not in the gateway's cold start.
+  const exported = Boolean(settings().OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (!logged && !exported) return undefined;
   // Redacted here, where the record is built, before any store or export sees it. The bodies are redacted apart
   // (storeBodies), once, and only when they are stored: OTLP never exports them.
   const redacted = redact(fields, credentials);
   const bodies = logged ? await bodiesToStore(finished, credentials) : NO_BODIES;
   const record: RequestLogRecord = merged(redacted, bodies);
   // Not called at all without an endpoint: each call chains promises on the (absent) tracer.
-  if (otlpExportConfigured()) exportRequestSpans(record);
+  if (exported) (await import('./otlp-export.js')).exportRequestSpans(record);
   if (logged) await writeRequestLog(record);
   return record;
 }

@@ -87,7 +87,8 @@ describe('AWS clients under the grant check', () => {
   it('fails the check on a call the function\'s role does not allow, whichever client sends it', async () => {
     const { s3StandIn, memoryObjects } = await import('../../shared/store/recording/stand-ins/s3-stand-in.js');
     const { secretsManagerStandIn, memorySecrets } = await import('../../shared/store/recording/stand-ins/secrets-manager-stand-in.js');
-    const s3Server = await wire.serveOnLoopback(s3StandIn({ buckets: { [hook.BLOB_STAND_IN_BUCKET]: memoryObjects() } }));
+    const { BLOB_STAND_IN_BUCKET } = await import('../../shared/store/recording/recorded-operations.js');
+    const s3Server = await wire.serveOnLoopback(s3StandIn({ buckets: { [BLOB_STAND_IN_BUCKET]: memoryObjects() } }));
     const secretsServer = await wire.serveOnLoopback(secretsManagerStandIn({ backing: memorySecrets() }));
     servers.push(s3Server, secretsServer);
     const s3 = hook.recordedClient(new S3Client({ region: 'us-east-1', endpoint: s3Server.url, forcePathStyle: true }), 's3');
@@ -96,7 +97,7 @@ describe('AWS clients under the grant check', () => {
 
     // A scheduled function listing the bucket, the gateway describing a secret (it may only read values) and putting
     // records into a delivery stream it has no grant for: each is a new call no statement allows.
-    await recorder.runAsFunction('expire-api-keys', () => s3.send(new ListObjectsV2Command({ Bucket: hook.BLOB_STAND_IN_BUCKET, Prefix: 'logs/' })));
+    await recorder.runAsFunction('expire-api-keys', () => s3.send(new ListObjectsV2Command({ Bucket: BLOB_STAND_IN_BUCKET, Prefix: 'logs/' })));
     await recorder.runAsFunction('gateway', async () => {
       await secrets.send(new DescribeSecretCommand({ SecretId: 'gw/virtual-keys/ws_1/vk_1' })).catch((error: Error) => expect(error.name).toBe('ResourceNotFoundException'));
       await firehose.send(new PutRecordBatchCommand({ DeliveryStreamName: 'gw-request-logs', Records: [{ Data: Buffer.from('{}') }] })).catch(() => undefined);

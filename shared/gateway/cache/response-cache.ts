@@ -6,7 +6,6 @@ import type { GatewayContext } from '../context.js';
 import type { CacheStatus } from '../attempt-types.js';
 import { exactCacheKey, semanticPartition, type TargetIdentity } from './cache-key.js';
 import { ResponseCacheStore } from './cache-store.js';
-import { conversationText, DEFAULT_SIMILARITY_THRESHOLD, embed, embeddingsLeaf } from './semantic.js';
 import { vectorIndexLoadedOnFirstUse } from './vector-index/lazy-vector-index.js';
 import type { VectorIndex } from './vector-index/types.js';
 
@@ -45,7 +44,8 @@ export class ResponseCache {
     const maxAge = cache.max_age ?? DEFAULT_CACHE_MAX_AGE_SECONDS;
     const semantic = cache.mode === 'semantic' && context.endpoint === 'chat';
     // Config errors (no embeddings model) must surface, so the embeddings target is resolved outside the guard.
-    const embeddingTarget = semantic ? embeddingsLeaf(leaf, identity.provider, cache, leafPath) : undefined;
+    // Semantic mode only: its embeddings code stays out of the gateway's cold start (test/infra/bundles.test.ts).
+    const embeddingTarget = semantic ? (await import('./semantic.js')).embeddingsLeaf(leaf, identity.provider, cache, leafPath) : undefined;
     // Only semantic mode pays for the partition hash.
     const scope = () => ({ workspaceId, partition: semanticPartition(keyInput) });
     const writer = (vector?: Float32Array) => (response: Record<string, unknown>) =>
@@ -83,7 +83,7 @@ export class ResponseCache {
 
       const vector = await this.embedConversation(context, embeddingTarget, body);
       // Semantic mode only: its exact check stays out of the gateway's cold start (test/infra/bundles.test.ts).
-      const { exactSimilarity, mayReach } = await import('./vector-index/exact-check.js');
+      const [{ exactSimilarity, mayReach }, { DEFAULT_SIMILARITY_THRESHOLD }] = await Promise.all([import('./vector-index/exact-check.js'), import('./semantic.js')]);
       const semanticScope = scope();
       const [best] = await this.index.query(semanticScope, vector);
       const threshold = cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
@@ -101,7 +101,8 @@ export class ResponseCache {
     }
   }
 
-  private embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {
+  private async embedConversation(context: GatewayContext, target: LeafSettings, body: OpenAIBody): Promise<Float32Array> {
+    const { embed, conversationText } = await import('./semantic.js');
     return embed(target, conversationText(body), context.options, context.principal.workspaceId, context.request);
   }
 }

@@ -1,7 +1,6 @@
 import { settings } from '../../settings.js';
 import { isRecordingAwsOperations } from '../recording/aws-operation-recorder.js';
 import type { BlobStore } from './blob-store.js';
-import { LocalFolderBlobStore } from './local-folder-blob-store.js';
 import type { S3BlobStoreOptions } from './s3-blob-store.js';
 
 let store: BlobStore | undefined;
@@ -14,7 +13,8 @@ export function blobStore(): BlobStore {
   // Test-only: the real S3 client against an S3 stand-in serving the same folder, so the recorder on the client sees
   // every S3 call the code makes (the grant check); never when deployed.
   else if (isRecordingAwsOperations()) store = loadedOnFirstUse(() => import('../recording/stand-ins/stores-over-stand-ins.js').then(({ s3BlobStoreOverFolder }) => s3BlobStoreOverFolder(GW_BLOB_DIR, AWS_REGION)));
-  else store = new LocalFolderBlobStore(GW_BLOB_DIR);
+  // Loaded on first use like the S3 store: a deployed gateway (blobs in S3) never carries the folder store.
+  else store = loadedOnFirstUse(() => import('./local-folder-blob-store.js').then(({ LocalFolderBlobStore }) => new LocalFolderBlobStore(GW_BLOB_DIR)));
   return store;
 }
 

@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { LocalFolderBlobStore } from '../../blobs/local-folder-blob-store.js';
 import type { SecretStore } from '../../secrets/secret-store.js';
-import { BLOB_STAND_IN_BUCKET } from '../sdk-recording-middleware.js';
+import { BLOB_STAND_IN_BUCKET } from '../recorded-operations.js';
 import { s3StandIn } from './s3-stand-in.js';
 import { secretsManagerStandIn } from './secrets-manager-stand-in.js';
 import { serveOnLoopback } from './wire.js';
