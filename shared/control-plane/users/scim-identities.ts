@@ -12,11 +12,11 @@ import type { ControlPlaneRequest, RouteRegistrar } from '../handler-types.js';
 import { applyIdentityAccess } from '../scim/identity-access.js';
 import { requireUserAdmin } from './service.js';
 
-const listQuerySchema = z.strictObject({
+export const scimIdentityListQuerySchema = z.strictObject({
   workspace_id: z.string().min(1).max(128).optional(),
   status: z.enum(['pending', 'linked']).optional(),
 });
-const linkSchema = z.strictObject({ user_id: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a user id').optional() });
+export const scimIdentityLinkSchema = z.strictObject({ user_id: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a user id').optional() });
 
 /**
  * What an organisation admin does with the users workspace-confined SCIM keys provisioned
@@ -29,7 +29,7 @@ export function registerScimIdentityRoutes(register: RouteRegistrar): void {
   register('GET', '/v1/admin/scim-identities', async (call) => {
     requireUserAdmin(call.principal);
     requireScope(call.principal, 'users:read');
-    const query = validate(listQuerySchema, call.request.query);
+    const query = validate(scimIdentityListQuerySchema, call.request.query);
     const identities = await new ScimIdentityRepository().list(call.principal.organisationId, query.workspace_id);
     const kept = identities.filter((identity) => query.status === undefined || statusOf(identity) === query.status).sort((a, b) => a.created_at.localeCompare(b.created_at));
     return jsonResponse(200, { object: 'list', data: kept.map(presentIdentity) });
@@ -38,7 +38,7 @@ export function registerScimIdentityRoutes(register: RouteRegistrar): void {
     audited(call, { action: 'scim.identity.link', resource_type: 'scim_identity', resource_id: call.params.id }, async () => {
       requireUserAdmin(call.principal);
       requireScope(call.principal, 'users:write');
-      const linked = await link(call, parseJsonBody(call.request, linkSchema).user_id);
+      const linked = await link(call, parseJsonBody(call.request, scimIdentityLinkSchema).user_id);
       return { value: jsonResponse(200, presentIdentity(linked)), resource_id: linked.id, workspace_id: linked.workspace_id, details: { user_id: linked.user_id } };
     }),
   );
