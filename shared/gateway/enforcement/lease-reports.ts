@@ -22,6 +22,10 @@ const works = new WeakMap<AmountLease, RecordWork>();
 /** Has the next flush write the lease's record: its report while held, its give-back once returned. */
 export function writeRecordLater(lease: AmountLease, urgent = false): void {
   if (lease.closed) return;
+  // Most reservations come from a lease whose record write is already due: the write reads the lease when it
+  // runs, so it covers them too, and asking again would only cost an entry lookup per request.
+  if (lease.recordDue && !urgent) return;
+  lease.recordDue = true;
   let work = works.get(lease);
   if (!work) {
     work = { run: (charge) => writeRecord(lease, charge) };
@@ -31,6 +35,8 @@ export function writeRecordLater(lease: AmountLease, urgent = false): void {
 }
 
 async function writeRecord(lease: AmountLease, charge: Charge | undefined): Promise<Charge | undefined> {
+  // Cleared before the lease is read: a reservation from here on asks for a write of its own.
+  lease.recordDue = false;
   // A renewal on its way adds to the record and to what is free: a give-back must count it.
   if (lease.renewing) await lease.renewing.catch(() => undefined);
   if (lease.closed) return charge;

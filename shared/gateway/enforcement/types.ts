@@ -113,4 +113,6 @@ export interface AmountLease {
   unused?: number;
   /** Its record is gone (given back, or reclaimed by another process): nothing more is written to it. */
   closed?: boolean;
+  /** A write of its record already waits for the next flush: later reservations need not ask for one again. */
+  recordDue?: boolean;
 }
