@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, ScheduledEvent } from 'aws-lambda';
 import { handler as expireApiKeys } from '../../../functions/expire-api-keys/handler.js';
 import { handler as restoreBudgets } from '../../../functions/restore-budgets/handler.js';
 import { localLambdaContext } from '../../../infra/local/api-gateway-event.js';
@@ -56,10 +56,12 @@ function runJob(name: string, handler: Job): Promise<unknown> {
   return handler(scheduledEvent(name, 'us-east-1'), localLambdaContext(`gw-${name}`, 120_000) as unknown as Context);
 }
 
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const forgedToken = () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+
 /** A control-plane request that writes one warning line: a token whose signature does not verify. */
 async function forgedTokenRequest(): Promise<void> {
-  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const token = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+  const token = forgedToken();
   const response = await fetch(`${gateway.url}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status).toBe(401);
   await response.text();
@@ -80,6 +82,39 @@ describe('each invocation’s log lines carry its own context', () => {
     expect(requestLines()).toHaveLength(1);
     expect(requestLines()[0]).not.toHaveProperty('function_name');
     expect(requestLines()[0]).not.toHaveProperty('function_request_id');
+  });
+
+  it('200 control-plane Lambda invocations at once in one process, interleaved with scheduled jobs: each line names its own invocation', async () => {
+    // As on Lambda Managed Instances: one worker, many invocations of the same handler at the same time.
+    type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }>;
+    // Loaded now: its app reads the settings, which the local runtime above has only now pointed at its store.
+    const { handler: controlPlane } = await import('../../../functions/control-plane/handler.js');
+    captureLogLines();
+    const invocations = Array.from({ length: 200 }, (_, index) => ({ traceId: `log-context-${index}`, context: localLambdaContext('gw-control-plane', 120_000) as unknown as Context }));
+    const event = (traceId: string): APIGatewayProxyEvent =>
+      ({
+        resource: '/{proxy+}', path: '/v1/workspaces', httpMethod: 'GET', headers: { authorization: `Bearer ${forgedToken()}`, 'x-gw-trace-id': traceId },
+        multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, stageVariables: null, body: null, isBase64Encoded: false,
+        requestContext: { requestId: traceId, stage: 'prod', identity: { sourceIp: '203.0.113.9' } } as APIGatewayProxyEvent['requestContext'],
+      }) as APIGatewayProxyEvent;
+    const runs: Array<Promise<unknown>> = [];
+    for (const [index, { traceId, context }] of invocations.entries()) {
+      runs.push((controlPlane as unknown as ProxyHandler)(event(traceId), context).then((result) => expect(result.statusCode).toBe(401)));
+      if (index % 20 === 0) for (const [name, handler] of JOBS) runs.push(runJob(name, handler));
+    }
+    await Promise.all(runs);
+
+    const requestIdOf = new Map(invocations.map(({ traceId, context }) => [traceId, context.awsRequestId]));
+    expect(requestLines()).toHaveLength(200);
+    for (const line of requestLines()) {
+      expect(line.function_name).toBe('gw-control-plane');
+      expect(line.function_request_id, String(line.trace_id)).toBe(requestIdOf.get(String(line.trace_id)));
+    }
+    for (const [name] of JOBS) {
+      expect(jobLines(name)).toHaveLength(10);
+      for (const line of jobLines(name)) expect(line.function_name).toBe(`gw-${name}`);
+      expect(new Set(jobLines(name).map((line) => line.function_request_id)).size).toBe(10);
+    }
   });
 
   it('jobs and requests running at the same time each keep their own context', async () => {
