@@ -32,6 +32,12 @@ describe('numbers beyond 2^53 in control-plane bodies', () => {
     { name: 'a usage limit credit', path: '/v1/policies/usage-limits', body: usageLimitPayload({ credit_limit: { type: 'cost', value: '__N__' } }), param: 'credit_limit.value' },
     { name: 'a config’s override_params seed', path: '/v1/configs', body: { name: 'seed', config: { provider: 'openai', override_params: { seed: '__N__' } } }, param: 'config.override_params.seed' },
     { name: 'a deployment config', path: '/v1/deployments', body: { name: 'big', slug: 'big-numbers', type: 'production', config: { provider: 'openai', override_params: { max_tokens: '__N__' } } }, param: 'config.override_params.max_tokens' },
+    // The check runs on the parsed body before any schema, so every resource gets it, whatever its fields.
+    { name: 'an API key’s rate limit', path: '/v1/api-keys', body: { name: 'big', type: 'service', scopes: ['logs:read'], rate_limits: [{ type: 'requests', unit: 'rpm', value: '__N__' }] }, param: 'rate_limits[0].value' },
+    { name: 'a virtual key’s usage limit', path: '/v1/virtual-keys', body: { name: 'big', provider: 'openai', credential: 'sk-big', usage_limits: { credit_limit: '__N__' } }, param: 'usage_limits.credit_limit' },
+    { name: 'a prompt’s parameter', path: '/v1/prompts', body: { name: 'big', template: 'Hi', parameters: { temperature: '__N__' } }, param: 'parameters.temperature' },
+    { name: 'a guardrail check’s setting', path: '/v1/guardrails', body: { name: 'big', checks: [{ id: 'default.wordCount', parameters: { maxWords: '__N__' } }] }, param: 'checks[0].parameters.maxWords' },
+    { name: 'a workspace budget', path: '/v1/workspaces', body: { name: 'big', budget: { limit: '__N__' } }, param: 'budget.limit' },
   ];
   for (const raw of ['9007199254740993', '1e16', '1e308', '-1e308', '9223372036854775808']) {
     for (const { name, path, body, param } of cases) {
