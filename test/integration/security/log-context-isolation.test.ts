@@ -4,8 +4,11 @@ import { handler as expireApiKeys } from '../../../functions/expire-api-keys/han
 import { handler as restoreBudgets } from '../../../functions/restore-budgets/handler.js';
 import { localLambdaContext } from '../../../infra/local/api-gateway-event.js';
 import { scheduledEvent } from '../../../infra/local/server.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { logger } from '../../../shared/observability/logger.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 
 /**
  * Log context of one job leaked into another (issue #43): the local runtime runs the scheduled functions in the
@@ -18,6 +21,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
  */
 const SECRET = 'a-shared-secret-of-at-least-32-characters!';
 let gateway: TestGateway;
+let upstream: MockUpstream;
 let lines: Array<Record<string, unknown>> = [];
 
 type Job = (event: ScheduledEvent, context: Context) => Promise<unknown>;
@@ -27,12 +31,14 @@ const JOBS: Array<[name: string, handler: Job]> = [
 ];
 
 beforeAll(async () => {
+  upstream = await startMockUpstream(openAIMockHandler());
   gateway = await startTestGateway({ GW_JWT_SECRET: SECRET, GW_LOCAL_SCHEDULE_INTERVAL_MS: '0' });
   // The suite runs silent (vitest.config.ts); these tests read the lines.
   logger.setLogLevel('INFO');
 });
 afterAll(async () => {
   await gateway?.close();
+  await upstream?.close();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -115,6 +121,31 @@ describe('each invocation’s log lines carry its own context', () => {
       for (const line of jobLines(name)) expect(line.function_name).toBe(`gw-${name}`);
       expect(new Set(jobLines(name).map((line) => line.function_request_id)).size).toBe(10);
     }
+  });
+
+  it('200 gateway requests at once through the local edge, interleaved with scheduled jobs: each line is its own request’s', async () => {
+    captureLogLines();
+    const traceIds = Array.from({ length: 200 }, (_, index) => `gateway-context-${index}`);
+    const runs: Array<Promise<unknown>> = [];
+    for (const [index, traceId] of traceIds.entries()) {
+      runs.push(
+        fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'x-gw-trace-id': traceId, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-upstream-0000' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Hi ${index}` }] }),
+        }).then(async (response) => expect((await response.text()) && response.status).toBe(200)),
+      );
+      if (index % 20 === 0) for (const [name, handler] of JOBS) runs.push(runJob(name, handler));
+    }
+    await Promise.all(runs);
+    await drainAllBackgroundWork();
+    const completed = lines.filter((line) => line.message === 'request completed' && traceIds.includes(String(line.trace_id)));
+    expect(completed.map((line) => line.trace_id).sort()).toEqual([...traceIds].sort());
+    for (const line of completed) {
+      expect(line).not.toHaveProperty('function_name');
+      expect(line).not.toHaveProperty('function_request_id');
+    }
+    for (const [name] of JOBS) expect(jobLines(name)).toHaveLength(10);
   });
 
   it('jobs and requests running at the same time each keep their own context', async () => {
