@@ -224,11 +224,18 @@ export type Settings = SettingsOf<typeof SETTING_READERS>;
 
 /** Checks across settings, once each one is valid on its own. */
 function crossSettingIssues(parsed: Settings): SettingIssue[] {
+  const issues: SettingIssue[] = [];
   // A switched-on proxy without an address would silently price nothing from it.
   if (parsed.MODEL_CONFIGS_PROXY_FETCH_ENABLED && !parsed.MODEL_CONFIGS_PROXY_URL) {
-    return [{ name: 'MODEL_CONFIGS_PROXY_URL', message: 'is required when MODEL_CONFIGS_PROXY_FETCH_ENABLED is ON' }];
+    issues.push({ name: 'MODEL_CONFIGS_PROXY_URL', message: 'is required when MODEL_CONFIGS_PROXY_FETCH_ENABLED is ON' });
   }
-  return [];
+  // TLS demanded of a plaintext store: refused with the settings, before anything (tables, health, secrets, blobs,
+  // the log engine) is reached; shared/store/store-tls.ts checks it again where a store client is built.
+  const tlsRequired = parsed.DB_SSL !== undefined && parsed.DB_SSL !== 'DISABLED' && parsed.DB_SSL !== 'PREFERRED';
+  if (tlsRequired && parsed.GW_DYNAMODB_ENDPOINT && new URL(parsed.GW_DYNAMODB_ENDPOINT).protocol === 'http:') {
+    issues.push({ name: 'DB_SSL', message: `${parsed.DB_SSL} needs an https GW_DYNAMODB_ENDPOINT, and it is http` });
+  }
+  return issues;
 }
 
 export class InvalidSettingsError extends Error {

@@ -1,7 +1,10 @@
 import { GatewayError, badRequest } from '../http/errors.js';
 import { assertJsonNesting } from '../http/json-nesting.js';
+import { assertStorableNumbers } from '../http/json-numbers.js';
 import type { Endpoint, OpenAIBody } from '../providers/types.js';
 import { merged } from '../merged.js';
+
+const OUTPUT_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -36,6 +39,10 @@ export function validateInferenceBody(endpoint: Endpoint, body: OpenAIBody, mode
   if (body.stream !== undefined && typeof body.stream !== 'boolean') {
     throw badRequest('invalid_stream', '`stream` must be a boolean', 'stream');
   }
+  // The output-token limits gw itself uses (the cost and token estimate reserved before the call) must be numbers it
+  // can use exactly, as the Messages and Responses codecs require of theirs; every other number (a `seed`, a tool
+  // schema's int64 `maximum`) is the provider's business and goes on as parsed.
+  for (const field of OUTPUT_TOKEN_FIELDS) assertStorableNumbers(body[field], field);
   if (endpoint === 'chat') {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       throw badRequest('missing_messages', '`messages` is required and must be a non-empty array', 'messages');

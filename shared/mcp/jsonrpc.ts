@@ -77,8 +77,18 @@ export const INVALID_REQUEST_CODE = -32600;
  * might otherwise crash on it or treat it in a way its authors never tested.
  */
 export function isJsonRpcBody(body: unknown): boolean {
-  const isMessage = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  return Array.isArray(body) ? body.length > 0 && body.every(isMessage) : isMessage(body);
+  return Array.isArray(body) ? body.length > 0 && body.every(isJsonRpcMessage) : isJsonRpcMessage(body);
+}
+
+/**
+ * A JSON-RPC 2.0 message a client may send: `"jsonrpc": "2.0"` and either a request or notification (a string
+ * `method`) or a response to the server's request (`result` or `error`). Anything else (`{}`, a 1.0 message, a
+ * numeric method) is gw's to refuse, not the server's to interpret.
+ */
+function isJsonRpcMessage(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  return message.jsonrpc === '2.0' && (typeof message.method === 'string' || 'result' in message || 'error' in message);
 }
 
 export function invalidRequestResponse(): JsonRpcErrorResponse {

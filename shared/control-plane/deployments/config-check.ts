@@ -1,6 +1,7 @@
 import { GatewayError } from '../../http/errors.js';
 import { configErrorFromZod } from '../../gateway/config/errors.js';
 import { configSchema } from '../../gateway/config/schema.js';
+import { assertPrintableConfigCredentials } from '../../gateway/config/credential-fields.js';
 import { buildRouteTree } from '../../gateway/config/target-tree.js';
 import { ConfigRepository } from '../../store/config-repository.js';
 import type { DeploymentConfig } from '../../store/deployment-repository.js';
@@ -21,6 +22,8 @@ export async function checkedDeploymentConfig(raw: Record<string, unknown>, conf
   if (!parsed.success) throw configErrorFromZod(parsed.error, raw);
   // The semantic checks the gateway runs on x-gw-config (strategies, target names, custom hosts).
   buildRouteTree(parsed.data, { azure: {}, vertex: {}, aws: {}, overrideParams: {} });
+  // As a saved config's: a credential no header can carry is a 400 here, not a 502 on every call through the deployment.
+  assertPrintableConfigCredentials(parsed.data);
   await refuseGatewayKeyCredentials(configCredentialFields(parsed.data));
   return { kind: 'inline', inline: raw };
 }

@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { NeutralRequest } from '../../http/types.js';
 import { ScimRepository, type ScimGroupRecord } from '../../store/scim-repository.js';
 import { jsonNestingDepth, MAX_JSON_NESTING } from '../../http/json-nesting.js';
+import { unstorableNumberMessage, unstorableNumberPath } from '../../http/json-numbers.js';
 import { ScimError } from './protocol.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -39,6 +40,9 @@ export function scimCall(principal: Principal, request: NeutralRequest, reposito
       } catch {
         throw new ScimError(400, 'invalidSyntax', 'The request body is not valid JSON', 'invalid_json');
       }
+      // Like every control-plane body (shared/http/json-numbers.ts): a number the store cannot hold is a 400, not a 500.
+      const unstorable = unstorableNumberPath(raw);
+      if (unstorable !== undefined) throw new ScimError(400, 'invalidValue', unstorableNumberMessage(unstorable), 'invalid_number');
       if (!schema) return raw as never;
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {

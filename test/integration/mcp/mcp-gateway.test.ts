@@ -179,9 +179,14 @@ describe('JSON responses and batches', () => {
     expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
-  it('refuses bodies that are JSON but no JSON-RPC object or batch (null, scalars, empty or scalar batches) at gw: the server never sees them', async () => {
+  it('refuses bodies that are JSON but no JSON-RPC 2.0 message or batch (null, scalars, empty or scalar batches, no or another jsonrpc, no method) at gw: the server never sees them', async () => {
     const before = json.received.length;
-    for (const body of ['null', '1', '"tools/list"', 'true', '[]', '[null]', '[1,{"jsonrpc":"2.0","id":1,"method":"tools/list"}]']) {
+    const messages = [
+      'null', '1', '"tools/list"', 'true', '[]', '[null]', '[1,{"jsonrpc":"2.0","id":1,"method":"tools/list"}]',
+      '{}', '{"id":1,"method":"tools/list"}', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":5}',
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"id":2,"method":"tools/list"}]',
+    ];
+    for (const body of messages) {
       const reply = await rawPost('/v1/mcp/json-tools', invoker, body);
       expect({ body, status: reply.status }).toEqual({ body, status: 400 });
       expect(await reply.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });

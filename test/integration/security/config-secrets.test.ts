@@ -212,6 +212,31 @@ describe('credentials with control characters', () => {
   });
 });
 
+describe('credentials no header can carry, on every resource that stores one, at creation and on update', () => {
+  it('refuses them in a deployment’s inline config (created or patched), a saved config’s new version, and a virtual key’s, integration’s or MCP server’s update', async () => {
+    const emoji = 'sk-🔑';
+    const config = (api_key: string) => ({ provider: 'openai', api_key });
+    expectError(await api(gateway, 'POST', '/v1/deployments', { body: { name: 'emoji', slug: 'emoji-deployment', type: 'production', config: config(emoji) } }), 400, 'invalid_credential', { param: 'config.api_key' });
+    const deployment = await api<{ id: string }>(gateway, 'POST', '/v1/deployments', { body: { name: 'fine', slug: 'fine-deployment', type: 'production', config: config('sk-fine') } });
+    expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
+    expectError(await api(gateway, 'PATCH', `/v1/deployments/${deployment.body.id}`, { body: { config: { strategy: { mode: 'fallback' }, targets: [config('sk-fine'), config(emoji)] } } }), 400, 'invalid_credential', { param: 'config.targets[1].api_key' });
+
+    const saved = await api<{ id: string }>(gateway, 'POST', '/v1/configs', { body: { name: 'fine', config: config('sk-fine') } });
+    expectError(await api(gateway, 'PUT', `/v1/configs/${saved.body.id}`, { body: { config: config(emoji) } }), 400, 'invalid_credential', { param: 'config.api_key' });
+
+    const created: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
+      ['/v1/virtual-keys', { name: 'fine', provider: 'openai', credential: 'sk-fine' }, { credential: emoji }, 'credential'],
+      ['/v1/integrations', { name: 'fine', slug: 'fine-int', provider: 'openai', credential: 'sk-fine' }, { credential: emoji }, 'credential'],
+      ['/v1/mcp-servers', { name: 'fine', url: 'https://mcp.example.com/mcp', auth: { type: 'bearer', token: 'tok' } }, { auth: { type: 'header', name: 'x-key', value: emoji } }, 'auth.value'],
+    ];
+    for (const [path, body, update, param] of created) {
+      const reply = await api<{ id: string }>(gateway, 'POST', path, { body });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      expectError(await api(gateway, 'PATCH', `${path}/${reply.body.id}`, { body: update }), 400, 'invalid_request', { param });
+    }
+  });
+});
+
 /** JSON with every non-ASCII character escaped (`\ud83d…`): how a client puts such a value in a header at all. */
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -1,11 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, ScheduledEvent } from 'aws-lambda';
 import { handler as expireApiKeys } from '../../../functions/expire-api-keys/handler.js';
 import { handler as restoreBudgets } from '../../../functions/restore-budgets/handler.js';
 import { localLambdaContext } from '../../../infra/local/api-gateway-event.js';
 import { scheduledEvent } from '../../../infra/local/server.js';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { logger } from '../../../shared/observability/logger.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { openAIMockHandler } from '../../support/mock-openai.js';
+import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 
 /**
  * Log context of one job leaked into another (issue #43): the local runtime runs the scheduled functions in the
@@ -18,6 +21,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
  */
 const SECRET = 'a-shared-secret-of-at-least-32-characters!';
 let gateway: TestGateway;
+let upstream: MockUpstream;
 let lines: Array<Record<string, unknown>> = [];
 
 type Job = (event: ScheduledEvent, context: Context) => Promise<unknown>;
@@ -27,12 +31,14 @@ const JOBS: Array<[name: string, handler: Job]> = [
 ];
 
 beforeAll(async () => {
+  upstream = await startMockUpstream(openAIMockHandler());
   gateway = await startTestGateway({ GW_JWT_SECRET: SECRET, GW_LOCAL_SCHEDULE_INTERVAL_MS: '0' });
   // The suite runs silent (vitest.config.ts); these tests read the lines.
   logger.setLogLevel('INFO');
 });
 afterAll(async () => {
   await gateway?.close();
+  await upstream?.close();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -56,10 +62,12 @@ function runJob(name: string, handler: Job): Promise<unknown> {
   return handler(scheduledEvent(name, 'us-east-1'), localLambdaContext(`gw-${name}`, 120_000) as unknown as Context);
 }
 
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const forgedToken = () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+
 /** A control-plane request that writes one warning line: a token whose signature does not verify. */
 async function forgedTokenRequest(): Promise<void> {
-  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const token = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+  const token = forgedToken();
   const response = await fetch(`${gateway.url}/v1/workspaces`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status).toBe(401);
   await response.text();
@@ -80,6 +88,64 @@ describe('each invocation’s log lines carry its own context', () => {
     expect(requestLines()).toHaveLength(1);
     expect(requestLines()[0]).not.toHaveProperty('function_name');
     expect(requestLines()[0]).not.toHaveProperty('function_request_id');
+  });
+
+  it('200 control-plane Lambda invocations at once in one process, interleaved with scheduled jobs: each line names its own invocation', async () => {
+    // As on Lambda Managed Instances: one worker, many invocations of the same handler at the same time.
+    type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }>;
+    // Loaded now: its app reads the settings, which the local runtime above has only now pointed at its store.
+    const { handler: controlPlane } = await import('../../../functions/control-plane/handler.js');
+    captureLogLines();
+    const invocations = Array.from({ length: 200 }, (_, index) => ({ traceId: `log-context-${index}`, context: localLambdaContext('gw-control-plane', 120_000) as unknown as Context }));
+    const event = (traceId: string): APIGatewayProxyEvent =>
+      ({
+        resource: '/{proxy+}', path: '/v1/workspaces', httpMethod: 'GET', headers: { authorization: `Bearer ${forgedToken()}`, 'x-gw-trace-id': traceId },
+        multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, stageVariables: null, body: null, isBase64Encoded: false,
+        requestContext: { requestId: traceId, stage: 'prod', identity: { sourceIp: '203.0.113.9' } } as APIGatewayProxyEvent['requestContext'],
+      }) as APIGatewayProxyEvent;
+    const runs: Array<Promise<unknown>> = [];
+    for (const [index, { traceId, context }] of invocations.entries()) {
+      runs.push((controlPlane as unknown as ProxyHandler)(event(traceId), context).then((result) => expect(result.statusCode).toBe(401)));
+      if (index % 20 === 0) for (const [name, handler] of JOBS) runs.push(runJob(name, handler));
+    }
+    await Promise.all(runs);
+
+    const requestIdOf = new Map(invocations.map(({ traceId, context }) => [traceId, context.awsRequestId]));
+    expect(requestLines()).toHaveLength(200);
+    for (const line of requestLines()) {
+      expect(line.function_name).toBe('gw-control-plane');
+      expect(line.function_request_id, String(line.trace_id)).toBe(requestIdOf.get(String(line.trace_id)));
+    }
+    for (const [name] of JOBS) {
+      expect(jobLines(name)).toHaveLength(10);
+      for (const line of jobLines(name)) expect(line.function_name).toBe(`gw-${name}`);
+      expect(new Set(jobLines(name).map((line) => line.function_request_id)).size).toBe(10);
+    }
+  });
+
+  it('200 gateway requests at once through the local edge, interleaved with scheduled jobs: each line is its own request’s', async () => {
+    captureLogLines();
+    const traceIds = Array.from({ length: 200 }, (_, index) => `gateway-context-${index}`);
+    const runs: Array<Promise<unknown>> = [];
+    for (const [index, traceId] of traceIds.entries()) {
+      runs.push(
+        fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'x-gw-trace-id': traceId, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-upstream-0000' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Hi ${index}` }] }),
+        }).then(async (response) => expect((await response.text()) && response.status).toBe(200)),
+      );
+      if (index % 20 === 0) for (const [name, handler] of JOBS) runs.push(runJob(name, handler));
+    }
+    await Promise.all(runs);
+    await drainAllBackgroundWork();
+    const completed = lines.filter((line) => line.message === 'request completed' && traceIds.includes(String(line.trace_id)));
+    expect(completed.map((line) => line.trace_id).sort()).toEqual([...traceIds].sort());
+    for (const line of completed) {
+      expect(line).not.toHaveProperty('function_name');
+      expect(line).not.toHaveProperty('function_request_id');
+    }
+    for (const [name] of JOBS) expect(jobLines(name)).toHaveLength(10);
   });
 
   it('jobs and requests running at the same time each keep their own context', async () => {

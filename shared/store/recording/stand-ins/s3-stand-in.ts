@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unimplementedS3Operation } from './s3-operations.js';
 import { accessKeyIdOf, readBody, type StandInAuthorizer } from './wire.js';
 
 /**
@@ -8,7 +9,8 @@ import { accessKeyIdOf, readBody, type StandInAuthorizer } from './wire.js';
  *   bucket; without that permission S3 answers 403 `AccessDenied`, so as not to reveal whether the key exists;
  * - an action the caller's policy does not allow is 403 `AccessDenied`;
  * - a conditional PUT (`If-None-Match: *`) of a key that exists is 412 `PreconditionFailed`;
- * - an operation it does not implement is 501 `NotImplemented` (the recorder has already seen it).
+ * - an operation it does not implement is authorised first, as IAM would (s3-operations.ts names its action), and
+ *   then 501 `NotImplemented`: an ungranted one is a recorded denial, whether or not the code swallows the error.
  */
 export interface ObjectBacking {
   get(key: string): Promise<Buffer | undefined>;
@@ -71,9 +73,15 @@ async function handle(options: S3StandInOptions, request: IncomingMessage, respo
   const method = request.method ?? 'GET';
   const head = method === 'HEAD';
   const body = await readBody(request);
+  const principal = accessKeyIdOf(request.headers.authorization, url.searchParams);
+  const unimplemented = unimplementedS3Operation(method, bucket, key, url.searchParams, request.headers, body);
+  if (unimplemented && (bucket === '' || options.buckets[bucket])) {
+    const denied = unimplemented.permissions.some(({ action, resource }) => options.authorize && !options.authorize(principal, action, resource));
+    if (denied) return sendError(response, 403, 'AccessDenied', 'Access Denied', head);
+    return sendError(response, 501, 'NotImplemented', `${unimplemented.name} is not implemented by this stand-in`, head);
+  }
   const backing = options.buckets[bucket];
   if (!backing) return sendError(response, 404, 'NoSuchBucket', 'The specified bucket does not exist', head);
-  const principal = accessKeyIdOf(request.headers.authorization, url.searchParams);
   const allowed = (action: string, onObject: boolean) =>
     options.authorize ? options.authorize(principal, `s3:${action}`, onObject ? `arn:aws:s3:::${bucket}/${key}` : `arn:aws:s3:::${bucket}`) : true;
 
