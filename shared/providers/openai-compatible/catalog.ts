@@ -22,6 +22,8 @@ export interface OpenAICompatibleProvider {
   query?: Record<string, string>;
   /** The provider's stream puts usage inside its last choice (Moonshot); gw moves it to the chunk's top level. */
   usageInChoice?: boolean;
+  /** The provider reports cache hits as `usage.cached_tokens` (Moonshot); gw moves them to `prompt_tokens_details`. */
+  cachedTokensAtTop?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
   { slug: 'hyperbolic', baseUrl: 'https://api.hyperbolic.xyz/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
   { slug: 'lambda', aliases: ['lambda-ai'], baseUrl: 'https://api.lambda.ai/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
   // Moonshot, Zhipu, MiniMax and AI21 report usage in their last chunk on their own; stream_options is not theirs.
-  { slug: 'moonshot', aliases: ['moonshot-ai', 'kimi'], baseUrl: 'https://api.moonshot.ai/v1', endpoints: ['chat'], acceptsStreamOptions: false, usageInChoice: true },
+  { slug: 'moonshot', aliases: ['moonshot-ai', 'kimi'], baseUrl: 'https://api.moonshot.ai/v1', endpoints: ['chat'], acceptsStreamOptions: false, usageInChoice: true, cachedTokensAtTop: true },
   // DashScope (Qwen) has an international (Singapore) and a mainland-China host; one slug each.
   { slug: 'dashscope', aliases: ['alibaba', 'qwen'], baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },
   { slug: 'dashscope-cn', aliases: ['alibaba-cn'], baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },

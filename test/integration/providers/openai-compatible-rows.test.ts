@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { OPENAI_COMPATIBLE_PROVIDERS } from '../../../shared/providers/openai-compatible/catalog.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { useGatewayWithUpstream } from '../../support/harness.js';
+import { sse, type MockUpstream } from '../../support/mock-upstream.js';
+import { requestLogsOfTrace } from '../../support/request-logs.js';
+
+// Issue #47: every OpenAI-compatible row (the hosted providers, the per-account ones, the self-hosted servers) through
+// the real local gw over HTTP against a mock provider at x-gw-custom-host. One table-driven case per behaviour the
+// rows share: tools and structured output reach the provider as the client wrote them, the answer's tool calls and
+// its usage (cached and reasoning tokens) come back and are metered, a stream of tool-call deltas is relayed with its
+// usage, and an OpenAI-style error keeps its status, message and body. Each row's own quirk (auth header, fixed
+// query, where its stream usage sits) is asserted by the same cases, from the row's documented behaviour.
+
+let gateway: TestGateway;
+let upstream: MockUpstream;
+useGatewayWithUpstream(
+  () => ({ status: 500, json: {} }),
+  (started) => ({ gateway, upstream } = started),
+);
+
+const ROWS = OPENAI_COMPATIBLE_PROVIDERS.filter((row) => row.endpoints.includes('chat')).map((row) => [row.slug, row] as const);
+
+const TOOLS = [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } }];
+const RESPONSE_FORMAT = { type: 'json_schema', json_schema: { name: 'weather', strict: true, schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } };
+const REQUEST = { model: 'some-model', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: TOOLS, tool_choice: 'auto', parallel_tool_calls: false, response_format: RESPONSE_FORMAT, temperature: 0.2 };
+const TOOL_CALL = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+
+function headers(slug: string, trace: string): Record<string, string> {
+  return { 'x-gw-provider': slug, 'x-gw-custom-host': `${upstream.url}/v1`, authorization: 'Bearer provider-token', 'x-gw-trace-id': trace, 'x-gw-config': JSON.stringify({ retry: { attempts: 0 } }) };
+}
+
+/** The row's documented credential header and fixed query, as the mock must see them. */
+function expectAuth(row: (typeof OPENAI_COMPATIBLE_PROVIDERS)[number]): void {
+  const seen = upstream.requests.at(-1)!;
+  if (row.authHeader) {
+    expect(seen.headers[row.authHeader]).toBe('provider-token');
+    expect(seen.headers.authorization).toBeUndefined();
+  } else {
+    expect(seen.headers.authorization).toBe('Bearer provider-token');
+  }
+  for (const [name, value] of Object.entries(row.query ?? {})) expect(seen.query.get(name)).toBe(value);
+}
+
+async function loggedUsage(trace: string): Promise<Record<string, unknown> | null | undefined> {
+  await drainAllBackgroundWork();
+  return (await requestLogsOfTrace(trace))[0]?.usage as Record<string, unknown> | null | undefined;
+}
+
+describe('every OpenAI-compatible row through gw (recorded fixtures, issue #47)', () => {
+  it.each(ROWS)('tools and structured output: %s gets them as written, its tool calls and cached/reasoning usage come back and are logged', async (slug, row) => {
+    upstream.setHandler(() => ({
+      json: {
+        id: 'chatcmpl-1', object: 'chat.completion', created: 1735120033, model: 'some-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [TOOL_CALL] }, finish_reason: 'tool_calls' }],
+        usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160, prompt_tokens_details: { cached_tokens: 64 }, completion_tokens_details: { reasoning_tokens: 25 } },
+      },
+    }));
+    const trace = `rows-json-${slug}`;
+    const response = await gateway.post('/v1/chat/completions', REQUEST, headers(slug, trace));
+    const body = (await response.json()) as { choices: Array<{ message: { tool_calls: unknown[] }; finish_reason: string }>; usage: Record<string, unknown> };
+    expect(response.status).toBe(200);
+    expect(upstream.requests.at(-1)!.path).toBe('/v1/chat/completions');
+    expect(upstream.requests.at(-1)!.json).toEqual(REQUEST);
+    expectAuth(row);
+    expect(body.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { tool_calls: [TOOL_CALL] } });
+    expect(body.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 64 }, completion_tokens_details: { reasoning_tokens: 25 } });
+    expect(await loggedUsage(trace)).toMatchObject({ prompt_tokens: 120, completion_tokens: 40, cached_tokens: 64, reasoning_tokens: 25 });
+  });
+
+  it.each(ROWS)('stream with tool calls: %s streams tool-call deltas, usage where the row reports it, and [DONE]', async (slug, row) => {
+    const base = { id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1, model: 'some-model' };
+    const usage = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, completion_tokens_details: { reasoning_tokens: 5 } };
+    upstream.setHandler(() => ({
+      chunks: sse(
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, ...TOOL_CALL, function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }, finish_reason: null }] },
+        // Rows that take stream_options send usage in a last chunk without choices; the others in their finish chunk
+        // (Moonshot inside the finish choice itself).
+        row.acceptsStreamOptions
+          ? { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }
+          : { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', ...(row.usageInChoice ? { usage } : {}) }], ...(row.usageInChoice ? {} : { usage }) },
+        ...(row.acceptsStreamOptions ? [{ ...base, choices: [], usage }] : []),
+        '[DONE]',
+      ),
+    }));
+    const trace = `rows-stream-${slug}`;
+    const response = await gateway.post('/v1/chat/completions', { ...REQUEST, stream: true, stream_options: { include_usage: true } }, headers(slug, trace));
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expectAuth(row);
+    expect(upstream.requests.at(-1)!.headers.accept).toBe('text/event-stream');
+    const chunks = text.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)) as Record<string, unknown>);
+    const toolDeltas = chunks.flatMap((chunk) => ((chunk.choices as Array<{ delta?: { tool_calls?: Array<{ function: { arguments: string } }> } }>) ?? []).flatMap((choice) => choice.delta?.tool_calls ?? []));
+    expect(toolDeltas.map((delta) => delta.function.arguments).join('')).toBe('{"city":"Paris"}');
+    expect(chunks.find((chunk) => chunk.usage)?.usage).toMatchObject({ total_tokens: 42, completion_tokens_details: { reasoning_tokens: 5 } });
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+    expect(await loggedUsage(trace)).toMatchObject({ prompt_tokens: 30, completion_tokens: 12, reasoning_tokens: 5 });
+  });
+
+  it.each(ROWS)('error shape: %s\'s OpenAI-style 400 keeps its status, message, code and param, and the provider body', async (slug) => {
+    const providerError = { error: { message: "Invalid 'tools[0].function.name'", type: 'invalid_request_error', code: 'invalid_value', param: 'tools[0].function.name' } };
+    upstream.setHandler(() => ({ status: 400, json: providerError }));
+    const response = await gateway.post('/v1/chat/completions', REQUEST, headers(slug, `rows-error-${slug}`));
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect(response.status).toBe(400);
+    expect(body.error).toMatchObject({ message: expect.stringContaining("Invalid 'tools[0].function.name'"), code: 'invalid_value', param: 'tools[0].function.name', provider_error: providerError });
+  });
+});
+
+describe('usage field names (issue #47)', () => {
+  it('provider usage field names: Moonshot\'s top-level cached_tokens is moved to prompt_tokens_details, answered and logged as cached input', async () => {
+    upstream.setHandler(() => ({
+      json: {
+        id: 'chatcmpl-k', object: 'chat.completion', created: 1, model: 'kimi-k2-0905-preview',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010, cached_tokens: 768 },
+      },
+    }));
+    const response = await gateway.post('/v1/chat/completions', { model: 'kimi-k2-0905-preview', messages: [{ role: 'user', content: 'Hi' }] }, headers('kimi', 'rows-moonshot-cached'));
+    const body = (await response.json()) as { usage: Record<string, unknown> };
+    expect(response.status).toBe(200);
+    expect(body.usage).toMatchObject({ prompt_tokens: 1000, cached_tokens: 768, prompt_tokens_details: { cached_tokens: 768 } });
+    expect(await loggedUsage('rows-moonshot-cached')).toMatchObject({ prompt_tokens: 1000, cached_tokens: 768 });
+  });
+
+  it('provider usage field names: a Moonshot stream\'s usage (inside its finish choice, cached_tokens beside the totals) is metered with its cached input', async () => {
+    const base = { id: 'chatcmpl-ks', object: 'chat.completion.chunk', created: 1, model: 'kimi-k2-0905-preview' };
+    upstream.setHandler(() => ({
+      chunks: sse(
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop', usage: { prompt_tokens: 500, completion_tokens: 3, total_tokens: 503, cached_tokens: 256 } }] },
+        '[DONE]',
+      ),
+    }));
+    const response = await gateway.post('/v1/chat/completions', { model: 'kimi-k2-0905-preview', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } }, headers('moonshot', 'rows-moonshot-stream'));
+    const text = await response.text();
+    expect(text).toContain('"prompt_tokens_details":{"cached_tokens":256}');
+    expect(await loggedUsage('rows-moonshot-stream')).toMatchObject({ prompt_tokens: 500, cached_tokens: 256 });
+  });
+});
