@@ -3,12 +3,12 @@ import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type UpstreamC
 import type { OpenAICompatibleProvider } from './catalog.js';
 import { summariseOpenAIStyleError } from './error-summary.js';
 import { OpenAISseTranslator } from './stream.js';
-import { withCachedTokensInDetails, withUsageFixed } from './usage-fields.js';
+import { cachedTokensFrom, withUsageFixed } from './usage-fields.js';
 import { merged } from '../../merged.js';
 
 /** Builds the adapter for one catalog row: the body goes through untouched, the token as a Bearer header. */
 export function openAICompatibleAdapter(row: OpenAICompatibleProvider): ProviderAdapter {
-  const fixUsage = row.cachedTokensAtTop ? withCachedTokensInDetails : undefined;
+  const fixUsage = row.cachedTokensField ? cachedTokensFrom(row.cachedTokensField) : undefined;
   const adapter: ProviderAdapter = {
     slug: row.slug,
     aliases: row.aliases ?? [],

@@ -125,6 +125,24 @@ describe('usage field names (issue #47)', () => {
     expect(await loggedUsage('rows-moonshot-cached')).toMatchObject({ prompt_tokens: 1000, cached_tokens: 768 });
   });
 
+  it('provider usage field names: DeepSeek\'s prompt_cache_hit_tokens (JSON and stream) become cached input, beside its reasoning tokens', async () => {
+    const usage = { prompt_tokens: 2000, completion_tokens: 300, total_tokens: 2300, prompt_cache_hit_tokens: 1920, prompt_cache_miss_tokens: 80, completion_tokens_details: { reasoning_tokens: 250 } };
+    upstream.setHandler(() => ({
+      json: { id: 'd1', object: 'chat.completion', created: 1, model: 'deepseek-reasoner', choices: [{ index: 0, message: { role: 'assistant', content: '42', reasoning_content: 'think' }, finish_reason: 'stop' }], usage },
+    }));
+    const response = await gateway.post('/v1/chat/completions', { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'Hi' }] }, headers('deepseek', 'rows-deepseek-cached'));
+    const body = (await response.json()) as { usage: Record<string, unknown>; choices: Array<{ message: Record<string, unknown> }> };
+    expect(body.usage).toMatchObject({ prompt_cache_hit_tokens: 1920, prompt_tokens_details: { cached_tokens: 1920 } });
+    expect(body.choices[0].message.reasoning_content).toBe('think');
+    expect(await loggedUsage('rows-deepseek-cached')).toMatchObject({ prompt_tokens: 2000, cached_tokens: 1920, reasoning_tokens: 250 });
+
+    const base = { id: 'd2', object: 'chat.completion.chunk', created: 1, model: 'deepseek-chat' };
+    upstream.setHandler(() => ({ chunks: sse({ ...base, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] }, { ...base, choices: [], usage }, '[DONE]') }));
+    const streamed = await gateway.post('/v1/chat/completions', { model: 'deepseek-chat', messages: [{ role: 'user', content: 'Hi' }], stream: true }, headers('deepseek', 'rows-deepseek-stream'));
+    await streamed.text();
+    expect(await loggedUsage('rows-deepseek-stream')).toMatchObject({ cached_tokens: 1920 });
+  });
+
   it('provider usage field names: a Moonshot stream\'s usage (inside its finish choice, cached_tokens beside the totals) is metered with its cached input', async () => {
     const base = { id: 'chatcmpl-ks', object: 'chat.completion.chunk', created: 1, model: 'kimi-k2-0905-preview' };
     upstream.setHandler(() => ({
