@@ -109,6 +109,74 @@ describe('every OpenAI-compatible row through gw (recorded fixtures, issue #47)'
   });
 });
 
+const EMBEDDING_ROWS = OPENAI_COMPATIBLE_PROVIDERS.filter((row) => row.endpoints.includes('embeddings')).map((row) => [row.slug, row] as const);
+const COMPLETION_ROWS = OPENAI_COMPATIBLE_PROVIDERS.filter((row) => row.endpoints.includes('completions')).map((row) => [row.slug, row] as const);
+
+describe('embeddings and completions of the rows that serve them (issue #47)', () => {
+  it.each(EMBEDDING_ROWS)('embeddings: %s gets /embeddings as sent, its list and usage come back and are logged', async (slug, row) => {
+    upstream.setHandler(() => ({ json: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, -0.2] }, { object: 'embedding', index: 1, embedding: [0.3, 0.4] }], model: 'embed-model', usage: { prompt_tokens: 7, total_tokens: 7 } } }));
+    const request = { model: 'embed-model', input: ['first', 'second'], dimensions: 2 };
+    const trace = `rows-embeddings-${slug}`;
+    const response = await gateway.post('/v1/embeddings', request, headers(slug, trace));
+    const body = (await response.json()) as { data: Array<{ embedding: number[] }> };
+    expect(response.status).toBe(200);
+    expect(upstream.requests.at(-1)!.path).toBe('/v1/embeddings');
+    expect(upstream.requests.at(-1)!.json).toEqual(request);
+    expectAuth(row);
+    expect(body.data.map((item) => item.embedding)).toEqual([[0.1, -0.2], [0.3, 0.4]]);
+    expect(await loggedUsage(trace)).toMatchObject({ prompt_tokens: 7 });
+  });
+
+  it.each(COMPLETION_ROWS)('completions: %s gets /completions as sent and its text completion comes back', async (slug, row) => {
+    upstream.setHandler(() => ({ json: { id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: ' world', finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } } }));
+    const response = await gateway.post('/v1/completions', { model: 'm', prompt: 'Hello', max_tokens: 5 }, headers(slug, `rows-completions-${slug}`));
+    const body = (await response.json()) as { choices: Array<{ text: string }> };
+    expect(response.status).toBe(200);
+    expect(upstream.requests.at(-1)!.path).toBe('/v1/completions');
+    expect(upstream.requests.at(-1)!.json).toEqual({ model: 'm', prompt: 'Hello', max_tokens: 5 });
+    expectAuth(row);
+    expect(body.choices[0].text).toBe(' world');
+  });
+});
+
+// Through gw's HTTP edge, with no custom host: a per-account row without its account header is refused before any call.
+const ACCOUNT_NAMES = OPENAI_COMPATIBLE_PROVIDERS.filter((row) => row.account).flatMap((row) => [row.slug, ...(row.aliases ?? [])].map((name) => [name, row.account!.header] as const));
+
+describe('per-account rows over HTTP (issue #47)', () => {
+  it.each(ACCOUNT_NAMES)('missing account: x-gw-provider %s without %s is a 400 naming the header, and nothing is sent', async (name, header) => {
+    const before = upstream.requests.length;
+    const response = await gateway.post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-provider': name, authorization: 'Bearer provider-token' });
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect(response.status).toBe(400);
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'missing_account', param: header });
+    expect(body.error.message).toContain(header);
+    expect(upstream.requests.length).toBe(before);
+  });
+});
+
+// Error bodies in the providers' own shapes (from their API references): the message and code must reach the caller.
+const ERROR_SHAPES: Array<[slug: string, status: number, body: unknown, message: string, code: string | undefined]> = [
+  ['cloudflare-workers-ai', 401, { success: false, errors: [{ code: 10000, message: 'Authentication error' }], messages: [], result: null }, 'Authentication error', '10000'],
+  ['databricks', 400, { error_code: 'BAD_REQUEST', message: 'Invalid model endpoint name' }, 'Invalid model endpoint name', 'BAD_REQUEST'],
+  ['ai21', 422, { detail: 'model jamba-x is not supported' }, 'model jamba-x is not supported', undefined],
+  ['ai21', 422, { detail: [{ loc: ['body', 'messages'], msg: 'field required', type: 'value_error.missing' }] }, 'field required', undefined],
+  ['huggingface', 400, { error: 'Model meta-llama/Nope is not supported by any provider you have enabled.' }, 'not supported by any provider', undefined],
+  ['novita-ai', 401, { code: 401, reason: 'INVALID_API_KEY', message: 'invalid api key' }, 'invalid api key', '401'],
+  ['snowflake-cortex', 400, { code: '390144', message: 'JWT token is invalid.' }, 'JWT token is invalid.', '390144'],
+];
+
+describe('provider error shapes (issue #47)', () => {
+  it.each(ERROR_SHAPES)('provider error shape: %s %d keeps the provider\'s own message and code', async (slug, status, providerBody, message, code) => {
+    upstream.setHandler(() => ({ status, json: providerBody }));
+    const response = await gateway.post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, headers(slug, `rows-error-shape-${slug}-${status}`));
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect(response.status).toBe(status);
+    expect(body.error.message).toContain(message);
+    if (code !== undefined) expect(body.error.code).toBe(code);
+    expect(body.error.provider_error).toEqual(providerBody);
+  });
+});
+
 describe('usage field names (issue #47)', () => {
   it('provider usage field names: Moonshot\'s top-level cached_tokens is moved to prompt_tokens_details, answered and logged as cached input', async () => {
     upstream.setHandler(() => ({
