@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
+import { defaultPrice } from '../../../shared/observability/pricing/default-prices.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from '../../../shared/providers/openai-compatible/catalog.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
@@ -41,6 +42,16 @@ function expectAuth(row: (typeof OPENAI_COMPATIBLE_PROVIDERS)[number]): void {
     expect(seen.headers.authorization).toBe('Bearer provider-token');
   }
   for (const [name, value] of Object.entries(row.query ?? {})) expect(seen.query.get(name)).toBe(value);
+}
+
+async function loggedCost(trace: string): Promise<number | null | undefined> {
+  await drainAllBackgroundWork();
+  return (await requestLogsOfTrace(trace))[0]?.cost;
+}
+
+/** What the shipped price data charges for these tokens (cached input at the model's cache-read rate). */
+function priceOf(provider: string, model: string, input: number, output: number, cachedInput: number): number {
+  return defaultPrice(provider, model)!.cost({ input, output, cachedInput, cacheWrite: 0, reasoning: 0, total: input + output });
 }
 
 async function loggedUsage(trace: string): Promise<Record<string, unknown> | null | undefined> {
@@ -191,6 +202,10 @@ describe('usage field names (issue #47)', () => {
     expect(response.status).toBe(200);
     expect(body.usage).toMatchObject({ prompt_tokens: 1000, cached_tokens: 768, prompt_tokens_details: { cached_tokens: 768 } });
     expect(await loggedUsage('rows-moonshot-cached')).toMatchObject({ prompt_tokens: 1000, cached_tokens: 768 });
+    // Kimi's cached input costs a quarter of its uncached input: the log's cost is the cached price, not the full one.
+    const cached = priceOf('moonshot', 'kimi-k2-0905-preview', 1000, 10, 768);
+    expect(cached).toBeLessThan(priceOf('moonshot', 'kimi-k2-0905-preview', 1000, 10, 0));
+    expect(await loggedCost('rows-moonshot-cached')).toBeCloseTo(cached, 10);
   });
 
   it('provider usage field names: DeepSeek\'s prompt_cache_hit_tokens (JSON and stream) become cached input, beside its reasoning tokens', async () => {
@@ -203,6 +218,7 @@ describe('usage field names (issue #47)', () => {
     expect(body.usage).toMatchObject({ prompt_cache_hit_tokens: 1920, prompt_tokens_details: { cached_tokens: 1920 } });
     expect(body.choices[0].message.reasoning_content).toBe('think');
     expect(await loggedUsage('rows-deepseek-cached')).toMatchObject({ prompt_tokens: 2000, cached_tokens: 1920, reasoning_tokens: 250 });
+    expect(await loggedCost('rows-deepseek-cached')).toBeCloseTo(priceOf('deepseek', 'deepseek-reasoner', 2000, 300, 1920), 10);
 
     const base = { id: 'd2', object: 'chat.completion.chunk', created: 1, model: 'deepseek-chat' };
     upstream.setHandler(() => ({ chunks: sse({ ...base, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] }, { ...base, choices: [], usage }, '[DONE]') }));
