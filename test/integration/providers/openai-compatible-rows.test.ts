@@ -150,6 +150,20 @@ describe('embeddings and completions of the rows that serve them (issue #47)', (
   });
 });
 
+// A config names providers too (x-gw-config, saved configs): every slug and alias must be accepted there as in the header.
+const ROW_NAMES = OPENAI_COMPATIBLE_PROVIDERS.flatMap((row) => [row.slug, ...(row.aliases ?? [])].map((name) => [name, row] as const));
+
+describe('provider names in a config (issue #47)', () => {
+  it.each(ROW_NAMES)('config provider: %s in x-gw-config reaches its row with the config\'s key', async (name, row) => {
+    upstream.setHandler(() => ({ json: { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] } }));
+    const config = { provider: name, api_key: 'provider-token', custom_host: `${upstream.url}/v1`, retry: { attempts: 0 } };
+    const response = await gateway.post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-config': JSON.stringify(config) });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('x-gw-provider')).toBe(row.slug);
+    expectAuth(row);
+  });
+});
+
 // Through gw's HTTP edge, with no custom host: a per-account row without its account header is refused before any call.
 const ACCOUNT_NAMES = OPENAI_COMPATIBLE_PROVIDERS.filter((row) => row.account).flatMap((row) => [row.slug, ...(row.aliases ?? [])].map((name) => [name, row.account!.header] as const));
 
