@@ -1,3 +1,4 @@
+import { CHAT_FEATURES, chatFeatureCell } from './chat-features.js';
 import { OPENAI_COMPATIBLE_PROVIDERS } from './openai-compatible/catalog.js';
 import { passthroughSupport } from './passthrough-registry.js';
 import { PASSTHROUGH_ENDPOINTS } from './passthrough-types.js';
@@ -10,6 +11,7 @@ import { providerEntries } from './registry.js';
  */
 export const TABLE_MARKERS = { start: '<!-- providers-table:start -->', end: '<!-- providers-table:end -->' } as const;
 export const FAMILY_MARKERS = { start: '<!-- openai-compatible-table:start -->', end: '<!-- openai-compatible-table:end -->' } as const;
+export const FEATURE_MARKERS = { start: '<!-- chat-features-table:start -->', end: '<!-- chat-features-table:end -->' } as const;
 
 /** Provider × endpoint: ✓ translated or served natively (pass-through endpoints of providers with their own API included), "pass" relayed untranslated, blank not offered (400). */
 export function renderCapabilityTable(): string {
@@ -25,6 +27,21 @@ export function renderCapabilityTable(): string {
       if ((entry.endpoints as readonly string[]).includes(column)) return '✓';
       if (!(relayed as readonly string[]).includes(column)) return '';
       return support?.translates ? '✓' : 'pass';
+    });
+    lines.push(`| ${nameCell(entry.slug, entry.aliases)} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Every provider that serves chat × the chat features (chat-features.ts): ✓ translated, pass relayed, blank refused. */
+export function renderChatFeatureTable(): string {
+  const lines = [`| provider (aliases) | ${CHAT_FEATURES.map((feature) => `\`${feature}\``).join(' | ')} |`, `|---|${CHAT_FEATURES.map(() => '---').join('|')}|`];
+  for (const entry of providerEntries().filter((candidate) => candidate.endpoints.includes('chat'))) {
+    const cells = CHAT_FEATURES.map((feature) => {
+      const cell = chatFeatureCell(entry.slug, feature);
+      // A chat provider the feature list does not know is a defect of the list, not a blank row.
+      if (cell === undefined) throw new Error(`shared/providers/chat-features.ts does not say what '${entry.slug}' does with ${feature}`);
+      return cell;
     });
     lines.push(`| ${nameCell(entry.slug, entry.aliases)} | ${cells.join(' | ')} |`);
   }
@@ -52,7 +69,8 @@ function nameCell(slug: string, aliases: readonly string[]): string {
 
 /** The page with both tables replaced between their markers; throws when a marker pair is missing. */
 export function withGeneratedTables(page: string): string {
-  return replaceBetween(replaceBetween(page, TABLE_MARKERS, renderCapabilityTable()), FAMILY_MARKERS, renderOpenAICompatibleTable());
+  const tables = replaceBetween(replaceBetween(page, TABLE_MARKERS, renderCapabilityTable()), FAMILY_MARKERS, renderOpenAICompatibleTable());
+  return replaceBetween(tables, FEATURE_MARKERS, renderChatFeatureTable());
 }
 
 function replaceBetween(page: string, markers: { start: string; end: string }, body: string): string {

@@ -15,35 +15,43 @@ export interface CataloguePriceRow {
   source: string;
   /** The day the row was written from that page (YYYY-MM-DD): a row older than the provider's last change is stale. */
   written: string;
-  /** Why the price could not be checked against the provider's own page (absent: it was). Re-check such rows first. */
-  unverified?: string;
+  /**
+   * Set when the rate is an estimate: no page of the provider's that could be read gave it, and `source` is only
+   * where it should be checked. Says why and what a check did confirm (absent: the rate was read on `source`).
+   * Re-check such rows first.
+   */
+  estimate?: string;
 }
 
 const WATSONX_PRICES = 'https://www.ibm.com/docs/en/watsonx/saas?topic=models-supported-foundation';
 const JINA_PRICES = 'https://jina.ai/api-dashboard/';
 const REPLICATE_PRICES = 'https://replicate.com/pricing';
-// Checked 2026-11-29 (issue #47): none of the three per-model price tables could be read, so the rows keep the rates
-// the previous pass wrote, marked unverified with what each check did confirm.
-const WATSONX_UNVERIFIED =
+// Replicate's billing docs price a worked example of Llama 3.1 405B Instruct: 8 input tokens $0.0000760, 43 output
+// tokens $0.0004085, i.e. $9.50 per million each way (read 2026-11-29 from a copy of the page).
+const REPLICATE_BILLING = 'https://replicate.com/docs/billing';
+// Checked 2026-11-29 (issue #47, twice): none of the three per-model price tables could be read, so these rows are
+// estimates (the rates the first pass wrote, source unread), each saying what the checks did confirm.
+const WATSONX_ESTIMATE =
   'the per-model table (Supported foundation models) was not readable; the billing page (https://dataplatform.cloud.ibm.com/docs/content/wsj/getting-started/wxai-runtime-plans-genai.html) confirms the unit: 1 RU = 1,000 input and output tokens at a per-model multiple of $0.0001';
-const JINA_UNVERIFIED = "jina.ai's pages read show prepaid token top-ups but no price per token; the $0.05 per million is not on a Jina page that was read";
-const REPLICATE_UNVERIFIED = "the official Meta models' pages (e.g. https://replicate.com/meta/meta-llama-3.1-405b-instruct) confirm they are priced per token, but no page read gave these models' rates";
+const JINA_ESTIMATE = "jina.ai's pages read show prepaid token top-ups but no price per token; the $0.05 per million is not on a Jina page that was read";
+const REPLICATE_ESTIMATE = "the official Meta models' pages (e.g. https://replicate.com/meta/meta-llama-3.1-405b-instruct) confirm they are priced per token, but no page read gave these models' rates";
 
 /** watsonx.ai bills resource units of 1,000 tokens; its per-RU prices × 1,000 are the per-million rates here. */
 const perThousand = (input: number, output = input): ModelRates => ({ input_per_mtok: input * 1000, output_per_mtok: output * 1000 });
 
 export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
-  { provider: 'watsonx', model: 'ibm/granite-3-8b-instruct', rates: perThousand(0.0002), source: WATSONX_PRICES, written: '2026-11-28', unverified: WATSONX_UNVERIFIED },
-  { provider: 'watsonx', model: 'meta-llama/llama-3-3-70b-instruct', rates: perThousand(0.00071), source: WATSONX_PRICES, written: '2026-11-28', unverified: WATSONX_UNVERIFIED },
-  { provider: 'watsonx', model: 'ibm/slate-125m-english-rtrvr-v2', rates: perThousand(0.0001, 0), source: WATSONX_PRICES, written: '2026-11-28', unverified: WATSONX_UNVERIFIED },
+  { provider: 'watsonx', model: 'ibm/granite-3-8b-instruct', rates: perThousand(0.0002), source: WATSONX_PRICES, written: '2026-11-28', estimate: WATSONX_ESTIMATE },
+  { provider: 'watsonx', model: 'meta-llama/llama-3-3-70b-instruct', rates: perThousand(0.00071), source: WATSONX_PRICES, written: '2026-11-28', estimate: WATSONX_ESTIMATE },
+  { provider: 'watsonx', model: 'ibm/slate-125m-english-rtrvr-v2', rates: perThousand(0.0001, 0), source: WATSONX_PRICES, written: '2026-11-28', estimate: WATSONX_ESTIMATE },
   // Jina AI sells prepaid token packs; the rate is the pack's price per million tokens, the same for every
   // embeddings and reranker model of the API.
-  { provider: 'jina-ai', model: 'jina-embeddings-v3', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', unverified: JINA_UNVERIFIED },
-  { provider: 'jina-ai', model: 'jina-embeddings-v4', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', unverified: JINA_UNVERIFIED },
-  { provider: 'jina-ai', model: 'jina-reranker-v2-base-multilingual', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', unverified: JINA_UNVERIFIED },
+  { provider: 'jina-ai', model: 'jina-embeddings-v3', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', estimate: JINA_ESTIMATE },
+  { provider: 'jina-ai', model: 'jina-embeddings-v4', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', estimate: JINA_ESTIMATE },
+  { provider: 'jina-ai', model: 'jina-reranker-v2-base-multilingual', rates: { input_per_mtok: 0.05, output_per_mtok: 0 }, source: JINA_PRICES, written: '2026-11-28', estimate: JINA_ESTIMATE },
   // Replicate's official language models are billed per token (input and output apart).
-  { provider: 'replicate', model: 'meta/meta-llama-3-70b-instruct', rates: { input_per_mtok: 0.65, output_per_mtok: 2.75 }, source: REPLICATE_PRICES, written: '2026-11-28', unverified: REPLICATE_UNVERIFIED },
-  { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28', unverified: REPLICATE_UNVERIFIED },
+  { provider: 'replicate', model: 'meta/meta-llama-3-70b-instruct', rates: { input_per_mtok: 0.65, output_per_mtok: 2.75 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
+  { provider: 'replicate', model: 'meta/meta-llama-3.1-405b-instruct', rates: { input_per_mtok: 9.5, output_per_mtok: 9.5 }, source: REPLICATE_BILLING, written: '2026-11-29' },
+  { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
 ];
 
 /**

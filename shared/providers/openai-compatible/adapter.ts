@@ -3,11 +3,13 @@ import { ENDPOINT_PATHS, type AdapterInput, type ProviderAdapter, type UpstreamC
 import type { OpenAICompatibleProvider } from './catalog.js';
 import { summariseOpenAIStyleError } from './error-summary.js';
 import { OpenAISseTranslator } from './stream.js';
+import { cachedTokensFrom, withUsageFixed } from './usage-fields.js';
 import { merged } from '../../merged.js';
 
 /** Builds the adapter for one catalog row: the body goes through untouched, the token as a Bearer header. */
 export function openAICompatibleAdapter(row: OpenAICompatibleProvider): ProviderAdapter {
-  return {
+  const fixUsage = row.cachedTokensField ? cachedTokensFrom(row.cachedTokensField) : undefined;
+  const adapter: ProviderAdapter = {
     slug: row.slug,
     aliases: row.aliases ?? [],
     endpoints: row.endpoints,
@@ -25,8 +27,16 @@ export function openAICompatibleAdapter(row: OpenAICompatibleProvider): Provider
       return { url: withQuery(joinUrl(base, ENDPOINT_PATHS[input.endpoint]), row.query), headers, body: JSON.stringify(body) };
     },
     toOpenAIError: summariseOpenAIStyleError,
-    createStreamTranslator: () => new OpenAISseTranslator(row.usageInChoice === true),
+    createStreamTranslator: () => new OpenAISseTranslator(row.usageInChoice === true, fixUsage),
   };
+  if (!fixUsage) return adapter;
+  // Only a row whose usage needs reshaping parses and re-serialises its JSON answers; the others relay their bytes.
+  return merged(adapter, {
+    toOpenAIResponse: (_input: AdapterInput, providerBody: unknown) => {
+      const body = providerBody as Record<string, unknown>;
+      return withUsageFixed(body, fixUsage) ?? body;
+    },
+  });
 }
 
 /** The credential header: `Authorization: Bearer` unless the row names another (Azure AI's `api-key`). */

@@ -22,6 +22,8 @@ export interface OpenAICompatibleProvider {
   query?: Record<string, string>;
   /** The provider's stream puts usage inside its last choice (Moonshot); gw moves it to the chunk's top level. */
   usageInChoice?: boolean;
+  /** The usage field where the provider reports prompt-cache hits, when not OpenAI's (usage-fields.ts). */
+  cachedTokensField?: 'cached_tokens' | 'prompt_cache_hit_tokens';
 }
 
 /**
@@ -51,7 +53,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
   { slug: 'groq', baseUrl: 'https://api.groq.com/openai/v1', endpoints: ['chat'], acceptsStreamOptions: true, passthrough: ['audio/speech', ...AUDIO_IN] },
   { slug: 'mistral-ai', aliases: ['mistral'], baseUrl: 'https://api.mistral.ai/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: false, passthrough: ['moderations'] },
   { slug: 'together-ai', aliases: ['together'], baseUrl: 'https://api.together.xyz/v1', endpoints: ALL, acceptsStreamOptions: true, passthrough: ['images/generations', 'audio/speech', ...AUDIO_IN, 'rerank'] },
-  { slug: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
+  { slug: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true, cachedTokensField: 'prompt_cache_hit_tokens' },
   { slug: 'fireworks-ai', aliases: ['fireworks'], baseUrl: 'https://api.fireworks.ai/inference/v1', endpoints: ALL, acceptsStreamOptions: true },
   { slug: 'openrouter', baseUrl: 'https://openrouter.ai/api/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
   { slug: 'perplexity-ai', aliases: ['perplexity'], baseUrl: 'https://api.perplexity.ai', endpoints: ['chat'], acceptsStreamOptions: false },
@@ -71,7 +73,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
   { slug: 'hyperbolic', baseUrl: 'https://api.hyperbolic.xyz/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
   { slug: 'lambda', aliases: ['lambda-ai'], baseUrl: 'https://api.lambda.ai/v1', endpoints: ['chat', 'completions'], acceptsStreamOptions: true },
   // Moonshot, Zhipu, MiniMax and AI21 report usage in their last chunk on their own; stream_options is not theirs.
-  { slug: 'moonshot', aliases: ['moonshot-ai', 'kimi'], baseUrl: 'https://api.moonshot.ai/v1', endpoints: ['chat'], acceptsStreamOptions: false, usageInChoice: true },
+  { slug: 'moonshot', aliases: ['moonshot-ai', 'kimi'], baseUrl: 'https://api.moonshot.ai/v1', endpoints: ['chat'], acceptsStreamOptions: false, usageInChoice: true, cachedTokensField: 'cached_tokens' },
   // DashScope (Qwen) has an international (Singapore) and a mainland-China host; one slug each.
   { slug: 'dashscope', aliases: ['alibaba', 'qwen'], baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },
   { slug: 'dashscope-cn', aliases: ['alibaba-cn'], baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1', endpoints: ['chat', 'embeddings'], acceptsStreamOptions: true },

@@ -1,6 +1,7 @@
 import { SseDecoder } from '../../http/sse.js';
 import type { StreamEvent, StreamTranslator } from '../types.js';
 import { summariseOpenAIStyleError, isRecord } from './error-summary.js';
+import { withUsageFixed } from './usage-fields.js';
 import { merged } from '../../merged.js';
 
 /**
@@ -12,8 +13,14 @@ export class OpenAISseTranslator implements StreamTranslator {
   private sawDone = false;
   private sawFinish = false;
 
-  /** `liftChoiceUsage`: the provider reports a stream's usage inside its last choice (Moonshot), not beside it. */
-  constructor(private readonly liftChoiceUsage = false) {}
+  /**
+   * `liftChoiceUsage`: the provider reports a stream's usage inside its last choice (Moonshot), not beside it;
+   * `fixUsage`: its usage fields need OpenAI's names (usage-fields.ts).
+   */
+  constructor(
+    private readonly liftChoiceUsage = false,
+    private readonly fixUsage?: (usage: Record<string, unknown>) => Record<string, unknown>,
+  ) {}
 
   push(bytes: Uint8Array): StreamEvent[] {
     return this.translate(this.decoder.push(bytes));
@@ -52,8 +59,9 @@ export class OpenAISseTranslator implements StreamTranslator {
       }
       if (!isRecord(parsed)) continue;
       if (hasFinishReason(parsed)) this.sawFinish = true;
-      const lifted = this.liftChoiceUsage ? withChoiceUsageLifted(parsed) : undefined;
-      events.push(lifted ? { type: 'chunk', chunk: lifted } : { type: 'chunk', chunk: parsed, raw: data });
+      const lifted = (this.liftChoiceUsage ? withChoiceUsageLifted(parsed) : undefined) ?? parsed;
+      const fixed = this.fixUsage ? (withUsageFixed(lifted, this.fixUsage) ?? lifted) : lifted;
+      events.push(fixed !== parsed ? { type: 'chunk', chunk: fixed } : { type: 'chunk', chunk: parsed, raw: data });
     }
     return events;
   }

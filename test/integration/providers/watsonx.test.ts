@@ -11,6 +11,13 @@ const fixture = (name: string) => JSON.parse(readFileSync(fixturePath(name), 'ut
 const token = (fixture('iam-token.json') as { access_token: string }).access_token;
 const PROJECT = '0ea6f3c2-61d5-4a1f-9a0e-3e1c1f5e8b7d';
 
+// IBM's chat reference example of a tool call (mistralai/mistral-large asked for the weather in Boston).
+const TOOL_CALL_ANSWER = {
+  id: 'chat-2e8d342d8a014e1a8d1f4f0b2c2a5c3e', model_id: 'mistralai/mistral-large', created: 1728806666, created_at: '2024-10-13T08:04:26.200Z',
+  choices: [{ index: 0, message: { role: 'assistant', tool_calls: [{ id: 'chatcmpl-tool-ef093f0cbbff4c6a973aa0f9b6c7b1a3', type: 'function', function: { name: 'get_current_weather', arguments: '{"location": "Boston, MA", "unit": "fahrenheit"}' } }] }, finish_reason: 'tool_calls' }],
+  usage: { completion_tokens: 18, prompt_tokens: 19, total_tokens: 37 },
+};
+
 let gateway: TestGateway;
 let upstream: MockUpstream;
 
@@ -22,6 +29,7 @@ beforeAll(async () => {
     if (request.headers.authorization !== `Bearer ${token}`) return { status: 401, json: { errors: [{ code: 'authentication_token_not_valid', message: 'Failed to authenticate the request due to invalid token' }], status_code: 401 } };
     const model = (request.json as { model_id?: string }).model_id;
     if (model === 'ibm/granite-nope') return { status: 404, json: fixture('error.json') };
+    if (model === 'mistralai/mistral-large' && request.path === '/ml/v1/text/chat') return { json: TOOL_CALL_ANSWER };
     if (request.path === '/ml/v1/text/chat') return { json: fixture('chat.json') };
     if (request.path === '/ml/v1/text/chat_stream') return { headers: { 'content-type': 'text/event-stream' }, chunks: [readFileSync(fixturePath('chat-stream.txt'), 'utf8')] };
     if (request.path === '/ml/v1/text/embeddings') return { json: fixture('embeddings.json') };
@@ -79,6 +87,20 @@ describe('IBM watsonx.ai', () => {
     // token caching: a second call with the same key reuses the token until it expires
     expect((await post('/v1/chat/completions', body)).status).toBe(200);
     expect(iamCalls()).toBe(1);
+  });
+
+  it('tools and structured output: the tools and JSON schema go out as watsonx takes them, its tool call comes back as OpenAI\'s', async () => {
+    const tools = [{ type: 'function', function: { name: 'get_current_weather', description: 'Current weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } } }];
+    const responseFormat = { type: 'json_schema', json_schema: { name: 'weather', schema: { type: 'object', properties: { location: { type: 'string' } } } } };
+    const answered = await post('/v1/chat/completions', { model: 'mistralai/mistral-large', messages: [{ role: 'user', content: 'Weather in Boston?' }], tools, tool_choice: 'auto', response_format: responseFormat });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toMatchObject({
+      object: 'chat.completion',
+      model: 'mistralai/mistral-large',
+      choices: [{ finish_reason: 'tool_calls', message: { tool_calls: [{ type: 'function', function: { name: 'get_current_weather', arguments: '{"location": "Boston, MA", "unit": "fahrenheit"}' } }] } }],
+      usage: { prompt_tokens: 19, completion_tokens: 18, total_tokens: 37 },
+    });
+    expect(upstream.requests.at(-1)!.json).toMatchObject({ model_id: 'mistralai/mistral-large', tools, tool_choice_option: 'auto', response_format: responseFormat });
   });
 
   it('stream: watsonx chunks become chat.completion.chunk with usage and [DONE]', async () => {

@@ -14,8 +14,8 @@ describe('catalogue price rows', () => {
       expect(findProvider(row.provider)?.slug).toBe(row.provider);
       expect(row.source).toMatch(/^https:\/\//);
       expect(row.written).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      // A row whose price no page confirmed says why, so a reviewer knows to check it first.
-      if (row.unverified !== undefined) expect(row.unverified.length).toBeGreaterThan(20);
+      // A row whose price no page confirmed is an estimate that says why, so a reviewer knows to check it first.
+      if (row.estimate !== undefined) expect(row.estimate.length).toBeGreaterThan(20);
       expect(PRICED_PROVIDER_SLUGS).toContain(row.provider);
       expect(defaultModelIds(row.provider)).toContain(row.model);
     }
@@ -26,6 +26,20 @@ describe('catalogue price rows', () => {
     expect(defaultPrice('replicate', 'meta/meta-llama-3-70b-instruct')!.cost(tokens(1_000_000, 1_000_000))).toBeCloseTo(3.4, 10);
     expect(defaultPrice('jina-ai', 'JINA-EMBEDDINGS-V3')?.source).toBe('default');
     expect(defaultPrice('watsonx', 'ibm/not-a-model')).toBeUndefined();
+  });
+
+  it('estimate or sourced: the rows no page gave a rate for (watsonx, Jina AI, two Replicate models) are marked estimates; Replicate\'s Llama 3.1 405B is priced from its billing docs', () => {
+    const estimates = CATALOGUE_PRICE_ROWS.filter((row) => row.estimate !== undefined).map((row) => `${row.provider}/${row.model}`);
+    expect(estimates.sort()).toEqual([
+      'jina-ai/jina-embeddings-v3', 'jina-ai/jina-embeddings-v4', 'jina-ai/jina-reranker-v2-base-multilingual',
+      'replicate/meta/meta-llama-3-70b-instruct', 'replicate/meta/meta-llama-3-8b-instruct',
+      'watsonx/ibm/granite-3-8b-instruct', 'watsonx/ibm/slate-125m-english-rtrvr-v2', 'watsonx/meta-llama/llama-3-3-70b-instruct',
+    ]);
+    // The billing docs' worked example: 8 input tokens $0.0000760 and 43 output tokens $0.0004085.
+    const price = defaultPrice('replicate', 'meta/meta-llama-3.1-405b-instruct')!;
+    expect(price.cost(tokens(8, 0))).toBeCloseTo(0.000076, 12);
+    expect(price.cost(tokens(0, 43))).toBeCloseTo(0.0004085, 12);
+    expect(defaultModelIds('replicate')).toContain('meta/meta-llama-3.1-405b-instruct');
   });
 
   it('keeps the shipped data first where it has the model', () => {
