@@ -9,6 +9,9 @@ export interface NormalisedUsage {
   images?: number;
   characters?: number;
   audio_seconds?: number;
+  /** What set an image's price (the request's `size` and `quality`), kept beside `images` so a row can be re-priced. */
+  image_size?: string;
+  image_quality?: string;
 }
 
 /**
@@ -31,6 +34,11 @@ export function normaliseUsage(raw: Record<string, unknown> | undefined): Normal
   for (const unit of ['images', 'characters', 'audio_seconds'] as const) {
     const value = number(raw[unit]);
     if (value !== undefined) usage[unit] = value;
+  }
+  // Only beside a count of images: a chat body's `size` is no image's price.
+  if (usage.images !== undefined) {
+    if (typeof raw.image_size === 'string') usage.image_size = raw.image_size;
+    if (typeof raw.image_quality === 'string') usage.image_quality = raw.image_quality;
   }
   return usage;
 }
