@@ -10,6 +10,10 @@ import { REQUEST_COLUMNS, requestRow } from '../../../../shared/observability/en
 import { getRequest, listRequests, type LogQuery } from '../../../../shared/observability/engine/log-queries.js';
 import { readRow, recordFromRow } from '../../../../shared/observability/engine/rows.js';
 import type { RequestLogRecord } from '../../../../shared/observability/log-record.js';
+import { reconcile } from '../../../../shared/gateway/enforcement/reconcile.js';
+import type { PolicyRecord } from '../../../../shared/store/policy-repository.js';
+import { sumUsd } from '../../../../shared/observability/pricing/usd.js';
+import { logRecord } from '../log-engine-support.js';
 import { memoryObjects, s3StandIn } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
 import { serveOnLoopback, type LoopbackServer } from '../../../../shared/store/recording/stand-ins/wire.js';
 import { athenaStandIn, type AthenaStandIn } from '../../../aws-shaped/support/athena-stand-in.js';
@@ -36,6 +40,17 @@ const DAY = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
 const FILE_TIME = Math.floor((Date.now() - 10 * 60_000) / 1000) * 1000;
 const MEDIA = mediaRecords(DAY);
 const OLD = chatRecord(DAY);
+/**
+ * Another workspace's media requests, for reconcile on Athena: a priced speech request, and unpriced ones (`cost:
+ * null`) that cost limits were charged at the default media rates: 3 images ($0.75) and two transcriptions of 7 s
+ * ($0.0058333333 each, rounded per request as settlement charged them).
+ */
+const RECONCILED = [
+  logRecord({ id: 'ws2-speech', created_at: `${DAY}T11:00:00.000Z`, workspace_id: 'ws-2', endpoint: 'audio/speech', model: 'tts-1', cost: 0.000465, usage: { ...ZERO_TOKENS, characters: 31 } }),
+  logRecord({ id: 'ws2-image', created_at: `${DAY}T11:01:00.000Z`, workspace_id: 'ws-2', endpoint: 'images/generations', model: 'house-image', cost: null, usage: { ...ZERO_TOKENS, images: 3 } }),
+  ...[2, 3].map((minute) => logRecord({ id: `ws2-transcription-${minute}`, created_at: `${DAY}T11:0${minute}:00.000Z`, workspace_id: 'ws-2', endpoint: 'audio/transcriptions', model: 'house-transcriber', cost: null, usage: { ...ZERO_TOKENS, audio_seconds: 7 } })),
+];
+const RECONCILED_CHARGE = sumUsd([0.000465, 0.75, 0.0058333333, 0.0058333333]);
 /** The columns a Firehose record held before the media columns: everything up to the partition column. */
 const OLD_COLUMNS = REQUEST_COLUMNS.slice(0, REQUEST_COLUMNS.findIndex((column) => column.name === 'day') + 1);
 
@@ -74,6 +89,7 @@ beforeAll(async () => {
   engine = new AthenaQueryEngine({ athena: new AthenaClient({ region: 'us-east-1', endpoint: athenaUrl, credentials }), s3, workgroup: 'gw-logs', database: 'gw_logs', timeoutMs: 30_000, freshnessMs: 0, pollDelaysMs: [20], compactionState: new CompactionStateReader(s3, DATA, 0) });
   putRawFile(`requests/day=${DAY}/gw-requests-media`, MEDIA);
   putRawFile(`requests/day=${DAY}/gw-requests-before-media-columns`, [OLD], OLD_COLUMNS);
+  putRawFile(`requests/day=${DAY}/gw-requests-ws-2`, RECONCILED);
 });
 
 afterAll(async () => {
@@ -110,7 +126,7 @@ describe('media units are lost from request logs: Firehose, the Glue tables and 
 
   it("the compaction's UNLOAD carries them into the compacted Parquet files, read from there the same", async () => {
     const days = await compactRequestLogsFromSettings(new Date(), Date.now() + 60_000);
-    expect(days.find((day) => day.table === 'requests' && day.day === DAY)).toMatchObject({ outcome: 'compacted', rows: 4 });
+    expect(days.find((day) => day.table === 'requests' && day.day === DAY)).toMatchObject({ outcome: 'compacted', rows: 4 + RECONCILED.length });
     const unload = [...athena.executions.values()].find((execution) => execution.query.startsWith('UNLOAD (SELECT ') && execution.query.includes(' FROM requests WHERE day = ?'))!;
     expect(unload.query).toContain('image_size, image_quality, bitwise_and(');
     // Read from the compacted side now (the raw files are still there, within their grace): the same answers.
@@ -118,5 +134,43 @@ describe('media units are lost from request logs: Firehose, the Glue tables and 
     await expectMediaUnitsRead();
     const reads = [...athena.executions.values()].slice(readsCompacted);
     expect(reads.some((execution) => execution.query.includes("compacted_slice IN ('day="))).toBe(true);
+  });
+
+  it('reconcile on Athena: analytics = the logged media sums, and a budget and a cost limit charged the unpriced media units agree', async () => {
+    const workspace = { id: 'ws-2', organisation_id: 'org-1', created_at: `${DAY}T00:00:00.000Z` };
+    const policy = {
+      id: 'policy-media',
+      kind: 'usage_limit',
+      name: 'media cost',
+      conditions: [{ key: 'workspace_id', value: '*' }],
+      group_by: [],
+      type: 'requests',
+      unit: 'rpd',
+      value: 1_000_000,
+      credit_limit: { type: 'cost', value: 1_000 },
+      periodic_reset: 'none',
+      status: 'active',
+      workspace_id: 'ws-2',
+      organisation_id: 'org-1',
+      created_at: workspace.created_at,
+      updated_at: workspace.created_at,
+      version: 1,
+    } as PolicyRecord;
+    // The stores hold what settlement charged (the sum above), so a difference is the log side's.
+    const report = await reconcile(
+      { workspaceId: 'ws-2', from: workspace.created_at },
+      {
+        engine: async () => engine,
+        workspaces: { getWorkspace: async () => workspace as never },
+        budgets: { read: async () => ({ currentUsage: RECONCILED_CHARGE }) as never },
+        limits: { policies: async () => [policy], providers: async () => [], counters: { read: async () => RECONCILED_CHARGE, leaseRecords: async () => [], reclaimLease: async () => false } },
+        now: Date.now,
+      },
+    );
+    expect(report.differences).toEqual([]);
+    expect(report.analytics).toMatchObject({ requests: 4, characters: 31, images: 3, audioSeconds: 14 });
+    expect(report.logged).toMatchObject({ requests: 4, characters: 31, images: 3, audioSeconds: 14, unpricedRequests: 3, unpricedMediaCharge: 0.7616666666 });
+    expect(report.budget).toMatchObject({ charged: RECONCILED_CHARGE, expected: RECONCILED_CHARGE });
+    expect(report.limits.compared.map((comparison) => comparison.logged)).toEqual([RECONCILED_CHARGE]);
   });
 });
