@@ -10,6 +10,7 @@ import { createTableSql } from '../../../shared/observability/engine/duckdb/sche
 import { exportRequests, getRequest, listRequests, type LogQuery } from '../../../shared/observability/engine/log-queries.js';
 import { readRow, recordFromRow } from '../../../shared/observability/engine/rows.js';
 import type { RequestLogRecord } from '../../../shared/observability/log-record.js';
+import { USAGE_EXPORT_COLUMNS } from '../../../shared/control-plane/logs/hide-usage.js';
 import { chatRecord, mediaRecords, ZERO_TOKENS } from './media-records.js';
 
 /**
@@ -107,5 +108,28 @@ describe('media units are lost from request logs: the local engine keeps them', 
         ['transcription', null, null, 25.933, null, null],
       ]);
     }
+  });
+
+  it('an export made for a caller who may not see usage leaves the media units out with the tokens', async () => {
+    const destination = join(dir, 'export-hidden.jsonl');
+    const { jobId } = await logs.engine.startExport(exportRequests('duckdb', query, { omitColumns: USAGE_EXPORT_COLUMNS }), 'jsonl', destination);
+    let status = await logs.engine.exportStatus(jobId);
+    while (status.state === 'running') status = await new Promise((resolve) => setImmediate(() => resolve(logs.engine.exportStatus(jobId))));
+    const { rows } = await logs.engine.query({ sql: `SELECT * FROM read_json('${destination}', format = 'newline_delimited') WHERE id = 'image'`, params: [] });
+    expect(rows).toHaveLength(1);
+    for (const name of ['images', 'characters', 'audio_seconds', 'total_tokens', 'cost']) expect(rows[0]).not.toHaveProperty(name);
+    expect(rows[0]).toMatchObject({ image_size: '1024x1792', endpoint: 'images/generations' });
+  });
+
+  it('a log file whose columns are in another order than gw writes them is refused at open, naming the difference, not written into the wrong columns', async () => {
+    const misordered = join(dir, 'misordered.duckdb');
+    const database = await DuckDBInstance.create(misordered);
+    const connection = await database.connect();
+    const shuffled = [...REQUEST_COLUMNS.filter((column) => column.name === 'images'), ...REQUEST_COLUMNS.filter((column) => column.name !== 'images')];
+    await connection.run(`CREATE TABLE requests (${shuffled.map((column) => `${column.name} ${duckDbType(column.type)}`).join(', ')})`);
+    connection.closeSync();
+    database.closeSync();
+    const opened = openDuckDbLogEngine({ path: misordered, spillDirectory: join(dir, 'spill-2'), memoryLimit: '64MB', retentionMs: 86_400_000, retentionIntervalMs: 0, journalDirectory: join(dir, 'journal-2'), journalMaxBytes: 1 << 20, memoryRecords: 10 });
+    await expect(opened).rejects.toMatchObject({ startupLine: expect.stringContaining('requests table has columns (images, id, ') });
   });
 });

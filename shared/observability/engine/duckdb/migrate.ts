@@ -18,11 +18,10 @@ export async function migrateTable(connection: DuckDBConnection, table: EngineTa
     await connection.run(`ALTER TABLE ${table} ADD COLUMN ${definition.name} ${duckDbType(definition.type)}`);
     added.push(definition.name);
   }
-  if (added.length === 0 && present.length === TABLE_COLUMNS[table].length) return added;
-  const now = await columnNames(connection, table);
+  const now = added.length === 0 ? present : await columnNames(connection, table);
   const expected = TABLE_COLUMNS[table].map((definition) => definition.name);
   if (now.join(',') !== expected.join(',')) {
-    throw new Error(`the request-log database's ${table} table has columns (${now.join(', ')}) where gw writes (${expected.join(', ')}): move the file aside (GW_DATA_DIR) to start a new one`);
+    throw new Error(`the request-log database's ${table} table has columns (${now.join(', ')}) where gw writes (${expected.join(', ')}): move the file aside, or point GW_LOG_DUCKDB_PATH elsewhere, and gw starts a new one`);
   }
   return added;
 }
