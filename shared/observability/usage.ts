@@ -9,6 +9,9 @@ export interface NormalisedUsage {
   images?: number;
   characters?: number;
   audio_seconds?: number;
+  /** What set an image's price (the request's `size` and `quality`), kept beside `images` so a row can be re-priced. */
+  image_size?: string;
+  image_quality?: string;
 }
 
 /**
@@ -32,8 +35,16 @@ export function normaliseUsage(raw: Record<string, unknown> | undefined): Normal
     const value = number(raw[unit]);
     if (value !== undefined) usage[unit] = value;
   }
+  // Only beside a count of images: a chat body's `size` is no image's price. The caller wrote them: a value longer than
+  // any price key (`1792x1024`, `hd`) names no price either (the default one applies) and is not kept as a cell.
+  if (usage.images !== undefined) {
+    if (priceKey(raw.image_size)) usage.image_size = raw.image_size;
+    if (priceKey(raw.image_quality)) usage.image_quality = raw.image_quality;
+  }
   return usage;
 }
+
+const priceKey = (value: unknown): value is string => typeof value === 'string' && value.length <= 64;
 
 function number(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

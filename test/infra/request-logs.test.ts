@@ -114,6 +114,17 @@ describe('the Glue tables', () => {
     });
   });
 
+  it('media units are lost from request logs unless both requests tables, raw and compacted, have their Parquet columns (#47)', () => {
+    const media = [
+      { Name: 'images', Type: 'bigint' },
+      { Name: 'characters', Type: 'bigint' },
+      { Name: 'audio_seconds', Type: 'double' },
+      { Name: 'image_size', Type: 'string' },
+      { Name: 'image_quality', Type: 'string' },
+    ];
+    for (const name of ['requests', 'requests_compacted']) expect(glueTableOf(name).TableInput.StorageDescriptor.Columns).toEqual(expect.arrayContaining(media));
+  });
+
   it('takes its columns from the list it is given (the integrator points it at columns.ts)', () => {
     const columns: EngineColumnsByTable = {
       requests: [

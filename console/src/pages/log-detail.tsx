@@ -6,6 +6,8 @@ import { navigate } from '../router';
 import { Conversation } from './conversation';
 import { named, useNames, type Names } from '../names';
 
+/** What a media request was billed by (issue #47), shown beside the tokens when the record has it. */
+const MEDIA_USAGE = ['images', 'image_size', 'image_quality', 'characters', 'audio_seconds'];
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** One request: what it asked and got, the tries it took, what it cost, what guardrails said, and how to send it again. */
@@ -80,9 +82,9 @@ function RecordView({ data, names }: { data: Json; names: Names }) {
         <dt>Cost</dt>
         <dd data-testid="log-cost">{typeof data.cost === 'number' ? `$${data.cost.toFixed(6)}` : 'not priced'}</dd>
         {usage ? (
-          ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'total_tokens'].map((name) => (
+          ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'total_tokens', ...MEDIA_USAGE.filter((name) => usage[name] !== undefined && usage[name] !== null)].map((name) => (
             <>
-              <dt>{name.replace('_', ' ')}</dt>
+              <dt>{name.replaceAll('_', ' ')}</dt>
               <dd>{text(usage[name])}</dd>
             </>
           ))

@@ -65,6 +65,10 @@ function figuresOf(row: Record<string, unknown>): Omit<AnalyticsRow, 'key'> {
     errors: Number(row.errors),
     prompt_tokens: Number(row.prompt_tokens),
     completion_tokens: Number(row.completion_tokens),
+    images: Number(row.images ?? 0),
+    characters: Number(row.characters ?? 0),
+    // Seconds may be fractional (a provider's reported duration): rounded like the latencies, not to whole seconds.
+    audio_seconds: Math.round(Number(row.audio_seconds ?? 0) * 1000) / 1000,
     // Sums of decimal costs pick up float noise; a 1e-10 USD rounding keeps them equal to the logs' sum.
     cost: Math.round(Number(row.cost) * 1e10) / 1e10,
     cache_hits: Number(row.cache_hits),

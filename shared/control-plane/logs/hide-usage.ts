@@ -14,7 +14,7 @@ export interface UsageViewer {
  * The columns of an exported requests row that carry tokens or cost: exports made by such a caller leave them
  * out. Attempts and response bodies carry the provider's usage too, so they go with them.
  */
-export const USAGE_EXPORT_COLUMNS: readonly string[] = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'reasoning_tokens', 'cost', 'attempts', 'response_body', 'response_body_ref'];
+export const USAGE_EXPORT_COLUMNS: readonly string[] = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'reasoning_tokens', 'images', 'characters', 'audio_seconds', 'cost', 'attempts', 'response_body', 'response_body_ref'];
 
 /** Names of fields and attributes that carry tokens or cost: `usage`, `cost`, `*_tokens`, `gen_ai.usage.*`, … */
 const USAGE_KEY = /(^|[._])(usage|cost|costs|price|tokens?)($|[._])|_tokens$|^tokens_/i;

@@ -57,6 +57,12 @@ const usageSchema = z.object({
   total_tokens: z.number(),
   cached_tokens: z.number(),
   reasoning_tokens: z.number(),
+  // Media endpoints (issue #47): what the request was billed by, present only when it had them.
+  images: z.number().optional().meta({ description: 'Images made (images/generations, images/edits).' }),
+  characters: z.number().optional().meta({ description: 'Characters of speech input (audio/speech).' }),
+  audio_seconds: z.number().optional().meta({ description: 'Seconds of audio transcribed or translated; estimated from the file size when the provider reported no duration.' }),
+  image_size: z.string().optional().meta({ description: 'The `size` the image request asked for (it sets the per-image price).' }),
+  image_quality: z.string().optional().meta({ description: 'The `quality` the image request asked for (it sets the per-image price).' }),
 });
 
 export const spanSchema = z

@@ -6,6 +6,7 @@ import { CounterRepository, counterKey, type CounterKey } from '../../store/coun
 import { providerRepository, type ProviderRecord } from '../../store/integration-repository.js';
 import { listActivePolicies, type PolicyRecord, type PolicyUnit } from '../../store/policy-repository.js';
 import { abandoned, reclaimAbandoned } from './lease-reclaim.js';
+import { UNPRICED_MEDIA_GROUPS, UNPRICED_MEDIA_REQUESTS, unpricedMediaUnits } from './reconcile-media.js';
 import { groupOf, MATCH_ANY } from './policy-match.js';
 import { rateWindow, resetPeriod, type CountingWindow } from './windows.js';
 
@@ -27,7 +28,7 @@ export interface LimitComparison {
   measure: 'tokens' | 'cost';
   /** What the counter holds (tokens, or USD). */
   charged: number;
-  /** What the logged requests account for (tokens, or USD: costs plus unpriced models' tokens at the default rates). */
+  /** What the logged requests account for (tokens, or USD: costs plus unpriced models' tokens and media units at the default rates). */
   logged: number;
   /**
    * Lease records on the counter (amount-leases.ts): `held`, what live leases hold (counted in `charged` until
@@ -236,11 +237,12 @@ async function compareLimit(spec: LimitSpec, engine: QueryEngine, scope: LogScop
   const rows = rowsOf(engine.dialect, 'requests', scope, [...scopeConditions('requests', scope), ...rangeConditions('requests', 'created_at', rowsRange), ...spec.conditions, ...bounds]);
   const bucket = spec.windowMs === undefined ? trusted('0') : sql`CAST(floor(${admitted} / ${spec.windowMs}) AS BIGINT)`;
   const groups = spec.groupColumns.map((column, index) => sql`${column} AS ${trusted(`g${index}`)}`);
-  const select = [...groups, sql`${bucket} AS bucket`];
+  // Unpriced media requests are grouped by their units too (reconcile-media.ts): each group priced as settlement did.
+  const select = [...groups, sql`${bucket} AS bucket`, ...UNPRICED_MEDIA_GROUPS];
   const positions = trusted(select.map((_, index) => String(index + 1)).join(', '));
   const result = await engine.query(
     statement(
-      sql`SELECT ${select.reduce((all, part) => sql`${all}, ${part}`)}, sum(CASE WHEN cache_status IN (${CACHE_HITS[0]}, ${CACHE_HITS[1]}) THEN 0 ELSE coalesce(total_tokens, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0)) END) AS tokens, CAST(sum(CAST(round(coalesce(cost, 0), 10) AS DECIMAL(38, 10))) AS VARCHAR) AS cost_exact, sum(CASE WHEN cost IS NULL THEN coalesce(prompt_tokens, 0) ELSE 0 END) AS unpriced_prompt_tokens, sum(CASE WHEN cost IS NULL THEN coalesce(completion_tokens, 0) ELSE 0 END) AS unpriced_completion_tokens FROM ${rows} GROUP BY ${positions}`,
+      sql`SELECT ${select.reduce((all, part) => sql`${all}, ${part}`)}, sum(CASE WHEN cache_status IN (${CACHE_HITS[0]}, ${CACHE_HITS[1]}) THEN 0 ELSE coalesce(total_tokens, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0)) END) AS tokens, CAST(sum(CAST(round(coalesce(cost, 0), 10) AS DECIMAL(38, 10))) AS VARCHAR) AS cost_exact, sum(CASE WHEN cost IS NULL THEN coalesce(prompt_tokens, 0) ELSE 0 END) AS unpriced_prompt_tokens, sum(CASE WHEN cost IS NULL THEN coalesce(completion_tokens, 0) ELSE 0 END) AS unpriced_completion_tokens, ${UNPRICED_MEDIA_REQUESTS} FROM ${rows} GROUP BY ${positions}`,
     ),
   );
   // Logged amounts by group and window; the groups seen are read in every window (a charge without a log shows).
@@ -251,7 +253,8 @@ async function compareLimit(spec: LimitSpec, engine: QueryEngine, scope: LogScop
     const group = groupOfRow(spec, row);
     groupsSeen.set(group.hash, group.label);
     const windowStart = spec.windowMs === undefined ? spec.windows[0].start : Number(String(row.bucket)) * spec.windowMs;
-    const amount = spec.measure === 'tokens' ? BigInt(whole(row.tokens)) : decimalTextToUnits(String(row.cost_exact ?? '0')) + unpricedUnits(whole(row.unpriced_prompt_tokens), whole(row.unpriced_completion_tokens));
+    const amount =
+      spec.measure === 'tokens' ? BigInt(whole(row.tokens)) : decimalTextToUnits(String(row.cost_exact ?? '0')) + unpricedUnits(whole(row.unpriced_prompt_tokens), whole(row.unpriced_completion_tokens)) + unpricedMediaUnits(row);
     const id = `${group.hash} ${windowStart}`;
     logged.set(id, (logged.get(id) ?? 0n) + amount);
   }

@@ -5,6 +5,7 @@ import type { QueryEngine, SqlDialect, SqlStatement } from '../../observability/
 import { decimalTextToUnits, unitsToUsd, usdToUnits } from '../../observability/pricing/index.js';
 import { WorkspaceBudgetRepository } from '../../store/workspace-budget-repository.js';
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
+import { unpricedMediaStatement, unpricedMediaUnits } from './reconcile-media.js';
 import { agrees, defaultLimitSources, reconcileLimits, unpricedUnits, type LimitComparison, type LimitSources, type LimitsReport } from './reconcile-limits.js';
 
 /**
@@ -27,6 +28,10 @@ export interface Totals {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  /** Media units (issue #47): images made, characters spoken, seconds of audio transcribed. */
+  images: number;
+  characters: number;
+  audioSeconds: number;
   /** USD. */
   cost: number;
 }
@@ -37,7 +42,7 @@ export interface ReconcileReport {
   /** What GET /v1/analytics reports for the workspace over the range. */
   analytics: Totals;
   /** The logged requests summed one by one (exact decimal sum of `cost`). */
-  logged: Totals & { unpricedRequests: number; unpricedPromptTokens: number; unpricedCompletionTokens: number };
+  logged: Totals & { unpricedRequests: number; unpricedPromptTokens: number; unpricedCompletionTokens: number; /** What unpriced media units were charged at the default media rates (reconcile-media.ts), USD. */ unpricedMediaCharge: number };
   /**
    * The workspace budget: what it was charged in its current period, and what the logged requests say it should
    * have been (their costs, plus unpriced models' tokens at the default rates). Compared only when the range
@@ -70,7 +75,7 @@ const defaults = (): ReconcileDependencies => ({
 export function loggedTotalsStatement(dialect: SqlDialect, scope: LogScope, range: TimeRange): SqlStatement {
   const rows = rowsOf(dialect, 'requests', scope, [...scopeConditions('requests', scope), ...rangeConditions('requests', 'created_at', range)]);
   return statement(
-    sql`SELECT count(*) AS requests, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, CAST(sum(CAST(round(coalesce(cost, 0), 10) AS DECIMAL(38, 10))) AS VARCHAR) AS cost_exact, sum(CASE WHEN cost IS NULL AND coalesce(total_tokens, 0) > 0 THEN 1 ELSE 0 END) AS unpriced_requests, sum(CASE WHEN cost IS NULL THEN coalesce(prompt_tokens, 0) ELSE 0 END) AS unpriced_prompt_tokens, sum(CASE WHEN cost IS NULL THEN coalesce(completion_tokens, 0) ELSE 0 END) AS unpriced_completion_tokens FROM ${rows}`,
+    sql`SELECT count(*) AS requests, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, sum(coalesce(images, 0)) AS images, sum(coalesce(characters, 0)) AS characters, sum(coalesce(audio_seconds, 0)) AS audio_seconds, CAST(sum(CAST(round(coalesce(cost, 0), 10) AS DECIMAL(38, 10))) AS VARCHAR) AS cost_exact, sum(CASE WHEN cost IS NULL AND (coalesce(total_tokens, 0) > 0 OR images IS NOT NULL OR characters IS NOT NULL OR audio_seconds IS NOT NULL) THEN 1 ELSE 0 END) AS unpriced_requests, sum(CASE WHEN cost IS NULL THEN coalesce(prompt_tokens, 0) ELSE 0 END) AS unpriced_prompt_tokens, sum(CASE WHEN cost IS NULL THEN coalesce(completion_tokens, 0) ELSE 0 END) AS unpriced_completion_tokens FROM ${rows}`,
   );
 }
 
@@ -82,16 +87,19 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
   if (!workspace) throw new Error(`no workspace ${request.workspaceId}`);
   const scope: LogScope = { organisationId: workspace.organisation_id, workspaceId: workspace.id };
   const engine = await deps.engine();
-  const [analyticsResult, loggedResult] = await Promise.all([
+  const [analyticsResult, loggedResult, unpricedMedia] = await Promise.all([
     engine.query(analyticsTotals(engine.dialect, { scope, range, groupBy: 'workspace', interval: 'day' })),
     engine.query(loggedTotalsStatement(engine.dialect, scope, range)),
+    engine.query(unpricedMediaStatement(engine.dialect, scope, range)),
   ]);
+  const unpricedMediaCharge = unpricedMedia.rows.reduce((sum, row) => sum + unpricedMediaUnits(row), 0n);
   const analyticsRow = analyticsResult.rows[0] ?? {};
   const loggedRow = loggedResult.rows[0] ?? {};
   const analytics: Totals = {
     requests: whole(analyticsRow.requests),
     promptTokens: whole(analyticsRow.prompt_tokens),
     completionTokens: whole(analyticsRow.completion_tokens),
+    ...mediaTotals(analyticsRow),
     cost: Number(analyticsRow.cost ?? 0),
   };
   const loggedCostUnits = decimalTextToUnits(String(loggedRow.cost_exact ?? '0'));
@@ -99,10 +107,12 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
     requests: whole(loggedRow.requests),
     promptTokens: whole(loggedRow.prompt_tokens),
     completionTokens: whole(loggedRow.completion_tokens),
+    ...mediaTotals(loggedRow),
     cost: unitsToUsd(loggedCostUnits),
     unpricedRequests: whole(loggedRow.unpriced_requests),
     unpricedPromptTokens: whole(loggedRow.unpriced_prompt_tokens),
     unpricedCompletionTokens: whole(loggedRow.unpriced_completion_tokens),
+    unpricedMediaCharge: unitsToUsd(unpricedMediaCharge),
   };
   const differences: string[] = [];
   const compare = (what: string, left: bigint | number, right: bigint | number, show: (value: bigint | number) => string = String) => {
@@ -112,9 +122,15 @@ export async function reconcile(request: ReconcileRequest, deps: ReconcileDepend
   compare('requests (analytics ≠ logged)', analytics.requests, logged.requests);
   compare('prompt tokens (analytics ≠ logged)', analytics.promptTokens, logged.promptTokens);
   compare('completion tokens (analytics ≠ logged)', analytics.completionTokens, logged.completionTokens);
+  compare('images (analytics ≠ logged)', analytics.images, logged.images);
+  compare('characters (analytics ≠ logged)', analytics.characters, logged.characters);
+  // Fractional seconds summed as doubles by two statements: equal to a microsecond, whatever order the engine added them in.
+  compare('audio seconds (analytics ≠ logged)', Math.round(analytics.audioSeconds * 1e6), Math.round(logged.audioSeconds * 1e6), (value) => String(Number(value) / 1e6));
   compare('cost (analytics ≠ logged)', usdToUnits(analytics.cost), loggedCostUnits, usd);
 
-  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits, logged, now, deps);
+  const budget = await budgetComparison(request.workspaceId, workspace, range, loggedCostUnits + unpricedMediaCharge, logged, now, deps);
+  // "Unpriced tokens" stands for unpriced media units too (unpricedMediaCharge is in the expected amount): the text is
+  // what scripts and tests match on.
   if ('charged' in budget) compare('workspace budget (charged ≠ logged cost + unpriced tokens at default rates)', usdToUnits(budget.charged), usdToUnits(budget.expected), usd);
   const limits = await reconcileLimits(engine, { organisationId: workspace.organisation_id, workspaceId: workspace.id }, range, now, deps.limits);
   for (const comparison of limits.compared) if (!agrees(comparison)) differences.push(limitDifference(comparison));
@@ -154,17 +170,32 @@ function periodEndFloor(now: number): string {
   return new Date(now - 1_000).toISOString();
 }
 
+/** The media unit sums of an analytics or logged-totals row. */
+function mediaTotals(row: Record<string, unknown>): Pick<Totals, 'images' | 'characters' | 'audioSeconds'> {
+  return { images: whole(row.images), characters: whole(row.characters), audioSeconds: whole(row.audio_seconds) };
+}
+
 /** An engine's count or sum (a JS number, a BigInt from DuckDB, a text from Athena) as a number. */
 function whole(value: unknown): number {
   return value === null || value === undefined ? 0 : Number(String(value));
+}
+
+/** `, 2 images, 31 characters, 25.9 audio seconds`: only the units there are, so a chat-only report reads as before. */
+function mediaLine(totals: Totals): string {
+  const parts = [
+    [totals.images, 'images'],
+    [totals.characters, 'characters'],
+    [totals.audioSeconds, 'audio seconds'],
+  ].filter(([value]) => Number(value) > 0);
+  return parts.map(([value, unit]) => `, ${value} ${unit}`).join('');
 }
 
 /** The report as the CLI prints it. */
 export function formatReconcileReport(report: ReconcileReport): string {
   const lines = [
     `workspace ${report.workspaceId}, ${report.range.from} … ${report.range.to}`,
-    `  analytics: ${report.analytics.requests} requests, ${report.analytics.promptTokens} prompt + ${report.analytics.completionTokens} completion tokens, $${report.analytics.cost}`,
-    `  logged:    ${report.logged.requests} requests, ${report.logged.promptTokens} prompt + ${report.logged.completionTokens} completion tokens, $${report.logged.cost} (${report.logged.unpricedRequests} unpriced)`,
+    `  analytics: ${report.analytics.requests} requests, ${report.analytics.promptTokens} prompt + ${report.analytics.completionTokens} completion tokens${mediaLine(report.analytics)}, $${report.analytics.cost}`,
+    `  logged:    ${report.logged.requests} requests, ${report.logged.promptTokens} prompt + ${report.logged.completionTokens} completion tokens${mediaLine(report.logged)}, $${report.logged.cost} (${report.logged.unpricedRequests} unpriced)`,
     'charged' in report.budget
       ? `  budget:    charged $${report.budget.charged} since ${report.budget.periodStart}; the logged requests account for $${report.budget.expected}`
       : `  budget:    not compared (${report.budget.skipped})`,

@@ -1,5 +1,6 @@
 import { col, limit, metadataValue, rangeConditions, rowsOf, scopeConditions, sql, statement, trusted, type Fragment, type LogScope, type TimeRange } from './sql.js';
 import type { SqlDialect, SqlStatement } from './types.js';
+import { MEDIA_UNIT_COLUMNS } from './columns.js';
 
 /** What analytics group by: a column of its own, or any `metadata.<key>`. */
 export type AnalyticsGroup = 'workspace' | 'model' | 'provider' | 'api_key' | `metadata.${string}`;
@@ -28,8 +29,11 @@ function percentile(dialect: SqlDialect, fraction: 0.5 | 0.95): Fragment {
   return trusted(dialect === 'trino' ? `approx_percentile(latency_ms, ${fraction})` : `quantile_cont(latency_ms, ${fraction})`);
 }
 
+/** Media units summed as tokens are (issue #47): images made, characters spoken, seconds of audio transcribed. */
+const MEDIA_SUMS = trusted(MEDIA_UNIT_COLUMNS.map((name) => `sum(coalesce(${name}, 0)) AS ${name}`).join(', '));
+
 function figures(dialect: SqlDialect): Fragment {
-  return sql`count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, sum(coalesce(cost, 0)) AS cost, sum(CASE WHEN cache_status IN (${'HIT'}, ${'SEMANTIC HIT'}) THEN 1 ELSE 0 END) AS cache_hits, ${percentile(dialect, 0.5)} AS latency_p50_ms, ${percentile(dialect, 0.95)} AS latency_p95_ms`;
+  return sql`count(*) AS requests, sum(CASE WHEN outcome = ${'error'} THEN 1 ELSE 0 END) AS errors, sum(coalesce(prompt_tokens, 0)) AS prompt_tokens, sum(coalesce(completion_tokens, 0)) AS completion_tokens, ${MEDIA_SUMS}, sum(coalesce(cost, 0)) AS cost, sum(CASE WHEN cache_status IN (${'HIT'}, ${'SEMANTIC HIT'}) THEN 1 ELSE 0 END) AS cache_hits, ${percentile(dialect, 0.5)} AS latency_p50_ms, ${percentile(dialect, 0.95)} AS latency_p95_ms`;
 }
 
 /**

@@ -60,7 +60,19 @@ export const REQUEST_COLUMNS: readonly ColumnDefinition[] = [
   column('response_body_ref', 'string'),
   column('body_truncated', 'boolean'),
   { name: 'day', type: 'string', partition: true },
+  // Media units (issue #47), what an image, speech or transcription request is billed by (pricing/media-units.ts),
+  // with the image size and quality that set an image's price. After `day` on purpose: DuckDB appends by position,
+  // and a database file from before these columns gains them at the end (duckdb/migrate.ts), so a new file must
+  // have them there too. Null on every row without them (chat, and every row written before them).
+  column('images', 'bigint'),
+  column('characters', 'bigint'),
+  column('audio_seconds', 'double'),
+  column('image_size', 'string'),
+  column('image_quality', 'string'),
 ];
+
+/** The media unit columns, summed like tokens (analytics, reconcile); hidden with them from who may not see usage. */
+export const MEDIA_UNIT_COLUMNS = ['images', 'characters', 'audio_seconds'] as const;
 
 export const SPAN_COLUMNS: readonly ColumnDefinition[] = [
   column('span_id', 'string'),
@@ -184,6 +196,11 @@ export const REQUEST_VALUES: Readonly<Record<string, RequestValue>> = {
   response_body_ref: (record) => record.response_body_ref ?? null,
   body_truncated: (record) => record.body_truncated === true,
   day: (record) => dayOf(record.created_at),
+  images: (record) => record.usage?.images ?? null,
+  characters: (record) => record.usage?.characters ?? null,
+  audio_seconds: (record) => record.usage?.audio_seconds ?? null,
+  image_size: (record) => record.usage?.image_size ?? null,
+  image_quality: (record) => record.usage?.image_quality ?? null,
 };
 
 /** How each `spans` column is read from a span and the record it belongs to (its request, trace and owners). */

@@ -1,5 +1,6 @@
 import type { RequestLogRecord } from '../log-record.js';
 import type { SpanRecord } from '../spans.js';
+import type { NormalisedUsage } from '../usage.js';
 import { columnOf, type LogicalType } from './columns.js';
 import type { EngineTable } from './types.js';
 
@@ -62,7 +63,7 @@ const parsed = (text: unknown): unknown => (typeof text === 'string' ? JSON.pars
 /** A request log record from a `requests` row (read with `readRow`) and its spans. */
 export function recordFromRow(row: Record<string, unknown>, spans: SpanRecord[]): RequestLogRecord {
   const tokens = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'reasoning_tokens'] as const;
-  const hasUsage = tokens.some((name) => row[name] !== null && row[name] !== undefined);
+  const hasUsage = [...tokens, ...MEDIA_USAGE_FIELDS].some((name) => row[name] !== null && row[name] !== undefined);
   const hasError = row.error_type !== null || row.error_code !== null || row.error_message !== null || row.outcome === 'error';
   const record: RequestLogRecord = {
     id: row.id as string,
@@ -80,7 +81,7 @@ export function recordFromRow(row: Record<string, unknown>, spans: SpanRecord[])
     status: row.status as number,
     latency_ms: row.latency_ms as number,
     ttft_ms: (row.ttft_ms as number | null) ?? null,
-    usage: hasUsage ? (Object.fromEntries(tokens.map((name) => [name, (row[name] as number | null) ?? 0])) as unknown as RequestLogRecord['usage']) : null,
+    usage: hasUsage ? usageFromRow(row, tokens) : null,
     cost: (row.cost as number | null) ?? null,
     cache_status: (row.cache_status as string | null) ?? null,
     retry_count: (row.retry_count as number | null) ?? 0,
@@ -99,6 +100,19 @@ export function recordFromRow(row: Record<string, unknown>, spans: SpanRecord[])
   if (row.body_truncated === true) record.body_truncated = true;
   if (row.error_code) record.error_code = row.error_code as string;
   return record;
+}
+
+/** The media fields of `usage`, each a column of its own name (columns.ts); a row written before them has none. */
+const MEDIA_USAGE_FIELDS = ['images', 'characters', 'audio_seconds', 'image_size', 'image_quality'] as const;
+
+/** The usage block of a row: the five token counts (0 when not recorded), and the media fields the row holds. */
+function usageFromRow(row: Record<string, unknown>, tokens: readonly string[]): NormalisedUsage {
+  const usage = Object.fromEntries(tokens.map((name) => [name, (row[name] as number | null) ?? 0])) as unknown as NormalisedUsage;
+  for (const name of MEDIA_USAGE_FIELDS) {
+    const value = row[name];
+    if (value !== null && value !== undefined) (usage as unknown as Record<string, unknown>)[name] = value;
+  }
+  return usage;
 }
 
 /** A span from a `spans` row (read with `readRow`), in the shape GET /v1/traces returns. */

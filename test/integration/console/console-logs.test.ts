@@ -242,3 +242,31 @@ describe('policies and budgets are created and edited in the console', { timeout
     await page.screenshot({ path: join(SHOTS, 'policies.png'), fullPage: true });
   });
 });
+
+describe('a media request in the console', { timeout: 120_000 }, () => {
+  it('media units are lost from request logs unless the request page shows them where it shows tokens: images with their size and quality', async () => {
+    // Appended only now, so the explorer's counts above are the seeded ones.
+    const id = `ui-media-${run}`;
+    const record = logRecord({
+      id,
+      created_at: new Date(Date.now() - 5_000).toISOString(),
+      organisation_id: gateway.bootstrap.organisationId,
+      workspace_id: gateway.bootstrap.workspaceId,
+      endpoint: 'images/generations',
+      model: 'dall-e-3',
+      cost: 0.24,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, images: 2, image_size: '1024x1792', image_quality: 'hd' },
+    });
+    const { sink } = await logEngines();
+    sink.append('requests', [requestRow(record)]);
+    await sink.flush();
+    await page.goto(`${gateway.url}/console#/logs/${id}`);
+    const facts = page.locator('dl[aria-label="Cost and tokens"]');
+    await poll(() => page.getByTestId('log-cost').textContent()).toBe('$0.240000');
+    const text = await facts.textContent();
+    expect(text).toContain('images2');
+    expect(text).toContain('image size1024x1792');
+    expect(text).toContain('image qualityhd');
+    expect(text).not.toContain('audio seconds');
+  });
+});

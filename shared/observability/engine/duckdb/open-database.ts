@@ -4,6 +4,7 @@ import type { DuckDBInstance, DuckDBType } from '@duckdb/node-api';
 import { TABLE_COLUMNS, type LogicalType } from '../columns.js';
 import type { EngineTable } from '../types.js';
 import type { DuckDbValues } from './batch-columns.js';
+import { migrateTable } from './migrate.js';
 import { createTableSql } from './schema.js';
 
 export interface OpenOptions {
@@ -33,6 +34,9 @@ export async function openDuckDb(options: OpenOptions): Promise<{ instance: Duck
     const setup = await instance.connect();
     await setup.run(createTableSql('requests'));
     await setup.run(createTableSql('spans'));
+    // A file from an earlier gw lacks the newest columns: added (null on its rows) before anything is appended.
+    await migrateTable(setup, 'requests');
+    await migrateTable(setup, 'spans');
     setup.closeSync();
   } catch (error) {
     instance.closeSync();
