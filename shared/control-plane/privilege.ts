@@ -87,7 +87,8 @@ export async function requireSeesAsMuchAs(principal: Principal, key: Pick<ApiKey
 export const WORKSPACE_ADMIN_SETTING = 'workspace_admin_setting';
 
 /**
- * Settings that govern what members may see (`membersViewAnalytics`, `managersViewAnalytics`) may be changed only
+ * Settings that govern what members may see (`membersViewAnalytics`, `managersViewAnalytics`, and
+ * `log_request_bodies`, which decides whether colleagues' prompts are kept for log readers) may be changed only
  * by an organisation admin key or a key acting for a user who is an admin of that workspace (its own user key, or a
  * service key such a user made): a member's key with `workspaces:write` cannot widen its own view.
  */

@@ -111,15 +111,17 @@ describe('a member kept from usage', () => {
     expect((await api(gateway, 'GET', '/v1/analytics', { key: byOrganisation.key })).status).toBe(200);
   });
 
-  it('cannot change membersViewAnalytics or managersViewAnalytics with workspaces:write; a workspace admin can', async () => {
-    for (const settings of [{ membersViewAnalytics: true }, { managersViewAnalytics: false }]) {
+  it('visibility settings: cannot change membersViewAnalytics, managersViewAnalytics or log_request_bodies with workspaces:write; a workspace admin can', async () => {
+    for (const settings of [{ membersViewAnalytics: true }, { managersViewAnalytics: false }, { log_request_bodies: false }]) {
       const reply = await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { settings } });
       expectError(reply, 403, 'workspace_admin_setting', { param: `settings.${Object.keys(settings)[0]}` });
     }
     const minted = await newKey(gateway, { name: 'member-made writer', scopes: ['workspaces:write'] }, memberKey);
     expectError(await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: minted.key, body: { settings: { membersViewAnalytics: true } } }), 403, 'workspace_admin_setting');
+    // PATCH is the one route that writes a workspace's settings: no PUT stands beside it.
+    expect((await api(gateway, 'PUT', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { name: 'put', settings: { membersViewAnalytics: true } } })).status).toBe(405);
     const read = await api<{ settings: Record<string, boolean> }>(gateway, 'GET', `/v1/workspaces/${workspace.id}`);
-    expect(read.body.settings.membersViewAnalytics).toBe(false);
+    expect(read.body.settings).toMatchObject({ membersViewAnalytics: false, log_request_bodies: true });
     // Other fields stay the member's to change; the admin may change the setting.
     expect((await api(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: memberKey, body: { description: 'renamed by a member' } })).status).toBe(200);
     const byAdmin = await api<{ settings: Record<string, boolean> }>(gateway, 'PATCH', `/v1/workspaces/${workspace.id}`, { key: workspaceAdminKey, body: { settings: { managersViewAnalytics: true } } });
