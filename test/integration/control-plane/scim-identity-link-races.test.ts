@@ -149,6 +149,23 @@ describe('lost updates: an admin’s link of a workspace identity', () => {
 });
 
 describe('lost updates: one user linked to two identities of a workspace', () => {
+  it('an admin’s link racing a create that would link the same member automatically: the link holds, the new identity stays pending', async () => {
+    const id = await pendingIdentity('linked-first');
+    const memberEmail = `member-${randomUUID().slice(0, 8)}@example.com`;
+    const memberId = await inviteMember(gateway, memberEmail, own.id);
+    const gate = holdIdentityWrites(1);
+    const linking = link(id, memberId);
+    await gate.arrived;
+    // The link has claimed the member and waits at its write; the IdP provisions the member's address meanwhile.
+    const created = await scim<{ id: string }>(gateway, 'POST', '/Users', { schemas: [USER], userName: memberEmail, emails: [{ value: memberEmail, primary: true }] }, confinedKey);
+    gate.release();
+
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await linking).status).toBe(200);
+    expect(await identityOf(id)).toMatchObject({ status: 'linked', user_id: memberId });
+    expect(await identityOf(created.body.id)).toMatchObject({ status: 'pending', user_id: null });
+  });
+
   it('of 200 admins linking 200 different identities to one user at once, exactly one lands and 199 are 409 user_already_linked', async () => {
     const ids: string[] = [];
     // Provisioned a few at a time: the race is in the links, not here.
