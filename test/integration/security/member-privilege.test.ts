@@ -69,6 +69,17 @@ describe('a member kept from usage', () => {
     const traces = await api(gateway, 'GET', `/v1/traces?trace_id=${traceId}`, { key: minted.key });
     expect(traces.status).toBe(200);
     expect(JSON.stringify(traces.body)).not.toMatch(/"(cost|total_tokens|prompt_tokens)":\s*[0-9]/);
+    // A CSV export it makes leaves the usage columns out, as the member's own would.
+    const exported = await api<{ id: string }>(gateway, 'POST', '/v1/exports', { key: minted.key, body: { trace_id: traceId, format: 'csv' } });
+    expect(exported.status, JSON.stringify(exported.body)).toBe(202);
+    await drainAllBackgroundWork();
+    const job = await api<{ status: string; download_url: string }>(gateway, 'GET', `/v1/exports/${exported.body.id}`, { key: minted.key });
+    expect(job.body.status).toBe('completed');
+    const csv = await (await fetch(job.body.download_url, { headers: { 'x-gw-api-key': minted.key } })).text();
+    const [header, ...rows] = csv.trim().split('\n');
+    expect(rows).toHaveLength(1);
+    expect(header.split(',')).toContain('trace_id');
+    for (const column of ['cost', 'prompt_tokens', 'completion_tokens', 'total_tokens']) expect(header.split(',')).not.toContain(column);
     // And a key that key mints in turn inherits the same maker.
     const second = await newKey(gateway, { name: 'second generation', scopes: ['logs:read'] }, minted.key);
     expectError(await api(gateway, 'GET', '/v1/analytics', { key: second.key }), 403, 'analytics_not_visible');
