@@ -105,6 +105,20 @@ describe('stored credential endpoint binding (path prefix, not only origin)', ()
     expect(shared.requests.slice(before)).toEqual([]);
   });
 
+  it('moving a stored credential to a new endpoint by PATCH needs the credential again (a writer cannot re-point a secret it never saw)', async () => {
+    const id = await virtualKey({ custom_host: `${shared.url}/tenant-a` });
+    const patch = (body: Record<string, unknown>) => api(gateway, 'PATCH', `/v1/virtual-keys/${id}`, { body });
+    expectError(await patch({ custom_host: `${shared.url}/tenant-b` }), 400, 'stored_credential_endpoint_change', { param: 'custom_host' });
+    expectError(await patch({ allowed_custom_hosts: [`${shared.url}/tenant-b`] }), 400, 'stored_credential_endpoint_change', { param: 'allowed_custom_hosts' });
+    expect((await api<{ custom_host: string }>(gateway, 'GET', `/v1/virtual-keys/${id}`)).body.custom_host).toBe(`${shared.url}/tenant-a`);
+    // Narrowing needs nothing: a path below the old one, or back to the provider's own API.
+    expect((await patch({ custom_host: `${shared.url}/tenant-a/eu` })).status).toBe(200);
+    // With the credential sent again, the owner of the secret may move it anywhere.
+    expect((await patch({ custom_host: `${shared.url}/tenant-b`, credential: 'vk-tenant-b-secret-0a9b8c7d' })).status).toBe(200);
+    expect((await patch({ custom_host: null })).status).toBe(200);
+    expect(shared.requests.filter((request) => request.path.startsWith('/tenant-b')).map((request) => request.headers['x-api-key'])).not.toContain(SECRET);
+  });
+
   it('refuses allow-list entries with a query, fragment, credentials or an encoded slash', async () => {
     for (const entry of ['https://proxy.example.com/v1?x=1', 'https://proxy.example.com/#f', 'https://u:p@proxy.example.com', 'https://proxy.example.com/a%2fb']) {
       const reply = await api(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET, allowed_custom_hosts: [entry] } });
