@@ -5,6 +5,8 @@ import { badRequest } from '../http/errors.js';
 /** Where a stored credential may be sent: its custom host (none: the provider's own API), an Azure resource's host, its allow-list. */
 export interface StoredEndpoints {
   customHost?: string;
+  /** How the body names the custom host (`custom_host`; an MCP server's `url`). */
+  hostParam?: string;
   azureResourceName?: string;
   allowedCustomHosts?: readonly string[];
 }
@@ -33,7 +35,7 @@ export function refuseEndpointMoveWithoutCredential(before: StoredEndpoints, aft
 function endpointsOf(endpoints: StoredEndpoints): Array<[string, string]> {
   const found: Array<[string, string]> = [];
   // No custom host means the provider's own API: going back to it needs nothing, leaving it is a new host.
-  if (endpoints.customHost) found.push(['custom_host', endpoints.customHost]);
+  if (endpoints.customHost) found.push([endpoints.hostParam ?? 'custom_host', endpoints.customHost]);
   if (endpoints.azureResourceName) found.push(['azure.resource_name', azureResourceHost(endpoints.azureResourceName)]);
   for (const url of endpoints.allowedCustomHosts ?? []) found.push(['allowed_custom_hosts', url]);
   return found;
