@@ -3,6 +3,7 @@ import type { Scope } from '../auth/scopes.js';
 import { GatewayError } from '../http/errors.js';
 import type { ApiKeyRecord } from '../store/api-key-repository.js';
 import { UserRepository } from '../store/user-repository.js';
+import { keySeesUsage, usageViewerFor } from './analytics/visibility.js';
 
 /**
  * The one privilege rule of the control plane (docs/security.md). Inside a workspace, a caller may create,
@@ -63,11 +64,31 @@ export async function requireMayManageKey(principal: Principal, target: ApiKeyRe
   }
 }
 
+/** A key's secret would go to a caller that sees less (usage and cost) than the key. */
+export const KEY_SEES_MORE = 'key_sees_more_than_caller';
+
+/**
+ * Visibility follows the key's maker, so a secret must never go to a hand that sees less than the key does:
+ * rotating a key hands out its new secret, and so does making a user key for someone else. A member kept from
+ * usage (membersViewAnalytics: false) cannot rotate a service key an admin made, or make a key for a user who sees
+ * usage, and so read cost through it. Callers that see the workspace's usage pass at once (one read, cached).
+ */
+export async function requireSeesAsMuchAs(principal: Principal, key: Pick<ApiKeyRecord, 'kind' | 'organisation_id' | 'workspace_id' | 'user_id' | 'made_by_user_id'>): Promise<void> {
+  if (isAdminKey(principal) || (await usageViewerFor(principal, key.workspace_id)).seesUsage) return;
+  if (!(await keySeesUsage(key))) return;
+  throw new GatewayError(
+    403,
+    KEY_SEES_MORE,
+    "This key would hand out a key that sees usage and cost it cannot see itself (the workspace's membersViewAnalytics / managersViewAnalytics): ask a workspace admin",
+  );
+}
+
 /** Settings of what a workspace's members may see belong to its admins. */
 export const WORKSPACE_ADMIN_SETTING = 'workspace_admin_setting';
 
 /**
- * Settings that govern what members may see (`membersViewAnalytics`, `managersViewAnalytics`) may be changed only
+ * Settings that govern what members may see (`membersViewAnalytics`, `managersViewAnalytics`, and
+ * `log_request_bodies`, which decides whether colleagues' prompts are kept for log readers) may be changed only
  * by an organisation admin key or a key acting for a user who is an admin of that workspace (its own user key, or a
  * service key such a user made): a member's key with `workspaces:write` cannot widen its own view.
  */

@@ -29,6 +29,43 @@ export async function keepGatewayKeysFromProviders(headers: Record<string, strin
     delete headers[name];
     if (!headers['x-gw-api-key'] && GATEWAY_KEY_STAND_INS.has(name)) headers['x-gw-api-key'] = value;
   }
+  await keepGatewayKeysFromOtherHeaders(headers, issued);
+}
+
+/**
+ * Any other header may go upstream too: the ones a caller names in `x-gw-forward-headers` (or a config's
+ * forward_headers) unprocessed, and a few an adapter passes on (anthropic-beta…). A header holding a gw key in any
+ * of its words is removed as well: a word with gw's prefix or equal to this request's key, checked for every header
+ * (no lookup); the headers `x-gw-forward-headers` names are also looked up by hash, as provider-key headers are, so
+ * that a normal request (no such header) costs no store read for this.
+ */
+async function keepGatewayKeysFromOtherHeaders(headers: Record<string, string>, issued: IssuedKeyCheck): Promise<void> {
+  const requestKey = headers['x-gw-api-key']?.trim();
+  const named = new Set(forwardedNames(headers['x-gw-forward-headers']));
+  for (const [name, raw] of Object.entries(headers)) {
+    if (name.startsWith('x-gw-') || typeof raw !== 'string') continue;
+    const words = raw.split(/[\s,;=:]+/).filter((word) => word.length > 0 && word.length <= MAX_GATEWAY_KEY_LENGTH);
+    for (const word of words) {
+      const gatewayKey = word === requestKey || isGatewayKeyShaped(word) || (named.has(name) && (await issued.isIssuedKey(word)));
+      if (gatewayKey) {
+        delete headers[name];
+        break;
+      }
+    }
+  }
+}
+
+/** The header names `x-gw-forward-headers` lists (comma-separated or a JSON array); forward-headers.ts validates them. */
+function forwardedNames(value: string | undefined): string[] {
+  if (!value) return [];
+  const text = value.trim();
+  if (!text.startsWith('[')) return text.split(',').map((name) => name.trim().toLowerCase());
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === 'string').map((name) => name.trim().toLowerCase()) : [];
+  } catch {
+    return [];
+  }
 }
 
 async function isGatewayKey(value: string, requestKey: string | undefined, issued: IssuedKeyCheck): Promise<boolean> {

@@ -68,7 +68,7 @@ export function assertStoredCredentialHost(
 /**
  * True when `url` is the base URL `bound` or lies below it: same origin, and a path equal to bound's path or
  * continuing it after a `/` (`https://h/tenant-a` covers `https://h/tenant-a/v1`, never `https://h/tenant-b` nor
- * `https://h/tenant-ab`). Hosts that serve many tenants by path keep one tenant's key on its own routes. The URL
+ * `https://h/tenant-ab`), and never with userinfo. Hosts that serve many tenants by path keep one tenant's key on its own routes. The URL
  * parser has already resolved `.`/`..` segments (`%2e` included); an encoded `/` or `\` below the bound path could
  * still be decoded into a traversal by the upstream server, so such a path never matches.
  */
@@ -76,6 +76,8 @@ export function isWithinBaseUrl(url: string, bound: string): boolean {
   const target = parsed(url);
   const base = parsed(bound);
   if (!target || !base || target.origin !== base.origin) return false;
+  // Userinfo is no part of the origin, yet it is sent (as Basic credentials, or to a proxy that reads it): never ours.
+  if (target.username !== '' || target.password !== '') return false;
   const basePath = trimmedPath(base.pathname);
   const targetPath = trimmedPath(target.pathname);
   if (targetPath === basePath) return true;

@@ -43,6 +43,14 @@ export class ScimIdentityChangedError extends Error {
   }
 }
 
+/** Another identity of the workspace already stands for this organisation user (its link claim is taken). */
+export class ScimIdentityUserTakenError extends Error {
+  constructor() {
+    super('the user is already linked to another SCIM identity of this workspace');
+    this.name = 'ScimIdentityUserTakenError';
+  }
+}
+
 export class ScimIdentityTakenError extends Error {
   constructor(readonly attribute: 'userName' | 'email') {
     super(`${attribute} already provisioned in this workspace`);
@@ -52,8 +60,8 @@ export class ScimIdentityTakenError extends Error {
 
 /**
  * Identities live in their organisation's SCIM-identity collection (`SCIMIDS#<org>`): `IDENT#<workspace>#<id>`,
- * and the workspace-scoped uniqueness claims `NAME#<workspace>#<lower userName>` and `EMAIL#<workspace>#<lower
- * e-mail>`. A workspace's identities are one Query by prefix; an organisation admin reads all of them by the
+ * the workspace-scoped uniqueness claims `NAME#<workspace>#<lower userName>` and `EMAIL#<workspace>#<lower
+ * e-mail>`, and `LINK#<workspace>#<user id>`, the one identity of the workspace a user is linked to. A workspace's identities are one Query by prefix; an organisation admin reads all of them by the
  * partition. Every multi-item change is a sequence of single conditional writes (the local store has no
  * transactions); a failed claim gives back the claims made before it.
  */
@@ -118,6 +126,33 @@ export class ScimIdentityRepository {
     return stored;
   }
 
+  /**
+   * Claims `userId` for this identity in its workspace, before the link is written: one identity per user in a
+   * workspace, so one identity's deprovisioning never undoes another's grant. A conditional write, not a read of
+   * the other identities, so of any number of links made at once to one user exactly one gets the claim.
+   * Throws ScimIdentityUserTakenError when another identity holds it; claiming again for the same identity is a no-op.
+   */
+  async claimUser(identity: ScimIdentityRecord, userId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...userClaimKey(identity, userId), identity_id: identity.id },
+          ConditionExpression: 'attribute_not_exists(pk) OR identity_id = :id',
+          ExpressionAttributeValues: { ':id': identity.id },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) throw new ScimIdentityUserTakenError();
+      throw error;
+    }
+  }
+
+  /** Gives back a user claim whose link was not written (the link lost its race, or the identity went). */
+  async releaseUser(identity: ScimIdentityRecord, userId: string): Promise<void> {
+    await this.releaseKey(identity, userClaimKey(identity, userId));
+  }
+
   private async claim(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string): Promise<void> {
     try {
       await this.client.send(
@@ -135,9 +170,14 @@ export class ScimIdentityRepository {
   }
 
   private async release(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string): Promise<void> {
+    await this.releaseKey(identity, claimKey(identity, attribute, value));
+  }
+
+  /** Deletes a claim only while this identity holds it. */
+  private async releaseKey(identity: ScimIdentityRecord, key: { pk: string; sk: string }): Promise<void> {
     try {
       await this.client.send(
-        new DeleteCommand({ TableName: this.table, Key: claimKey(identity, attribute, value), ConditionExpression: 'identity_id = :id', ExpressionAttributeValues: { ':id': identity.id } }),
+        new DeleteCommand({ TableName: this.table, Key: key, ConditionExpression: 'identity_id = :id', ExpressionAttributeValues: { ':id': identity.id } }),
       );
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
@@ -153,6 +193,10 @@ function identityKey(organisationId: string, workspaceId: string, id: string) {
 
 function claimKey(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string) {
   return { pk: partition(identity.organisation_id), sk: `${attribute === 'userName' ? 'NAME' : 'EMAIL'}#${identity.workspace_id}#${value.toLowerCase()}` };
+}
+
+function userClaimKey(identity: ScimIdentityRecord, userId: string) {
+  return { pk: partition(identity.organisation_id), sk: `LINK#${identity.workspace_id}#${userId}` };
 }
 
 function strip(item: Record<string, unknown>): ScimIdentityRecord {

@@ -29,6 +29,16 @@ export async function requireAnalyticsVisibility(principal: Principal, workspace
   if (refusal) throw refusal;
 }
 
+/**
+ * Whether a key would see a workspace's usage, from its record: the same rule as for a caller (its own user, or the
+ * maker of a service key, decides). For handing a key's secret out (rotation, a key made for another user): the
+ * hand that receives it must see as much (privilege.ts, requireSeesAsMuchAs).
+ */
+export async function keySeesUsage(key: { kind: Principal['kind']; organisation_id: string; workspace_id: string; user_id?: string; made_by_user_id?: string }): Promise<boolean> {
+  const principal: Principal = { keyId: '', kind: key.kind, organisationId: key.organisation_id, workspaceId: key.workspace_id, userId: key.user_id, madeByUserId: key.made_by_user_id, scopes: new Set() };
+  return (await usageRefusal(principal, key.workspace_id)) === undefined;
+}
+
 /** For the log, trace and export read paths: whether rows keep their tokens and cost (logs/hide-usage.ts). */
 export async function usageViewerFor(principal: Principal, workspaceId: string): Promise<UsageViewer> {
   return { seesUsage: (await usageRefusal(principal, workspaceId)) === undefined };

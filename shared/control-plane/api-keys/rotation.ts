@@ -2,7 +2,7 @@ import { generateRawApiKey, hashApiKey, maskApiKey } from '../../auth/api-key-se
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../http/errors.js';
 import { effectiveStatus, type ApiKeyRecord, type ApiKeyRepository } from '../../store/api-key-repository.js';
-import { requireMayManageKey } from '../privilege.js';
+import { requireMayManageKey, requireSeesAsMuchAs } from '../privilege.js';
 import { findVisibleApiKey, forgetSecrets } from './key-access.js';
 import { nextRotation } from './rules.js';
 import type { ApiKeyRotate } from './schemas.js';
@@ -18,6 +18,8 @@ export async function rotateApiKey(principal: Principal, keyId: string, body: Ap
   const { pointer, record } = await findVisibleApiKey(principal, keyId, keys);
   // Visibility is not enough: rotating hands out the key's new secret, so the one privilege rule applies.
   await requireMayManageKey(principal, record);
+  // The new secret goes to the caller: it must see as much as the key does (visibility follows the key's maker).
+  await requireSeesAsMuchAs(principal, record);
   const now = new Date();
   const status = effectiveStatus(record, now.getTime());
   if (status !== 'active') throw new GatewayError(409, 'api_key_not_active', `The API key is ${status}; only active keys can be rotated`);

@@ -6,7 +6,7 @@ import { ApiKeyRepository, effectiveStatus, type ApiKeyChanges, type ApiKeyRecor
 import { WorkspaceRepository } from '../../store/workspace-repository.js';
 import { requireOrganisationAdmin } from '../authorization.js';
 import { toPage, type Page, type PageRequest } from '../pagination.js';
-import { requireMayManageKey, requireScopesWithinCaller } from '../privilege.js';
+import { requireMayManageKey, requireScopesWithinCaller, requireSeesAsMuchAs } from '../privilege.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { targetWorkspace } from '../workspaces/access.js';
 import { findVisibleApiKey, forgetSecrets, secretHashesOf } from './key-access.js';
@@ -34,6 +34,10 @@ export class ApiKeyService implements CrudService<ApiKeyResult, ApiKeyCreate, Ap
     if (kind === 'workspace' && !body.scopes) throw badRequest('invalid_request', 'scopes: workspace keys need at least one scope', 'scopes');
     const scopes = body.scopes ?? [];
     requireScopesWithinCaller(principal, scopes);
+    // A user key made for someone else sees what that user sees; its secret comes back to the caller.
+    if (userId && userId !== actingUserOf(principal)) {
+      await requireSeesAsMuchAs(principal, { kind, organisation_id: principal.organisationId, workspace_id: workspace.id, user_id: userId });
+    }
     const expiresAt = resolveExpiry(body.expires_at, kind === 'workspace' ? workspace : undefined, now);
 
     if (kind === 'workspace' && !(await workspaces.reserveApiKeySlot(workspace.id, workspace.max_api_keys ?? null))) {

@@ -15,6 +15,7 @@ import type { CrudService, ResourceScope } from '../resource/define-resource.js'
 import { withSlugConflict } from '../resource/slugs.js';
 import type { McpServerAuth, McpServerCreate, McpServerMetadataView, McpServerUpdate, McpServerView } from './schemas.js';
 import { refuseGatewayKeyCredentials, type StoredCredentialField } from '../gateway-key-credential.js';
+import { refuseEndpointMoveWithoutCredential } from '../stored-endpoint-move.js';
 
 /**
  * MCP servers: the record (with the cached handshake) in DynamoDB, the credential in the SecretStore. A create or
@@ -77,6 +78,10 @@ export class McpServerService implements CrudService<McpServerRecord, McpServerC
       tools: body.tools === undefined ? current.tools : (body.tools ?? {}),
       updated_at: new Date().toISOString(),
     };
+    // The server's stored token follows its URL: a new URL needs the token again (stored-endpoint-move.ts).
+    if (body.auth === undefined && current.auth_type !== undefined && current.auth_type !== 'none') {
+      refuseEndpointMoveWithoutCredential({ customHost: current.url, hostParam: 'url' }, { customHost: record.url, hostParam: 'url' }, false);
+    }
     const secret = body.auth ? secretOf(body.auth) : undefined;
     if (body.auth) {
       delete record.auth_header_name;

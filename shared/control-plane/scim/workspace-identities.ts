@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NeutralResponse } from '../../http/types.js';
-import { ScimIdentityChangedError, ScimIdentityRepository, ScimIdentityTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
+import { ScimIdentityChangedError, ScimIdentityRepository, ScimIdentityTakenError, ScimIdentityUserTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
 import { ScimRepository } from '../../store/scim-repository.js';
 import { UserRepository } from '../../store/user-repository.js';
 import { applyIdentityAccess } from './identity-access.js';
@@ -40,14 +40,17 @@ export class WorkspaceIdentities {
       organisation_id: call.principal.organisationId,
       workspace_id: workspaceId,
       email,
-      in_group: linkable !== undefined,
+      in_group: false,
       created_at: now,
       updated_at: now,
     };
-    if (linkable) Object.assign(identity, { user_id: linkable, linked_at: now, linked_by: 'workspace-membership' });
+    // The member is linked only if this identity wins the member's claim: an admin linking another identity to them
+    // at the same moment leaves this one pending, never two identities standing for one user.
+    if (linkable && (await this.claimedFor(identity, linkable))) Object.assign(identity, { user_id: linkable, in_group: true, linked_at: now, linked_by: 'workspace-membership' });
     try {
       await this.identities.create(identity);
     } catch (error) {
+      if (identity.user_id) await this.identities.releaseUser(identity, identity.user_id);
       throw takenInWorkspace(error, fields);
     }
     return scimResponse(201, identityResource(identity, await this.groupOf(call, identity)), { location: `${SCIM_PATH_PREFIX}/Users/${identity.id}` });
@@ -111,6 +114,16 @@ export class WorkspaceIdentities {
     const holder = await this.scim.userIdByEmail(organisationId, email);
     const membership = await this.users.getMembership(workspaceId, holder ?? randomUUID());
     return holder !== undefined && membership !== undefined ? holder : undefined;
+  }
+
+  private async claimedFor(identity: ScimIdentityRecord, userId: string): Promise<boolean> {
+    try {
+      await this.identities.claimUser(identity, userId);
+      return true;
+    } catch (error) {
+      if (error instanceof ScimIdentityUserTakenError) return false;
+      throw error;
+    }
   }
 
   private async groupOf(call: ScimCall, identity: ScimIdentityRecord): Promise<{ value: string; display: string } | undefined> {

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { GatewayError } from '../../http/errors.js';
 import { parseJsonBody, validate } from '../../http/json-body.js';
 import { jsonResponse } from '../../http/types.js';
-import { ScimIdentityChangedError, ScimIdentityRepository, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
+import { ScimIdentityChangedError, ScimIdentityRepository, ScimIdentityUserTakenError, type ScimIdentityRecord } from '../../store/scim-identity-repository.js';
 import { ScimRepository } from '../../store/scim-repository.js';
 import { EmailTakenError, UserRepository, type UserRecord } from '../../store/user-repository.js';
 import { audited } from '../audit.js';
@@ -54,13 +54,25 @@ async function link(call: ControlPlaneRequest, userId: string | undefined): Prom
   const users = new UserRepository();
   const user = userId ? await users.get(organisationId, userId) : await userForEmail(call, identity, users);
   if (!user) throw new GatewayError(404, 'not_found', `user_id: no user with id '${userId}' in this organisation`, { param: 'user_id' });
-  // One identity per user in a workspace, so one identity's deprovisioning never undoes another's grant.
-  if (all.some((other) => other.workspace_id === identity.workspace_id && other.user_id === user.id)) {
-    throw new GatewayError(409, 'user_already_linked', `User '${user.id}' is already linked to another SCIM identity of this workspace`, { param: userId ? 'user_id' : null });
+  // One identity per user in a workspace, so one identity's deprovisioning never undoes another's grant. The read
+  // answers for links written before claims were kept; the claim (a conditional write) decides links made at once.
+  const userTaken = new GatewayError(409, 'user_already_linked', `User '${user.id}' is already linked to another SCIM identity of this workspace`, { param: userId ? 'user_id' : null });
+  if (all.some((other) => other.workspace_id === identity.workspace_id && other.user_id === user.id)) throw userTaken;
+  try {
+    await identities.claimUser(identity, user.id);
+  } catch (error) {
+    throw error instanceof ScimIdentityUserTakenError ? userTaken : error;
   }
   const now = new Date().toISOString();
-  // updated_at stays: the SCIM resource did not change, and its meta.lastModified must not tell the workspace key of the link.
-  const next = await linkedOnce(identities, identity, { ...identity, user_id: user.id, linked_at: now, linked_by: call.principal.keyId });
+  let next: ScimIdentityRecord;
+  try {
+    // updated_at stays: the SCIM resource did not change, and its meta.lastModified must not tell the workspace key of the link.
+    next = await linkedOnce(identities, identity, { ...identity, user_id: user.id, linked_at: now, linked_by: call.principal.keyId });
+  } catch (error) {
+    // The link did not land: the user is free for another identity again.
+    await identities.releaseUser(identity, user.id);
+    throw error;
+  }
   await applyIdentityAccess(identity, next, users);
   return next;
 }

@@ -10,6 +10,7 @@ import type { Page, PageRequest } from '../pagination.js';
 import { toPage } from '../pagination.js';
 import type { CrudService, ResourceScope } from '../resource/define-resource.js';
 import { refuseGatewayKeyCredentials, type StoredCredentialField } from '../gateway-key-credential.js';
+import { refuseEndpointMoveWithoutCredential, type StoredEndpoints } from '../stored-endpoint-move.js';
 import type { VirtualKeyCreate, VirtualKeyUpdate, VirtualKeyView } from './schemas.js';
 import { SECRET_FIELD_NAMES, storedSecretFields } from './virtual-key-rules.js';
 import { secretChanged, stateAfterUpdate, stateFromCreate, updateTouchesSecret } from './virtual-key-state.js';
@@ -65,6 +66,8 @@ export class VirtualKeyService implements CrudService<VirtualKeyRecord, VirtualK
     const current = await this.existing(workspaceId, virtualKeyId);
     const currentSecret = updateTouchesSecret(body) ? ((await readVirtualKeySecret(this.secrets, workspaceId, virtualKeyId)) ?? {}) : undefined;
     const state = stateAfterUpdate(current, currentSecret, body);
+    const sentAgain = typeof body.credential === 'string' || body.aws?.secret_access_key !== undefined || body.vertex?.service_account_json !== undefined;
+    if (current.secret_fields?.length) refuseEndpointMoveWithoutCredential(endpointsOf(current), endpointsOf(state.settings), sentAgain);
     const record: VirtualKeyRecord = {
       id: current.id,
       organisation_id: current.organisation_id,
@@ -141,4 +144,9 @@ export function toView(record: VirtualKeyRecord): VirtualKeyView {
   if (record.aws) view.aws = record.aws;
   if (record.custom_host) view.custom_host = record.custom_host;
   return view;
+}
+
+/** The endpoints a virtual key's stored credential may be sent to. */
+function endpointsOf(key: Pick<VirtualKeyRecord, 'custom_host' | 'allowed_custom_hosts' | 'azure'>): StoredEndpoints {
+  return { customHost: key.custom_host, azureResourceName: key.azure?.resource_name, allowedCustomHosts: key.allowed_custom_hosts };
 }

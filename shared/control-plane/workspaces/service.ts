@@ -136,9 +136,13 @@ function slugOf(name: string): string {
   return slug || 'workspace';
 }
 
-/** The visibility settings of an update: only organisation admins and workspace admins may set them. */
+/**
+ * The visibility settings of an update: only organisation admins and workspace admins may set them. Besides who may
+ * see usage, `log_request_bodies` decides whether every caller's prompts and answers are kept where any `logs:read`
+ * key of the workspace reads them: a member turning it on would read its colleagues' prompts from then on.
+ */
 function workspaceAdminFields(body: WorkspaceUpdate): string[] {
-  return (['membersViewAnalytics', 'managersViewAnalytics'] as const).filter((field) => body.settings?.[field] !== undefined);
+  return (['membersViewAnalytics', 'managersViewAnalytics', 'log_request_bodies'] as const).filter((field) => body.settings?.[field] !== undefined);
 }
 
 /** The workspace as the caller may see it: its budget usage hidden like other usage (analytics/visibility.ts). */

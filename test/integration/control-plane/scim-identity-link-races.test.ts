@@ -72,6 +72,14 @@ function holdIdentityWrites(count: number): { arrived: Promise<void>; release():
   };
 }
 
+/** A pending identity the confined key provisioned, outside the group. */
+async function pendingIdentity(prefix: string): Promise<string> {
+  const name = `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
+  const created = await scim<{ id: string }>(gateway, 'POST', '/Users', { schemas: [USER], userName: name, emails: [{ value: name, primary: true }] }, confinedKey);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id;
+}
+
 async function pendingIdentityInGroup(): Promise<string> {
   const name = `racer-${randomUUID().slice(0, 8)}@example.com`;
   const created = await scim<{ id: string }>(gateway, 'POST', '/Users', { schemas: [USER], userName: name, emails: [{ value: name, primary: true }] }, confinedKey);
@@ -138,4 +146,38 @@ describe('lost updates: an admin’s link of a workspace identity', () => {
     // And a link after the removal is the same 404.
     expectError(await link(id, userId), 404, 'not_found');
   });
+});
+
+describe('lost updates: one user linked to two identities of a workspace', () => {
+  it('an admin’s link racing a create that would link the same member automatically: the link holds, the new identity stays pending', async () => {
+    const id = await pendingIdentity('linked-first');
+    const memberEmail = `member-${randomUUID().slice(0, 8)}@example.com`;
+    const memberId = await inviteMember(gateway, memberEmail, own.id);
+    const gate = holdIdentityWrites(1);
+    const linking = link(id, memberId);
+    await gate.arrived;
+    // The link has claimed the member and waits at its write; the IdP provisions the member's address meanwhile.
+    const created = await scim<{ id: string }>(gateway, 'POST', '/Users', { schemas: [USER], userName: memberEmail, emails: [{ value: memberEmail, primary: true }] }, confinedKey);
+    gate.release();
+
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await linking).status).toBe(200);
+    expect(await identityOf(id)).toMatchObject({ status: 'linked', user_id: memberId });
+    expect(await identityOf(created.body.id)).toMatchObject({ status: 'pending', user_id: null });
+  });
+
+  it('of 200 admins linking 200 different identities to one user at once, exactly one lands and 199 are 409 user_already_linked', async () => {
+    const ids: string[] = [];
+    // Provisioned a few at a time: the race is in the links, not here.
+    for (let batch = 0; batch < 10; batch++) ids.push(...(await Promise.all(Array.from({ length: 20 }, () => pendingIdentity('many')))));
+    const userId = await inviteMember(gateway, `one-user-${randomUUID().slice(0, 8)}@example.com`, elsewhere.id);
+
+    const answered = await Promise.all(ids.map((id) => link(id, userId)));
+
+    const statuses = answered.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    for (const reply of answered.filter((candidate) => candidate.status !== 200)) expectError(reply as Reply<unknown>, 409, 'user_already_linked');
+    const linked = (await api<{ data: Identity[] }>(gateway, 'GET', `/v1/admin/scim-identities?workspace_id=${own.id}`)).body.data.filter((identity) => identity.user_id === userId);
+    expect(linked.map((identity) => identity.id)).toEqual([answered.find((reply) => reply.status === 200)!.body.id]);
+  }, 120_000);
 });

@@ -194,6 +194,14 @@ describe('updating and deleting', () => {
     expect(Object.fromEntries(metadata.body.tools.map((tool) => [tool.name, tool.allowed]))).toEqual({ echo: true, add: true, delete_everything: false, whoami: false });
   });
 
+  it('endpoint binding: a new url needs the stored token again, so a writer cannot re-point a token it never saw', async () => {
+    const elsewhere = `${new URL(tools.url).origin}/other-tenant/mcp`;
+    expectError(await call('PATCH', '/v1/mcp-servers/fixed', { body: { url: elsewhere } }), 400, 'stored_credential_endpoint_change', { param: 'url' });
+    expect((await call('GET', '/v1/mcp-servers/fixed')).body.url).toBe(tools.url);
+    // The same url, or the token sent along, is the owner's change.
+    expect((await call('PATCH', '/v1/mcp-servers/fixed', { body: { url: tools.url } })).status).toBe(200);
+  });
+
   it('validates updates and refuses a taken slug', async () => {
     expectError(await call('PATCH', '/v1/mcp-servers/fixed', { body: {} }), 400, 'invalid_request');
     expectError(await call('PATCH', '/v1/mcp-servers/fixed', { body: { slug: 'test-tools' } }), 409, 'slug_taken');

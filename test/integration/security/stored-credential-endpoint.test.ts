@@ -71,6 +71,54 @@ describe('stored credential endpoint binding (path prefix, not only origin)', ()
     expect(keysSentUnder('/tenant-d')).toEqual([]);
   });
 
+  it('binds the endpoint on every entry point: messages, count_tokens, responses, pass-through and batches', async () => {
+    const anthropicKey = await virtualKey({ custom_host: `${shared.url}/tenant-a` });
+    const openaiKey = await virtualKey({ provider: 'openai', custom_host: `${shared.url}/tenant-a/v1` });
+    const before = shared.requests.length;
+    const post = async (path: string, body: unknown, headers: Record<string, string>) => {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gw-api-key': gateway.apiKey, 'anthropic-version': '2023-06-01', ...headers },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, code: response.headers.get('x-gw-error-code') ?? ((await response.json()) as { error?: { code?: string } }).error?.code };
+    };
+    const messages = { model: 'claude-3-5-haiku', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] };
+    const otherTenant = (key: string, path = '') => ({ 'x-gw-virtual-key': key, 'x-gw-custom-host': `${shared.url}/tenant-b${path}` });
+    const cases: Array<[string, unknown, Record<string, string>]> = [
+      ['/v1/messages', messages, otherTenant(anthropicKey)],
+      ['/v1/messages/count_tokens', { model: messages.model, messages: messages.messages }, otherTenant(anthropicKey)],
+      ['/v1/responses', { model: 'claude-3-5-haiku', input: 'Hi' }, otherTenant(anthropicKey)],
+      ['/v1/moderations', { input: 'Hi' }, otherTenant(openaiKey, '/v1')],
+      ['/v1/images/generations', { prompt: 'a cat', model: 'gpt-image-1' }, otherTenant(openaiKey, '/v1')],
+    ];
+    for (const [path, body, headers] of cases) expect(await post(path, body, headers), path).toEqual({ status: 400, code: 'stored_credential_custom_host' });
+
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    const line = { custom_id: 'one', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: messages.messages } };
+    form.append('file', new Blob([`${JSON.stringify(line)}\n`], { type: 'application/jsonl' }), 'input.jsonl');
+    const file = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { 'x-gw-api-key': gateway.apiKey }, body: form });
+    expect(file.status).toBe(200);
+    const batch = { input_file_id: ((await file.json()) as { id: string }).id, endpoint: '/v1/chat/completions', completion_window: '24h' };
+    expect(await post('/v1/batches', batch, otherTenant(openaiKey, '/v1'))).toEqual({ status: 400, code: 'stored_credential_custom_host' });
+    expect(shared.requests.slice(before)).toEqual([]);
+  });
+
+  it('moving a stored credential to a new endpoint by PATCH needs the credential again (a writer cannot re-point a secret it never saw)', async () => {
+    const id = await virtualKey({ custom_host: `${shared.url}/tenant-a` });
+    const patch = (body: Record<string, unknown>) => api(gateway, 'PATCH', `/v1/virtual-keys/${id}`, { body });
+    expectError(await patch({ custom_host: `${shared.url}/tenant-b` }), 400, 'stored_credential_endpoint_change', { param: 'custom_host' });
+    expectError(await patch({ allowed_custom_hosts: [`${shared.url}/tenant-b`] }), 400, 'stored_credential_endpoint_change', { param: 'allowed_custom_hosts' });
+    expect((await api<{ custom_host: string }>(gateway, 'GET', `/v1/virtual-keys/${id}`)).body.custom_host).toBe(`${shared.url}/tenant-a`);
+    // Narrowing needs nothing: a path below the old one, or back to the provider's own API.
+    expect((await patch({ custom_host: `${shared.url}/tenant-a/eu` })).status).toBe(200);
+    // With the credential sent again, the owner of the secret may move it anywhere.
+    expect((await patch({ custom_host: `${shared.url}/tenant-b`, credential: 'vk-tenant-b-secret-0a9b8c7d' })).status).toBe(200);
+    expect((await patch({ custom_host: null })).status).toBe(200);
+    expect(shared.requests.filter((request) => request.path.startsWith('/tenant-b')).map((request) => request.headers['x-api-key'])).not.toContain(SECRET);
+  });
+
   it('refuses allow-list entries with a query, fragment, credentials or an encoded slash', async () => {
     for (const entry of ['https://proxy.example.com/v1?x=1', 'https://proxy.example.com/#f', 'https://u:p@proxy.example.com', 'https://proxy.example.com/a%2fb']) {
       const reply = await api(gateway, 'POST', '/v1/virtual-keys', { body: { provider: 'anthropic', credential: SECRET, allowed_custom_hosts: [entry] } });
