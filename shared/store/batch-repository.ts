@@ -50,6 +50,15 @@ export interface BatchRecord {
   /** Set once the results were read, logged and charged: never twice. */
   settled_at?: number;
   cost?: number | null;
+  /** What gw found wrong with the provider's result files when it read them (shared/gateway/batches/result-check.ts). */
+  result_problems?: BatchResultProblem[];
+}
+
+/** One problem of a batch's result files, shown in the batch's `errors` as OpenAI's error entries are. */
+export interface BatchResultProblem {
+  code: string;
+  message: string;
+  line: number | null;
 }
 
 export interface Page<Item> {
@@ -145,7 +154,7 @@ export class BatchRepository {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), UpdateExpression: 'REMOVE settled_at' }));
   }
 
-  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null }): Promise<void> {
+  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null; result_problems?: BatchResultProblem[] }): Promise<void> {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), ...updateExpression(changes, ['holdings']) }));
   }
 
