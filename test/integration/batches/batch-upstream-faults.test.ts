@@ -96,4 +96,27 @@ describe('batches when the provider fails or its result files are faulty', () =>
     expect(await usageOf(who.workspaceId)).toBeCloseTo(2 * LINE_COST, 9);
     expect(await logsOf(traceId, 2)).toHaveLength(2);
   });
+
+  it('budget race: 200 concurrent batch creates against one workspace budget admit exactly what fits, and only those reach the provider', async () => {
+    // One batch's reservation (its estimate at the standard price), measured in a workspace of its own.
+    const probe = await tenant('batch race probe', { budget: 1000 });
+    const probeFile = await fileOf(probe, [line('a')]);
+    expect((await call(probe, 'POST', '/v1/batches', { json: CREATE(probeFile), headers: viaMock() })).status).toBe(200);
+    const estimate = await usageOf(probe.workspaceId);
+    expect(estimate).toBeGreaterThan(0);
+
+    // Admitted while usage is below the limit: a limit of 9.5 estimates admits exactly 10 batches.
+    const who = await tenant('batch race', { budget: 9.5 * estimate });
+    const fileId = await fileOf(who, [line('a')]);
+    const creates = () => priced.upstream.requests.filter((request) => request.method === 'POST' && request.path === '/v1/batches').length;
+    const before = creates();
+    const answers = await Promise.all(Array.from({ length: 200 }, () => call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaMock() })));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 412), JSON.stringify(answers.find((answer) => answer.status !== 200 && answer.status !== 412)?.body)).toEqual([]);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(answers.find((answer) => answer.status === 412)!.body.error).toMatchObject({ type: expect.any(String), code: expect.any(String) });
+    expect(creates() - before).toBe(10);
+    expect(await usageOf(who.workspaceId)).toBeCloseTo(10 * estimate, 6);
+    expect(((await call(who, 'GET', '/v1/batches?limit=100')).body.data as unknown[]).length).toBe(10);
+  });
 });
