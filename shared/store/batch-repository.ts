@@ -93,8 +93,9 @@ export class BatchRepository {
     return result.Item ? strip<FileRecord>(result.Item) : undefined;
   }
 
-  async listFiles(workspaceId: string, limit: number, after?: string, purpose?: string): Promise<Page<FileRecord>> {
-    return this.page<FileRecord>(fileKey(workspaceId, '').pk, 'FILE#', limit, after === undefined ? undefined : fileKey(workspaceId, after), purpose);
+  /** `oldestFirst`: OpenAI's `order=asc` (ids are time-ordered, so the key order is the creation order). */
+  async listFiles(workspaceId: string, limit: number, after?: string, purpose?: string, oldestFirst = false): Promise<Page<FileRecord>> {
+    return this.page<FileRecord>(fileKey(workspaceId, '').pk, 'FILE#', limit, after === undefined ? undefined : fileKey(workspaceId, after), purpose, oldestFirst);
   }
 
   /** A presigned upload gw has now read and checked: its real size, and no longer `uploading`. */
@@ -158,8 +159,8 @@ export class BatchRepository {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), ...updateExpression(changes, ['holdings']) }));
   }
 
-  /** Newest first; `after` is the last id of the previous page (OpenAI's cursor). */
-  private async page<Item>(pk: string, prefix: string, limit: number, after: { pk: string; sk: string } | undefined, purpose?: string): Promise<Page<Item>> {
+  /** Newest first (or oldest first); `after` is the last id of the previous page (OpenAI's cursor). */
+  private async page<Item>(pk: string, prefix: string, limit: number, after: { pk: string; sk: string } | undefined, purpose?: string, oldestFirst = false): Promise<Page<Item>> {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined = after;
     // A purpose filter may drop items: a bounded number of reads, like paged-query.ts, never an unbounded scan.
@@ -169,7 +170,7 @@ export class BatchRepository {
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ScanIndexForward: false,
+          ScanIndexForward: oldestFirst,
           Limit: limit + 1 - items.length,
           ExclusiveStartKey: startKey,
         }),
@@ -178,7 +179,8 @@ export class BatchRepository {
       startKey = result.LastEvaluatedKey;
       if (items.length > limit || !startKey) break;
     }
-    return { items: items.slice(0, limit), hasMore: items.length > limit || (startKey !== undefined && items.length === limit) };
+    // Out of trips with the partition not read to its end, there may be more: say so rather than end the list early.
+    return { items: items.slice(0, limit), hasMore: items.length > limit || startKey !== undefined };
   }
 }
 

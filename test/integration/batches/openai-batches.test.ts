@@ -192,4 +192,39 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect(logs).toHaveLength(1);
     expect(await usageOf(who.workspaceId)).toBeCloseTo(LINE_COST, 9);
   });
+
+  it('list paging in OpenAI’s shape: limit, after and has_more page through files and batches (files also order=asc), a bad limit, cursor or order is a 400 naming it', async () => {
+    const who = await tenant('batch paging');
+    const files: string[] = [];
+    for (const name of ['p1', 'p2', 'p3']) files.push((await upload(who, [line(name)])).body.id as string);
+    const first = await call(who, 'GET', '/v1/files?limit=2');
+    expect(first.body).toMatchObject({ object: 'list', first_id: files[2], last_id: files[1], has_more: true });
+    expect((first.body.data as Array<{ id: string }>).map((file) => file.id)).toEqual([files[2], files[1]]);
+    const rest = await call(who, 'GET', `/v1/files?limit=2&after=${files[1]}`);
+    expect(rest.body).toMatchObject({ data: [expect.objectContaining({ id: files[0] })], first_id: files[0], last_id: files[0], has_more: false });
+    const oldest = await call(who, 'GET', '/v1/files?limit=2&order=asc');
+    expect((oldest.body.data as Array<{ id: string }>).map((file) => file.id)).toEqual([files[0], files[1]]);
+    expect(oldest.body.has_more).toBe(true);
+    expect((await call(who, 'GET', `/v1/files?order=asc&after=${files[1]}`)).body).toMatchObject({ data: [expect.objectContaining({ id: files[2] })], has_more: false });
+
+    const batches: string[] = [];
+    for (const fileId of files) batches.push((await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() })).body.id as string);
+    const page = await call(who, 'GET', '/v1/batches?limit=2');
+    expect((page.body.data as Array<{ id: string }>).map((batch) => batch.id)).toEqual([batches[2], batches[1]]);
+    expect(page.body).toMatchObject({ object: 'list', first_id: batches[2], last_id: batches[1], has_more: true });
+    expect((await call(who, 'GET', `/v1/batches?limit=2&after=${batches[1]}`)).body).toMatchObject({ data: [expect.objectContaining({ id: batches[0] })], has_more: false });
+
+    for (const [path, code, param] of [
+      ['/v1/files?limit=0', 'invalid_limit', 'limit'],
+      ['/v1/files?limit=10001', 'invalid_limit', 'limit'],
+      ['/v1/batches?limit=101', 'invalid_limit', 'limit'],
+      ['/v1/files?after=nope', 'invalid_cursor', 'after'],
+      ['/v1/batches?after=nope', 'invalid_cursor', 'after'],
+      ['/v1/files?order=sideways', 'invalid_order', 'order'],
+    ]) {
+      const answer = await call(who, 'GET', path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.error).toMatchObject({ code, param, type: 'invalid_request_error' });
+    }
+  });
 });
