@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createKey } from '../control-plane/policies-support.js';
 import { batchClient } from '../../support/batch-tenants.js';
 import { usePricedGateway } from '../../support/priced-gateway.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
@@ -97,18 +98,29 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect((await call(owner, 'GET', `/v1/files/${fileId}`)).status).toBe(200);
   });
 
-  it('scopes: a key without completions:write is refused on files and batches with 403', async () => {
-    const reader = await tenant('batch reader', { scopes: ['logs:read'] });
+  it('scopes: a key without completions:write is refused on files and batches with 403, on every route, even for ids of its own workspace', async () => {
+    const owner = await tenant('batch scope owner');
+    const fileId = (await upload(owner, [line('a')])).body.id as string;
+    const batchId = (await call(owner, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() })).body.id as string;
+    // A weaker key of the same workspace.
+    const key = await createKey({ organisationId: priced.gateway.bootstrap.organisationId, workspaceId: owner.workspaceId, scopes: ['logs:read'] });
+    const reader = { workspaceId: owner.workspaceId, key: key.raw };
     for (const [method, path] of [
       ['GET', '/v1/files'],
+      ['GET', `/v1/files/${fileId}`],
+      ['GET', `/v1/files/${fileId}/content`],
+      ['DELETE', `/v1/files/${fileId}`],
       ['GET', '/v1/batches'],
       ['POST', '/v1/batches'],
+      ['GET', `/v1/batches/${batchId}`],
+      ['POST', `/v1/batches/${batchId}/cancel`],
     ]) {
       const answer = await call(reader, method, path, { json: method === 'POST' ? {} : undefined });
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.error).toMatchObject({ code: 'missing_scope' });
     }
     expect((await upload(reader, [line('x')])).status).toBe(403);
+    expect((await call(owner, 'GET', `/v1/files/${fileId}`)).status).toBe(200);
   });
 
   it('bad input is a 400 naming what is wrong, before anything reaches the provider', async () => {
