@@ -142,6 +142,15 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect(priced.upstream.requests.length).toBe(before);
   });
 
+  it('too large: an upload past the body limit (GW_MAX_BODY_BYTES, 10 MiB) is 413 body_too_large in gw’s error shape, and nothing is stored', async () => {
+    const who = await tenant('batch too large');
+    const padding = 'x'.repeat(10 * 1024 * 1024);
+    const answer = await upload(who, [JSON.stringify({ custom_id: 'big', method: 'POST', url: '/v1/chat/completions', body: { model: MODEL, messages: [{ role: 'user', content: padding }] } })]);
+    expect(answer.status, answer.text.slice(0, 300)).toBe(413);
+    expect(answer.body.error).toMatchObject({ code: 'body_too_large', type: expect.any(String), message: expect.stringContaining('limit') });
+    expect((await call(who, 'GET', '/v1/files')).body.data).toEqual([]);
+  });
+
   it('budget: a running batch holds its reservation, so the next batch of a budget it fills is a 412 before anything reaches the provider', async () => {
     const who = await tenant('batch over budget', { budget: 1 });
     const fileId = (await upload(who, [line('a'), line('b')])).body.id as string;
