@@ -10,7 +10,9 @@ const MODEL = 'batch-model';
 const LINE_COST = 0.625;
 
 const mock = batchProviderMock();
-const priced = usePricedGateway({ provider: 'openai', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler });
+// A provider call gets 5 s here (600 s by default), so a slow provider is a timeout within the test.
+const TIMEOUT_MS = 5_000;
+const priced = usePricedGateway({ provider: 'openai', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler, env: { GW_DEFAULT_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
 const { tenant, call, fileOf, usageOf } = batchClient(() => priced.gateway);
 
 const viaMock = () => ({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${priced.upstream.url}/v1`, authorization: 'Bearer sk-provider-secret' });
@@ -118,5 +120,38 @@ describe('batches when the provider fails or its result files are faulty', () =>
     expect(creates() - before).toBe(10);
     expect(await usageOf(who.workspaceId)).toBeCloseTo(10 * estimate, 6);
     expect(((await call(who, 'GET', '/v1/batches?limit=100')).body.data as unknown[]).length).toBe(10);
+  });
+
+  it('upstream timeouts on create, poll and results download: each answers gw’s timeout error (408 request_timeout), the create gives its reservation back, and the batch is read and charged once when the provider answers again', async () => {
+    const who = await tenant('batch upstream timeouts', { budget: 100 });
+    const fileId = await fileOf(who, [line('a')]);
+    mock.faults.slowMs = TIMEOUT_MS + 2_000;
+
+    mock.faults.slowCreates = 1;
+    const timedOutCreate = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaMock() });
+    // gw's answer to a provider that did not answer in time, as for chat.
+    const timedOut = { type: 'timeout_error', code: 'request_timeout' };
+    expect(timedOutCreate.status, timedOutCreate.text).toBe(408);
+    expect(timedOutCreate.body.error).toMatchObject(timedOut);
+    await eventually(async () => ((await usageOf(who.workspaceId)) === 0 ? true : undefined), 'the reservation given back');
+    expect((await call(who, 'GET', '/v1/batches')).body.data).toEqual([]);
+
+    const traceId = `batch-timeouts-${Date.now()}`;
+    const batchId = (await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaMock(), 'x-gw-trace-id': traceId } })).body.id as string;
+    mock.faults.slowPolls = 1;
+    const timedOutPoll = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(timedOutPoll.status, timedOutPoll.text).toBe(408);
+    expect(timedOutPoll.body.error).toMatchObject(timedOut);
+    expect((await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() })).body.status).toBe('in_progress');
+    mock.faults.slowContentReads = 1;
+    const timedOutRead = await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() });
+    expect(timedOutRead.status, timedOutRead.text).toBe(408);
+    expect(timedOutRead.body.error).toMatchObject(timedOut);
+    expect((await call(who, 'GET', '/v1/batches')).body.data).toEqual([expect.objectContaining({ id: batchId, status: 'finalizing' })]);
+    expect(await requestLogsOfTrace(traceId)).toEqual([]);
+
+    expect((await call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaMock() })).body).toMatchObject({ status: 'completed', output_file_id: expect.stringMatching(/^file-/) });
+    await eventually(async () => (Math.abs((await usageOf(who.workspaceId)) - LINE_COST) < 1e-9 ? true : undefined), 'charged once');
+    expect(await logsOf(traceId, 1)).toHaveLength(1);
   });
 });

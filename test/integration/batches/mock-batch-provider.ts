@@ -13,10 +13,17 @@ interface MockBatch {
   error_file_id?: string;
 }
 
-/** Upstream faults to script: the next N batch reads (GET /batches/{id}) or file content reads answer 500. */
+/**
+ * Upstream faults to script: the next N batch reads (GET /batches/{id}) or file content reads answer 500; the next
+ * N creates, reads or content reads answer only after `slowMs` (past gw's timeout: what they answer is never read).
+ */
 interface MockFaults {
   failPolls: number;
   failContentReads: number;
+  slowCreates: number;
+  slowPolls: number;
+  slowContentReads: number;
+  slowMs: number;
 }
 
 /**
@@ -30,7 +37,13 @@ export function batchProviderMock(): { handler: MockHandler; files: Map<string, 
   const files = new Map<string, string>();
   const batches = new Map<string, MockBatch>();
   const failCreate: { status?: number } = {};
-  const faults: MockFaults = { failPolls: 0, failContentReads: 0 };
+  const faults: MockFaults = { failPolls: 0, failContentReads: 0, slowCreates: 0, slowPolls: 0, slowContentReads: 0, slowMs: 0 };
+  /** The answer, held `slowMs` when a slow-call counter says so (a provider slower than gw's timeout). */
+  const maybeSlow = (counter: 'slowCreates' | 'slowPolls' | 'slowContentReads', answer: ScriptedResponse): ScriptedResponse => {
+    if (faults[counter] === 0) return answer;
+    faults[counter]--;
+    return { ...answer, delayMs: faults.slowMs };
+  };
   let next = 0;
   const handler: MockHandler = async (request: RecordedRequest): Promise<ScriptedResponse> => {
     const path = request.path.replace(/^\/(v1|openai)/, '');
@@ -48,10 +61,12 @@ export function batchProviderMock(): { handler: MockHandler; files: Map<string, 
         return { status: 500, json: { error: { message: 'file service unavailable', type: 'server_error', code: null } } };
       }
       const text = files.get(content[1]);
+      if (faults.slowContentReads > 0) return maybeSlow('slowContentReads', { status: 500, json: { error: { message: 'too late', type: 'server_error', code: null } } });
       return text === undefined ? { status: 404, json: { error: { message: 'No such file', type: 'invalid_request_error', code: null } } } : { headers: { 'content-type': 'application/octet-stream' }, json: undefined, chunks: [text] };
     }
     if (request.method === 'POST' && path === '/batches') {
       if (failCreate.status) return { status: failCreate.status, json: { error: { message: 'batch service unavailable', type: 'server_error', code: null } } };
+      if (faults.slowCreates > 0) return maybeSlow('slowCreates', { status: 500, json: { error: { message: 'too late', type: 'server_error', code: null } } });
       const body = request.json as { input_file_id: string; endpoint: string };
       const batch: MockBatch = { id: `batch_provider_${++next}`, input_file_id: body.input_file_id, endpoint: body.endpoint, status: 'validating', polls: 0 };
       batches.set(batch.id, batch);
@@ -69,6 +84,7 @@ export function batchProviderMock(): { handler: MockHandler; files: Map<string, 
         faults.failPolls--;
         return { status: 500, json: { error: { message: 'batch service unavailable', type: 'server_error', code: null } } };
       }
+      if (faults.slowPolls > 0) return maybeSlow('slowPolls', { status: 500, json: { error: { message: 'too late', type: 'server_error', code: null } } });
       const batch = batches.get(get[1]);
       if (!batch) return { status: 404, json: { error: { message: 'No such batch', type: 'invalid_request_error', code: null } } };
       advance(batch);
