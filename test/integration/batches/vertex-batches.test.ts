@@ -138,6 +138,13 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     expect(refused.status, refused.text).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'batch_setting_with_stored_credential', param: 'x-gw-vertex-batch-bucket' });
 
+    // The integration's token goes only to its own host, as for chat.
+    const before = priced.upstream.requests.length;
+    const elsewhere = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaIntegration, 'x-gw-custom-host': 'http://127.0.0.2:9' } });
+    expect(elsewhere.status, elsewhere.text).toBe(400);
+    expect(elsewhere.body.error).toMatchObject({ param: 'x-gw-custom-host' });
+    expect(priced.upstream.requests.length).toBe(before);
+
     const created = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaIntegration });
     expect(created.status, created.text).toBe(200);
     const upload = priced.upstream.requests.filter((request) => request.path === '/upload/storage/v1/b/integration_batches/o').at(-1)!;
@@ -160,11 +167,11 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     const removed = await admin('PATCH', `/v1/integrations/${integrationId}`, { vertex: null });
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     expect(removed.body.vertex).toBeUndefined();
-    const before = priced.upstream.requests.length;
+    const beforeMissing = priced.upstream.requests.length;
     const missing = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaIntegration });
     expect(missing.status, missing.text).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'missing_batch_bucket', param: 'vertex.batch_bucket', message: expect.stringContaining("integration's vertex.batch_bucket") });
-    expect(priced.upstream.requests.length).toBe(before);
+    expect(priced.upstream.requests.length).toBe(beforeMissing);
   });
 });
 
