@@ -31,6 +31,10 @@ const batchSchema = z
     created_at: z.int(),
     request_counts: z.object({ total: z.int(), completed: z.int(), failed: z.int() }),
     metadata: z.record(z.string(), z.string()),
+    usage: z
+      .object({ input_tokens: z.int(), output_tokens: z.int(), total_tokens: z.int(), input_tokens_details: z.object({ cached_tokens: z.int() }), output_tokens_details: z.object({ reasoning_tokens: z.int() }) })
+      .optional()
+      .meta({ description: 'Once gw has read the results: the summed tokens of the result lines.' }),
   })
   .meta({ id: 'Batch', description: 'OpenAI’s batch object with gw’s ids; the provider’s times, counts and errors as it last reported them.' });
 

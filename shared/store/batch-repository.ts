@@ -50,8 +50,19 @@ export interface BatchRecord {
   /** Set once the results were read, logged and charged: never twice. */
   settled_at?: number;
   cost?: number | null;
+  /** The summed usage of its result lines, once settled (the batch object's `usage`). */
+  usage?: BatchUsage;
   /** What gw found wrong with the provider's result files when it read them (shared/gateway/batches/result-check.ts). */
   result_problems?: BatchResultProblem[];
+}
+
+/** OpenAI's BatchUsage: the tokens of a batch's result lines. */
+export interface BatchUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens_details: { reasoning_tokens: number };
 }
 
 /** One problem of a batch's result files, shown in the batch's `errors` as OpenAI's error entries are. */
@@ -155,7 +166,7 @@ export class BatchRepository {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), UpdateExpression: 'REMOVE settled_at' }));
   }
 
-  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null; result_problems?: BatchResultProblem[] }): Promise<void> {
+  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null; usage?: BatchUsage; result_problems?: BatchResultProblem[] }): Promise<void> {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), ...updateExpression(changes, ['holdings']) }));
   }
 

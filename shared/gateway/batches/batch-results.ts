@@ -8,7 +8,7 @@ import { costOfUsage, sumUsd } from '../../observability/pricing/index.js';
 import { recordFinishedRequest, type FinishedRequest } from '../../observability/request-record.js';
 import { newSpanId } from '../../observability/spans.js';
 import { normaliseUsage, type NormalisedUsage } from '../../observability/usage.js';
-import { BatchRepository, newTimeOrderedId, type BatchRecord, type BatchResultProblem } from '../../store/batch-repository.js';
+import { BatchRepository, newTimeOrderedId, type BatchRecord, type BatchResultProblem, type BatchUsage } from '../../store/batch-repository.js';
 import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { settleUsage } from '../enforcement/settlement.js';
 import type { BatchTarget } from './caller.js';
@@ -70,10 +70,11 @@ async function settleBatch(record: BatchRecord, target: BatchTarget, repository:
   const priced = await Promise.all(checked.lines.map((line) => priceLine(record, line)));
   const cost = priced.some((line) => line.usage !== undefined && line.cost === null) ? null : sumUsd(priced.map((line) => line.cost ?? 0));
   const log = requestLogger(record.trace_id);
-  await settleUsage(admissionOf(record.holdings), { usage: summedUsage(priced), cacheHit: false, provider: record.provider, model: record.model, cost }, log);
+  const usage = summedUsage(priced);
+  await settleUsage(admissionOf(record.holdings), { usage, cacheHit: false, provider: record.provider, model: record.model, cost }, log);
   const inputs = new Map(input.map((line) => [line.custom_id, line.body]));
   runInBackground('batch result logs', () => Promise.all(priced.map((line) => recordFinishedRequest(resultRecord(record, line, inputs.get(line.customId))))));
-  const settled: { output_file_id?: string; error_file_id?: string; cost: number | null; result_problems?: BatchResultProblem[] } = { output_file_id: outputId, error_file_id: errorsId, cost };
+  const settled: { output_file_id?: string; error_file_id?: string; cost: number | null; usage: BatchUsage; result_problems?: BatchResultProblem[] } = { output_file_id: outputId, error_file_id: errorsId, cost, usage: batchUsage(usage) };
   if (checked.problems.length > 0) {
     settled.result_problems = checked.problems;
     log.warn('batch results with problems', { batch_id: record.id, problems: checked.problems.map((problem) => problem.code) });
@@ -125,7 +126,18 @@ async function priceLine(record: BatchRecord, line: Record<string, unknown>): Pr
   };
 }
 
-function summedUsage(lines: readonly PricedLine[]): Record<string, unknown> {
+/** The summed usage in the batch object's `usage` shape (OpenAI's BatchUsage), the same for every provider. */
+function batchUsage(usage: ReturnType<typeof summedUsage>): BatchUsage {
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
+  };
+}
+
+function summedUsage(lines: readonly PricedLine[]) {
   const total = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, reasoning_tokens: 0 };
   for (const { usage } of lines) {
     if (!usage) continue;

@@ -38,6 +38,8 @@ export function batchView(record: BatchRecord): Record<string, unknown> {
     provider: record.provider,
   };
   for (const field of PROVIDER_FIELDS) if (record.provider_view[field] !== undefined) view[field] = record.provider_view[field];
+  // gw's own sum of the lines it read (the provider's, where it reports one, is not passed on: one shape for all).
+  if (record.usage !== undefined) view.usage = record.usage;
   if (record.result_problems?.length) view.errors = withResultProblems(view.errors, record.result_problems);
   return view;
 }

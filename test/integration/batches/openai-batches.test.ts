@@ -55,6 +55,8 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     const errors = await call(who, 'GET', `/v1/files/${done.body.error_file_id as string}/content`);
     expect(errors.text).toContain('fail-three');
 
+    // OpenAI's batch usage: the answered lines' tokens, summed.
+    expect(done.body.usage).toEqual({ input_tokens: 20, output_tokens: 10, total_tokens: 30, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
     // The reservation is replaced by the two answered lines at the batch price.
     await eventually(async () => (Math.abs((await usageOf(who.workspaceId)) - 2 * LINE_COST) < 1e-9 ? true : undefined), 'the batch charged at the batch price');
     const logs = await eventually(async () => {
