@@ -31,6 +31,10 @@ const batchSchema = z
     created_at: z.int(),
     request_counts: z.object({ total: z.int(), completed: z.int(), failed: z.int() }),
     metadata: z.record(z.string(), z.string()),
+    usage: z
+      .object({ input_tokens: z.int(), output_tokens: z.int(), total_tokens: z.int(), input_tokens_details: z.object({ cached_tokens: z.int() }), output_tokens_details: z.object({ reasoning_tokens: z.int() }) })
+      .optional()
+      .meta({ description: 'Once gw has read the results: the summed tokens of the result lines.' }),
   })
   .meta({ id: 'Batch', description: 'OpenAI’s batch object with gw’s ids; the provider’s times, counts and errors as it last reported them.' });
 
@@ -41,7 +45,7 @@ const batchId = z.object({ batchId: z.string() });
 const listQuery = (max: number) => z.object({ limit: z.string().optional().meta({ description: `1 to ${max}` }), after: z.string().optional().meta({ description: 'The last id of the previous page.' }) });
 const providerHeaders = [
   { name: 'x-gw-provider', description: 'openai or azure-openai (with Authorization), bedrock (AWS credentials, x-gw-aws-batch-bucket, x-gw-aws-batch-role-arn) or vertex-ai (Google token, x-gw-vertex-batch-bucket), or @workspace-provider; any other is refused (400 batches_unsupported_provider).', required: false, schema: z.string() },
-  { name: 'x-gw-aws-batch-bucket', description: 'Bedrock: the S3 bucket of the batch’s input and results (docs/batches.md).', required: false, schema: z.string() },
+  { name: 'x-gw-aws-batch-bucket', description: 'Bedrock: the S3 bucket of the batch’s input and results (docs/batches.md). This and the other batch storage headers are refused beside a virtual key or @workspace-provider, which store their own (aws.batch_*, vertex.batch_*).', required: false, schema: z.string() },
   { name: 'x-gw-aws-batch-prefix', description: 'Bedrock: the key prefix in that bucket (default gw-batches/).', required: false, schema: z.string() },
   { name: 'x-gw-aws-batch-role-arn', description: 'Bedrock: the service role the batch job runs as.', required: false, schema: z.string() },
   { name: 'x-gw-vertex-batch-bucket', description: 'Vertex AI: the Cloud Storage bucket of the batch’s input and results.', required: false, schema: z.string() },
@@ -60,7 +64,7 @@ export const batchOperations: OpenApiOperation[] = [
   operation('post', '/v1/files', 'uploadFile', 'Upload a batch input file (JSON Lines, checked line by line)', {
     description: 'multipart/form-data through gw; or, where files live in S3, a JSON body {filename, purpose, bytes} answered with status uploading and an upload_url (presigned PUT, 15 minutes) for files larger than a Lambda invocation takes (docs/batches.md).',
     bodyContentType: 'multipart/form-data', body: uploadSchema, responses: ok(fileSchema, 'The stored file.') }),
-  operation('get', '/v1/files', 'listFiles', 'List the workspace’s files, newest first', { query: listQuery(10_000).extend({ purpose: z.string().optional() }), responses: ok(list(fileSchema, 'BatchFileList'), 'One page of files.') }),
+  operation('get', '/v1/files', 'listFiles', 'List the workspace’s files, newest first (order=asc: oldest first)', { query: listQuery(10_000).extend({ purpose: z.string().optional(), order: z.enum(['asc', 'desc']).optional().meta({ description: 'By creation time; default desc.' }) }), responses: ok(list(fileSchema, 'BatchFileList'), 'One page of files.') }),
   operation('get', '/v1/files/{fileId}', 'getFile', 'A file of the workspace', { pathParameters: fileId, responses: ok(fileSchema, 'The file.') }),
   operation('delete', '/v1/files/{fileId}', 'deleteFile', 'Delete a file of the workspace', { pathParameters: fileId, responses: ok(z.object({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) }), 'Deleted.') }),
   operation('get', '/v1/files/{fileId}/content', 'getFileContent', 'A file’s bytes (an input, or a batch’s results)', { pathParameters: fileId, responses: { '200': { description: 'JSON Lines.', contentType: 'application/jsonl', schema: z.string() } } }),

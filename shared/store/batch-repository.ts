@@ -50,6 +50,26 @@ export interface BatchRecord {
   /** Set once the results were read, logged and charged: never twice. */
   settled_at?: number;
   cost?: number | null;
+  /** The summed usage of its result lines, once settled (the batch object's `usage`). */
+  usage?: BatchUsage;
+  /** What gw found wrong with the provider's result files when it read them (shared/gateway/batches/result-check.ts). */
+  result_problems?: BatchResultProblem[];
+}
+
+/** OpenAI's BatchUsage: the tokens of a batch's result lines. */
+export interface BatchUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens_details: { reasoning_tokens: number };
+}
+
+/** One problem of a batch's result files, shown in the batch's `errors` as OpenAI's error entries are. */
+export interface BatchResultProblem {
+  code: string;
+  message: string;
+  line: number | null;
 }
 
 export interface Page<Item> {
@@ -84,8 +104,9 @@ export class BatchRepository {
     return result.Item ? strip<FileRecord>(result.Item) : undefined;
   }
 
-  async listFiles(workspaceId: string, limit: number, after?: string, purpose?: string): Promise<Page<FileRecord>> {
-    return this.page<FileRecord>(fileKey(workspaceId, '').pk, 'FILE#', limit, after === undefined ? undefined : fileKey(workspaceId, after), purpose);
+  /** `oldestFirst`: OpenAI's `order=asc` (ids are time-ordered, so the key order is the creation order). */
+  async listFiles(workspaceId: string, limit: number, after?: string, purpose?: string, oldestFirst = false): Promise<Page<FileRecord>> {
+    return this.page<FileRecord>(fileKey(workspaceId, '').pk, 'FILE#', limit, after === undefined ? undefined : fileKey(workspaceId, after), purpose, oldestFirst);
   }
 
   /** A presigned upload gw has now read and checked: its real size, and no longer `uploading`. */
@@ -145,12 +166,12 @@ export class BatchRepository {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), UpdateExpression: 'REMOVE settled_at' }));
   }
 
-  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null }): Promise<void> {
+  async recordSettlement(workspaceId: string, id: string, changes: { output_file_id?: string; error_file_id?: string; cost: number | null; usage?: BatchUsage; result_problems?: BatchResultProblem[] }): Promise<void> {
     await dynamoDocumentClient().send(new UpdateCommand({ TableName: this.table, Key: batchKey(workspaceId, id), ...updateExpression(changes, ['holdings']) }));
   }
 
-  /** Newest first; `after` is the last id of the previous page (OpenAI's cursor). */
-  private async page<Item>(pk: string, prefix: string, limit: number, after: { pk: string; sk: string } | undefined, purpose?: string): Promise<Page<Item>> {
+  /** Newest first (or oldest first); `after` is the last id of the previous page (OpenAI's cursor). */
+  private async page<Item>(pk: string, prefix: string, limit: number, after: { pk: string; sk: string } | undefined, purpose?: string, oldestFirst = false): Promise<Page<Item>> {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined = after;
     // A purpose filter may drop items: a bounded number of reads, like paged-query.ts, never an unbounded scan.
@@ -160,7 +181,7 @@ export class BatchRepository {
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ScanIndexForward: false,
+          ScanIndexForward: oldestFirst,
           Limit: limit + 1 - items.length,
           ExclusiveStartKey: startKey,
         }),
@@ -169,7 +190,8 @@ export class BatchRepository {
       startKey = result.LastEvaluatedKey;
       if (items.length > limit || !startKey) break;
     }
-    return { items: items.slice(0, limit), hasMore: items.length > limit || (startKey !== undefined && items.length === limit) };
+    // Out of trips with the partition not read to its end, there may be more: say so rather than end the list early.
+    return { items: items.slice(0, limit), hasMore: items.length > limit || startKey !== undefined };
   }
 }
 

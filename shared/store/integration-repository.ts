@@ -23,8 +23,19 @@ export interface IntegrationRecord {
   tags: Tags;
   shared_with_workspaces: 'all' | string[];
   credential_masked: string | null;
+  /** Bedrock's batch storage (provider bedrock): bucket, prefix, role (docs/batches.md). */
+  aws?: IntegrationBatchSettings;
+  /** Vertex AI's batch storage (provider vertex-ai): bucket, prefix. */
+  vertex?: IntegrationBatchSettings;
   created_at: string;
   updated_at: string;
+}
+
+/** Where a translated batch through this integration keeps its files (shared/control-plane/integrations/batch-settings.ts). */
+export interface IntegrationBatchSettings {
+  batch_bucket?: string;
+  batch_prefix?: string;
+  batch_role_arn?: string;
 }
 
 /** A workspace's enablement of an integration, with its own limits. Selected with `x-gw-provider: @<slug>`. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { allowedCustomHostsSchema } from '../../gateway/config/allowed-custom-hosts.js';
 import { headerCredentialText } from '../header-credential.js';
+import { integrationAwsBatchSchema, integrationVertexBatchSchema } from './batch-settings.js';
 import { resourceDeletedSchema, resourceIdPathSchema, resourceListSchema } from '../resource/schema-helpers.js';
 import { tagsQueryField, tagsSchema } from './tags.js';
 
@@ -27,6 +28,8 @@ export const integrationCreateSchema = z
     credential: headerCredentialText(16_384).optional().meta({ description: 'The provider API key. Stored in the secret store; never returned.' }),
     custom_host: customHost.optional(),
     allowed_custom_hosts: allowedCustomHostsSchema.optional(),
+    aws: integrationAwsBatchSchema.optional(),
+    vertex: integrationVertexBatchSchema.optional(),
     description: z.string().max(1024).optional(),
     tags: tagsSchema.optional(),
     shared_with_workspaces: sharedWith.optional().meta({ description: 'Defaults to [] (no workspace yet).' }),
@@ -40,6 +43,8 @@ export const integrationUpdateSchema = z
     credential: headerCredentialText(16_384).nullable().optional().meta({ description: 'A new credential (rotation), or null to remove it.' }),
     custom_host: customHost.nullable().optional(),
     allowed_custom_hosts: allowedCustomHostsSchema.optional().meta({ description: 'Replaces the list; [] empties it.' }),
+    aws: integrationAwsBatchSchema.nullable().optional().meta({ description: 'Replaces the stored block; null removes it.' }),
+    vertex: integrationVertexBatchSchema.nullable().optional().meta({ description: 'Replaces the stored block; null removes it.' }),
     description: z.string().max(1024).nullable().optional(),
     tags: tagsSchema.optional().meta({ description: 'Replaces the tags.' }),
     shared_with_workspaces: sharedWith.optional(),
@@ -57,6 +62,8 @@ export const integrationSchema = z
     description: z.string().optional(),
     custom_host: z.string().optional(),
     allowed_custom_hosts: z.array(z.string()).meta({ description: 'Base URLs besides custom_host this credential may be sent to, or paths below them (docs/security.md).' }),
+    aws: integrationAwsBatchSchema.optional(),
+    vertex: integrationVertexBatchSchema.optional(),
     tags: z.record(z.string(), z.string()),
     shared_with_workspaces: z.union([z.literal('all'), z.array(z.string())]),
     credential: z.object({ stored: z.boolean(), masked: z.string().nullable() }).meta({ description: 'Whether a credential is stored and its last characters; never the value.' }),

@@ -18,6 +18,7 @@ import { slugOf, withSlugConflict } from '../resource/slugs.js';
 import { canonicalProvider, checkedCustomHost } from '../virtual-keys/virtual-key-rules.js';
 import { visibleWorkspaceIds } from '../workspaces/access.js';
 import { refuseGatewayKeyCredentials } from '../gateway-key-credential.js';
+import { applyBatchSettings, batchSettingsView } from './batch-settings.js';
 import type { IntegrationCreate, IntegrationUpdate, IntegrationView } from './schemas.js';
 import { hasTags, readTagFilter } from './tags.js';
 
@@ -49,6 +50,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
     if (body.custom_host !== undefined) record.custom_host = checkedCustomHost(body.custom_host);
     if (body.allowed_custom_hosts?.length) record.allowed_custom_hosts = body.allowed_custom_hosts;
     if (body.description !== undefined) record.description = body.description;
+    applyBatchSettings(record, body);
     // The secret first: a record without its secret would be an integration that fails at request time.
     if (body.credential !== undefined) await writeIntegrationSecret(this.secrets(), principal.organisationId, record.id, { api_key: body.credential });
     try {
@@ -91,6 +93,7 @@ export class IntegrationService implements CrudService<IntegrationRecord, Integr
     else if (body.allowed_custom_hosts !== undefined) next.allowed_custom_hosts = body.allowed_custom_hosts;
     if (body.description === null) delete next.description;
     else if (body.description !== undefined) next.description = body.description;
+    applyBatchSettings(next, body);
     if (body.credential === null) {
       next.credential_masked = null;
       await deleteIntegrationSecret(this.secrets(), current.organisation_id, current.id);
@@ -159,5 +162,5 @@ export function presentIntegration(record: IntegrationRecord): IntegrationView {
   };
   if (record.description !== undefined) view.description = record.description;
   if (record.custom_host !== undefined) view.custom_host = record.custom_host;
-  return view;
+  return Object.assign(view, batchSettingsView(record));
 }

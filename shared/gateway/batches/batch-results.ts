@@ -8,12 +8,13 @@ import { costOfUsage, sumUsd } from '../../observability/pricing/index.js';
 import { recordFinishedRequest, type FinishedRequest } from '../../observability/request-record.js';
 import { newSpanId } from '../../observability/spans.js';
 import { normaliseUsage, type NormalisedUsage } from '../../observability/usage.js';
-import { BatchRepository, newTimeOrderedId, type BatchRecord } from '../../store/batch-repository.js';
+import { BatchRepository, newTimeOrderedId, type BatchRecord, type BatchResultProblem, type BatchUsage } from '../../store/batch-repository.js';
 import { blobStore } from '../../store/blobs/blob-store-factory.js';
 import { settleUsage } from '../enforcement/settlement.js';
 import type { BatchTarget } from './caller.js';
 import { storeFile } from './file-records.js';
-import { parseBatchInput, parseResultLines, type BatchInputLine } from './jsonl.js';
+import { parseBatchInput, type BatchInputLine } from './jsonl.js';
+import { checkResults, type CheckedResults } from './result-check.js';
 import { endpointOf, admissionOf } from './reservation.js';
 import { TERMINAL_STATUSES } from './views.js';
 
@@ -52,43 +53,45 @@ export async function takeProviderView(record: BatchRecord, providerBatch: Recor
 async function settleBatch(record: BatchRecord, target: BatchTarget, repository: BatchRepository, signal?: AbortSignal): Promise<BatchRecord> {
   const now = Math.floor(Date.now() / 1000);
   if (!(await repository.claimSettlement(record.workspace_id, record.id, now))) return (await repository.getBatch(record.workspace_id, record.id)) ?? record;
-  let output: CopiedFile | undefined;
-  let errors: CopiedFile | undefined;
+  // Checked before anything is charged or logged: a faulty line is charged at most once and never lost silently.
+  let outputId: string | undefined;
+  let errorsId: string | undefined;
+  let checked: CheckedResults;
   const input = await inputLines(record);
   try {
     const files = await target.driver.results(record.provider_view, input, signal);
-    output = await keepResultFile(record, 'output', files.output, repository);
-    errors = await keepResultFile(record, 'errors', files.errors, repository);
+    checked = checkResults(input, files, record.status);
+    outputId = await keepResultFile(record, 'output', files.output, repository);
+    errorsId = await keepResultFile(record, 'errors', checked.errors, repository);
   } catch (error) {
     await repository.releaseSettlement(record.workspace_id, record.id).catch(() => undefined);
     throw error;
   }
-  const results = [...(output?.lines ?? []), ...(errors?.lines ?? [])];
-  const priced = await Promise.all(results.map((line) => priceLine(record, line)));
+  const priced = await Promise.all(checked.lines.map((line) => priceLine(record, line)));
   const cost = priced.some((line) => line.usage !== undefined && line.cost === null) ? null : sumUsd(priced.map((line) => line.cost ?? 0));
   const log = requestLogger(record.trace_id);
-  await settleUsage(admissionOf(record.holdings), { usage: summedUsage(priced), cacheHit: false, provider: record.provider, model: record.model, cost }, log);
+  const usage = summedUsage(priced);
+  await settleUsage(admissionOf(record.holdings), { usage, cacheHit: false, provider: record.provider, model: record.model, cost }, log);
   const inputs = new Map(input.map((line) => [line.custom_id, line.body]));
   runInBackground('batch result logs', () => Promise.all(priced.map((line) => recordFinishedRequest(resultRecord(record, line, inputs.get(line.customId))))));
-  const settled = { output_file_id: output?.id, error_file_id: errors?.id, cost };
+  const settled: { output_file_id?: string; error_file_id?: string; cost: number | null; usage: BatchUsage; result_problems?: BatchResultProblem[] } = { output_file_id: outputId, error_file_id: errorsId, cost, usage: batchUsage(usage) };
+  if (checked.problems.length > 0) {
+    settled.result_problems = checked.problems;
+    log.warn('batch results with problems', { batch_id: record.id, problems: checked.problems.map((problem) => problem.code) });
+  }
   await repository.recordSettlement(record.workspace_id, record.id, settled);
   return merged(record, settled, { settled_at: now, holdings: undefined });
 }
 
-interface CopiedFile {
-  id: string;
-  lines: Array<Record<string, unknown>>;
-}
-
-/** A results file of the batch, kept as a gw file of its workspace (purpose `batch_output`). */
-async function keepResultFile(record: BatchRecord, kind: 'output' | 'errors', bytes: Buffer | undefined, repository: BatchRepository): Promise<CopiedFile | undefined> {
+/** A results file of the batch, kept as a gw file of its workspace (purpose `batch_output`): its id. */
+async function keepResultFile(record: BatchRecord, kind: 'output' | 'errors', bytes: Buffer | undefined, repository: BatchRepository): Promise<string | undefined> {
   if (bytes === undefined) return undefined;
   const stored = await storeFile(
     repository,
     { id: newTimeOrderedId('file'), workspace_id: record.workspace_id, filename: `${record.id}_${kind}.jsonl`, purpose: 'batch_output', bytes: bytes.length, created_at: Math.floor(Date.now() / 1000), batch_id: record.id },
     bytes,
   );
-  return { id: stored.id, lines: parseResultLines(bytes) };
+  return stored.id;
 }
 
 interface PricedLine {
@@ -123,7 +126,18 @@ async function priceLine(record: BatchRecord, line: Record<string, unknown>): Pr
   };
 }
 
-function summedUsage(lines: readonly PricedLine[]): Record<string, unknown> {
+/** The summed usage in the batch object's `usage` shape (OpenAI's BatchUsage), the same for every provider. */
+function batchUsage(usage: ReturnType<typeof summedUsage>): BatchUsage {
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
+  };
+}
+
+function summedUsage(lines: readonly PricedLine[]) {
   const total = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, reasoning_tokens: 0 };
   for (const { usage } of lines) {
     if (!usage) continue;

@@ -5,6 +5,7 @@ import { badRequest, GatewayError } from '../../http/errors.js';
 import type { NeutralRequest } from '../../http/types.js';
 import { findProvider } from '../../providers/registry.js';
 import type { ProviderAdapter } from '../../providers/types.js';
+import type { IntegrationRecord } from '../../store/integration-repository.js';
 import type { LeafSettings } from '../config/target-tree.js';
 import type { WorkspaceProviderRef } from '../context.js';
 import { applyWorkspaceProvider } from '../provider-target.js';
@@ -58,10 +59,29 @@ export async function resolveBatchTarget(request: NeutralRequest, principal: Pri
   }
   const workspaceProvider = await applyWorkspaceProvider(options, principal);
   if (options.virtualKey !== undefined || workspaceProvider !== undefined) refuseStorageHeadersBesideStoredCredential(request.headers);
+  if (workspaceProvider !== undefined) useIntegrationBatchStorage(options, workspaceProvider.integration);
   const leaf = leafFromHeaders(options);
   const { adapter, target } = await resolveLeafTarget(leaf, options, undefined, request, principal.workspaceId);
   const provider = findProvider(adapter.slug)?.slug ?? adapter.slug;
-  return { provider, adapter, driver: batchDriverFor(provider, adapter, target, options.virtualKey !== undefined), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
+  const storedIn = options.virtualKey !== undefined ? 'virtual key' : workspaceProvider !== undefined ? 'integration' : undefined;
+  return { provider, adapter, driver: batchDriverFor(provider, adapter, target, storedIn), virtualKeyId: options.virtualKey, options, leaf, workspaceProvider };
+}
+
+/**
+ * `@workspace-provider`: the batch storage its integration stores (the headers were refused above), as a virtual
+ * key's reaches the target through its settings. An integration of another provider stores none.
+ */
+function useIntegrationBatchStorage(options: RequestOptions, integration: IntegrationRecord): void {
+  if (integration.aws !== undefined) {
+    options.aws = Object.assign(options.aws ?? {}, definedOnly({ batchBucket: integration.aws.batch_bucket, batchPrefix: integration.aws.batch_prefix, batchRoleArn: integration.aws.batch_role_arn }));
+  }
+  if (integration.vertex !== undefined) {
+    options.vertex = Object.assign(options.vertex ?? {}, definedOnly({ batchBucket: integration.vertex.batch_bucket, batchPrefix: integration.vertex.batch_prefix }));
+  }
+}
+
+function definedOnly(value: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** Where a translated batch keeps its files and which role runs it: the buckets, prefixes and role a stored credential may write to and pass. */

@@ -31,7 +31,9 @@ export function fileHandlers(authenticator: ApiKeyAuthenticator, repository = ne
       const limit = listLimit(request.query.limit, 10_000);
       const after = request.query.after;
       if (after !== undefined && !FILE_ID.test(after)) throw badRequest('invalid_cursor', '`after` must be a file id of this list', 'after');
-      const page = await repository.listFiles(principal.workspaceId, limit, after, request.query.purpose);
+      const order = request.query.order ?? 'desc';
+      if (order !== 'asc' && order !== 'desc') throw badRequest('invalid_order', '`order` must be asc or desc', 'order');
+      const page = await repository.listFiles(principal.workspaceId, limit, after, request.query.purpose, order === 'asc');
       return jsonResponse(200, listView(page.items.map(fileView), page.hasMore));
     },
     get: async (request, params) => {

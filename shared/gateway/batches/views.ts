@@ -1,4 +1,4 @@
-import type { BatchRecord, FileRecord } from '../../store/batch-repository.js';
+import type { BatchRecord, BatchResultProblem, FileRecord } from '../../store/batch-repository.js';
 
 /** OpenAI's file object. */
 export function fileView(record: FileRecord): Record<string, unknown> {
@@ -38,7 +38,16 @@ export function batchView(record: BatchRecord): Record<string, unknown> {
     provider: record.provider,
   };
   for (const field of PROVIDER_FIELDS) if (record.provider_view[field] !== undefined) view[field] = record.provider_view[field];
+  // gw's own sum of the lines it read (the provider's, where it reports one, is not passed on: one shape for all).
+  if (record.usage !== undefined) view.usage = record.usage;
+  if (record.result_problems?.length) view.errors = withResultProblems(view.errors, record.result_problems);
   return view;
+}
+
+/** The provider's `errors` list with gw's own findings about its result files after it (OpenAI's entry shape). */
+function withResultProblems(errors: unknown, problems: readonly BatchResultProblem[]): Record<string, unknown> {
+  const listed = typeof errors === 'object' && errors !== null && Array.isArray((errors as { data?: unknown }).data) ? ((errors as { data: unknown[] }).data) : [];
+  return { object: 'list', data: [...listed, ...problems.map((problem) => ({ code: problem.code, message: problem.message, param: null, line: problem.line }))] };
 }
 
 /** A batch the provider finished is `finalizing` at gw until its results are read and charged, then the provider's word. */

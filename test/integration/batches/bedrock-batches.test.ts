@@ -11,8 +11,13 @@ const MODEL = 'amazon.nova-batch-v1:0';
 const RECORD_COST = 0.625;
 const BUCKET = 'team-batches';
 const ROLE = 'arn:aws:iam::123456789012:role/gw-bedrock-batch';
+// The gateway's own AWS identity (GW_BEDROCK_FUNCTION_ROLE, on in the stack) signs for an integration that stores
+// no credential: here the default credential chain reads these stand-ins from the environment.
+const FUNCTION_ROLE = { accessKeyId: 'ASIABATCHFUNCTIONROLE1', secretAccessKey: 'batchFunctionRoleSecret/EXAMPLE0001' };
+process.env.AWS_ACCESS_KEY_ID = FUNCTION_ROLE.accessKeyId;
+process.env.AWS_SECRET_ACCESS_KEY = FUNCTION_ROLE.secretAccessKey;
 const mock = bedrockBatchMock();
-const priced = usePricedGateway({ provider: 'bedrock', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler });
+const priced = usePricedGateway({ provider: 'bedrock', prices: { [MODEL]: { input_per_mtok: 100_000, output_per_mtok: 50_000 } }, handler: mock.handler, env: { GW_BEDROCK_FUNCTION_ROLE: 'ON', AWS_REGION: 'us-east-1' } });
 const batches = batchClient(() => priced.gateway);
 
 const credentials = () => ({ 'x-gw-provider': 'bedrock', 'x-gw-aws-access-key-id': 'AKIDEXAMPLE', 'x-gw-aws-secret-access-key': 'bedrock-secret-example', 'x-gw-aws-region': 'us-east-1', 'x-gw-custom-host': priced.upstream.url });
@@ -215,4 +220,51 @@ describe('batches on Bedrock by translation (control plane and S3 as a real HTTP
     expect(priced.upstream.requests.length).toBe(before);
     expect(await batches.usageOf(who.workspaceId)).toBe(0);
   });
+
+  it('stored batch settings on an integration: a Bedrock batch through x-gw-provider: @slug writes to the integration’s bucket and prefix and passes its role, a caller-named one beside it is refused, and a malformed one is refused when stored', async () => {
+    const who = await batches.tenant('bedrock batch via integration', { budget: 100 });
+    const slug = `bd-${Date.now()}`;
+    const integrationRole = 'arn:aws:iam::123456789012:role/integration-batch';
+    const integration = await admin('POST', '/v1/integrations', {
+      name: `bedrock batches ${slug}`,
+      slug: `int-${slug}`,
+      provider: 'bedrock',
+      custom_host: priced.upstream.url,
+      shared_with_workspaces: [who.workspaceId],
+      aws: { batch_bucket: 'integration-batches', batch_prefix: 'org/b/', batch_role_arn: integrationRole },
+    });
+    expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+    expect(integration.body.aws).toEqual({ batch_bucket: 'integration-batches', batch_prefix: 'org/b/', batch_role_arn: integrationRole });
+    expect((await admin('POST', `/v1/providers?workspace_id=${who.workspaceId}`, { integration_id: integration.body.id, slug })).status).toBe(201);
+    const viaIntegration = { 'x-gw-provider': `@${slug}` };
+    const fileId = await batches.fileOf(who, [line('one')]);
+
+    for (const [header, value] of [['x-gw-aws-batch-bucket', 'someone-elses-bucket'], ['x-gw-aws-batch-role-arn', 'arn:aws:iam::123456789012:role/admin']]) {
+      const refused = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaIntegration, [header]: value } });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'batch_setting_with_stored_credential', param: header });
+    }
+
+    const created = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaIntegration });
+    expect(created.status, created.text).toBe(200);
+    const put = priced.upstream.requests.filter((request) => request.method === 'PUT').at(-1)!;
+    expect(put.path).toMatch(/^\/integration-batches\/org\/b\/gw-batch-[0-9a-f]{20}\/input\.jsonl$/);
+    expect(String(put.headers.authorization)).toContain(`Credential=${FUNCTION_ROLE.accessKeyId}/`);
+    expect([...mock.jobs.values()].at(-1)).toMatchObject({ roleArn: integrationRole, input: { bucket: 'integration-batches' } });
+    const batchId = created.body.id as string;
+    await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaIntegration });
+    const done = await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaIntegration });
+    expect(done.body).toMatchObject({ status: 'completed', output_file_id: expect.stringMatching(/^file-/) });
+    await eventually(async () => (Math.abs((await batches.usageOf(who.workspaceId)) - RECORD_COST) < 1e-9 ? true : undefined), 'the batch charged at the batch price');
+
+    const malformed = await admin('POST', '/v1/integrations', { name: `bad role ${slug}`, provider: 'bedrock', aws: { batch_bucket: 'integration-batches', batch_role_arn: 'not-an-arn' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ param: 'aws.batch_role_arn' });
+  });
 });
+
+/** A control-plane call with the organisation admin key (integrations and workspace providers). */
+async function admin(method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${priced.gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createKey } from '../control-plane/policies-support.js';
 import { batchClient } from '../../support/batch-tenants.js';
 import { usePricedGateway } from '../../support/priced-gateway.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
@@ -54,6 +55,8 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     const errors = await call(who, 'GET', `/v1/files/${done.body.error_file_id as string}/content`);
     expect(errors.text).toContain('fail-three');
 
+    // OpenAI's batch usage: the answered lines' tokens, summed.
+    expect(done.body.usage).toEqual({ input_tokens: 20, output_tokens: 10, total_tokens: 30, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
     // The reservation is replaced by the two answered lines at the batch price.
     await eventually(async () => (Math.abs((await usageOf(who.workspaceId)) - 2 * LINE_COST) < 1e-9 ? true : undefined), 'the batch charged at the batch price');
     const logs = await eventually(async () => {
@@ -97,18 +100,29 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     expect((await call(owner, 'GET', `/v1/files/${fileId}`)).status).toBe(200);
   });
 
-  it('scopes: a key without completions:write is refused on files and batches with 403', async () => {
-    const reader = await tenant('batch reader', { scopes: ['logs:read'] });
+  it('scopes: a key without completions:write is refused on files and batches with 403, on every route, even for ids of its own workspace', async () => {
+    const owner = await tenant('batch scope owner');
+    const fileId = (await upload(owner, [line('a')])).body.id as string;
+    const batchId = (await call(owner, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() })).body.id as string;
+    // A weaker key of the same workspace.
+    const key = await createKey({ organisationId: priced.gateway.bootstrap.organisationId, workspaceId: owner.workspaceId, scopes: ['logs:read'] });
+    const reader = { workspaceId: owner.workspaceId, key: key.raw };
     for (const [method, path] of [
       ['GET', '/v1/files'],
+      ['GET', `/v1/files/${fileId}`],
+      ['GET', `/v1/files/${fileId}/content`],
+      ['DELETE', `/v1/files/${fileId}`],
       ['GET', '/v1/batches'],
       ['POST', '/v1/batches'],
+      ['GET', `/v1/batches/${batchId}`],
+      ['POST', `/v1/batches/${batchId}/cancel`],
     ]) {
       const answer = await call(reader, method, path, { json: method === 'POST' ? {} : undefined });
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.error).toMatchObject({ code: 'missing_scope' });
     }
     expect((await upload(reader, [line('x')])).status).toBe(403);
+    expect((await call(owner, 'GET', `/v1/files/${fileId}`)).status).toBe(200);
   });
 
   it('bad input is a 400 naming what is wrong, before anything reaches the provider', async () => {
@@ -128,6 +142,15 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     const presigned = await call(who, 'POST', '/v1/files', { json: { filename: 'big.jsonl', purpose: 'batch', bytes: 100 } });
     expect(presigned.body.error).toMatchObject({ code: 'presigned_upload_unavailable' });
     expect(priced.upstream.requests.length).toBe(before);
+  });
+
+  it('too large: an upload past the body limit (GW_MAX_BODY_BYTES, 10 MiB) is 413 body_too_large in gw’s error shape, and nothing is stored', async () => {
+    const who = await tenant('batch too large');
+    const padding = 'x'.repeat(10 * 1024 * 1024);
+    const answer = await upload(who, [JSON.stringify({ custom_id: 'big', method: 'POST', url: '/v1/chat/completions', body: { model: MODEL, messages: [{ role: 'user', content: padding }] } })]);
+    expect(answer.status, answer.text.slice(0, 300)).toBe(413);
+    expect(answer.body.error).toMatchObject({ code: 'body_too_large', type: expect.any(String), message: expect.stringContaining('limit') });
+    expect((await call(who, 'GET', '/v1/files')).body.data).toEqual([]);
   });
 
   it('budget: a running batch holds its reservation, so the next batch of a budget it fills is a 412 before anything reaches the provider', async () => {
@@ -191,5 +214,40 @@ describe('files and batches against OpenAI (a mock as a real HTTP server)', () =
     }, 'the logged line');
     expect(logs).toHaveLength(1);
     expect(await usageOf(who.workspaceId)).toBeCloseTo(LINE_COST, 9);
+  });
+
+  it('list paging in OpenAI’s shape: limit, after and has_more page through files and batches (files also order=asc), a bad limit, cursor or order is a 400 naming it', async () => {
+    const who = await tenant('batch paging');
+    const files: string[] = [];
+    for (const name of ['p1', 'p2', 'p3']) files.push((await upload(who, [line(name)])).body.id as string);
+    const first = await call(who, 'GET', '/v1/files?limit=2');
+    expect(first.body).toMatchObject({ object: 'list', first_id: files[2], last_id: files[1], has_more: true });
+    expect((first.body.data as Array<{ id: string }>).map((file) => file.id)).toEqual([files[2], files[1]]);
+    const rest = await call(who, 'GET', `/v1/files?limit=2&after=${files[1]}`);
+    expect(rest.body).toMatchObject({ data: [expect.objectContaining({ id: files[0] })], first_id: files[0], last_id: files[0], has_more: false });
+    const oldest = await call(who, 'GET', '/v1/files?limit=2&order=asc');
+    expect((oldest.body.data as Array<{ id: string }>).map((file) => file.id)).toEqual([files[0], files[1]]);
+    expect(oldest.body.has_more).toBe(true);
+    expect((await call(who, 'GET', `/v1/files?order=asc&after=${files[1]}`)).body).toMatchObject({ data: [expect.objectContaining({ id: files[2] })], has_more: false });
+
+    const batches: string[] = [];
+    for (const fileId of files) batches.push((await call(who, 'POST', '/v1/batches', { json: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers: viaMock() })).body.id as string);
+    const page = await call(who, 'GET', '/v1/batches?limit=2');
+    expect((page.body.data as Array<{ id: string }>).map((batch) => batch.id)).toEqual([batches[2], batches[1]]);
+    expect(page.body).toMatchObject({ object: 'list', first_id: batches[2], last_id: batches[1], has_more: true });
+    expect((await call(who, 'GET', `/v1/batches?limit=2&after=${batches[1]}`)).body).toMatchObject({ data: [expect.objectContaining({ id: batches[0] })], has_more: false });
+
+    for (const [path, code, param] of [
+      ['/v1/files?limit=0', 'invalid_limit', 'limit'],
+      ['/v1/files?limit=10001', 'invalid_limit', 'limit'],
+      ['/v1/batches?limit=101', 'invalid_limit', 'limit'],
+      ['/v1/files?after=nope', 'invalid_cursor', 'after'],
+      ['/v1/batches?after=nope', 'invalid_cursor', 'after'],
+      ['/v1/files?order=sideways', 'invalid_order', 'order'],
+    ]) {
+      const answer = await call(who, 'GET', path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.error).toMatchObject({ code, param, type: 'invalid_request_error' });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchClient, type BatchTenant } from '../../support/batch-tenants.js';
+import { PROVIDER_SLUGS } from '../../../shared/providers/registry.js';
 import { usePricedGateway } from '../../support/priced-gateway.js';
 import { batchProviderMock } from './mock-batch-provider.js';
 
@@ -68,14 +69,21 @@ describe('batches on Azure OpenAI, through a virtual key, and the providers that
     const who = await tenant('refused batches', 100);
     const fileId = await uploaded(who, ['a']);
     const before = priced.upstream.requests.length;
-    const refused: Array<Record<string, string>> = [
-      { 'x-gw-provider': 'anthropic', authorization: 'Bearer sk-ant-example' },
-      { 'x-gw-provider': 'groq', authorization: 'Bearer gsk-example' },
-    ];
-    for (const headers of refused) {
-      const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers });
+    // Every provider of the registry but the four gw batches with, named alone with a key: the refusal names the
+    // provider, whatever else that provider would need for chat (an account id, a region …).
+    const others = PROVIDER_SLUGS.filter((slug) => !['openai', 'azure-openai', 'bedrock', 'vertex-ai'].includes(slug));
+    expect(others.length).toBeGreaterThan(10);
+    for (const slug of others) {
+      const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { 'x-gw-provider': slug, authorization: 'Bearer sk-example-key' } });
+      expect(answer.status, `${slug}: ${answer.text}`).toBe(400);
+      expect(answer.body.error, slug).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining(`'${slug}'`) });
+      expect((answer.body.error as { message: string }).message).toContain('openai, azure-openai, bedrock, vertex-ai');
+    }
+    // A config or deployment may route to several providers: a batch runs on one, so both are refused.
+    for (const [header, value] of [['x-gw-config', JSON.stringify({ provider: 'openai', api_key: 'sk-example-key' })], ['x-gw-deployment', 'some-deployment']]) {
+      const answer = await call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { [header]: value } });
       expect(answer.status, answer.text).toBe(400);
-      expect(answer.body.error).toMatchObject({ code: 'batches_unsupported_provider', param: 'x-gw-provider', message: expect.stringContaining('openai, azure-openai, bedrock, vertex-ai') });
+      expect(answer.body.error).toMatchObject({ code: 'batch_config_unsupported', param: header });
     }
     expect(priced.upstream.requests.length).toBe(before);
     expect(await batches.usageOf(who.workspaceId)).toBe(0);

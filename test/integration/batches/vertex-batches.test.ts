@@ -112,4 +112,71 @@ describe('batches on Vertex AI by translation (batchPredictionJobs and Cloud Sto
     expect(priced.upstream.requests.length).toBe(before);
     expect(await batches.usageOf(who.workspaceId)).toBe(0);
   });
+
+  it('stored batch settings on an integration: a batch through x-gw-provider: @slug uses the integration’s bucket and prefix, a caller-named one beside it is refused, and malformed or removed settings are 400s naming the integration’s field', async () => {
+    const who = await batches.tenant('vertex batch via integration', { budget: 100 });
+    const slug = `vx-${Date.now()}`;
+    const integration = await admin('POST', '/v1/integrations', {
+      name: `vertex batches ${slug}`,
+      slug: `int-${slug}`,
+      provider: 'vertex-ai',
+      credential: TOKEN,
+      custom_host: priced.upstream.url,
+      shared_with_workspaces: [who.workspaceId],
+      vertex: { batch_bucket: 'integration_batches', batch_prefix: 'teams/x/' },
+    });
+    expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+    // Not secrets: shown as stored, beside the masked credential (never the token itself).
+    expect(integration.body.vertex).toEqual({ batch_bucket: 'integration_batches', batch_prefix: 'teams/x/' });
+    expect(JSON.stringify(integration.body)).not.toContain(TOKEN);
+    const integrationId = integration.body.id as string;
+    expect((await admin('POST', `/v1/providers?workspace_id=${who.workspaceId}`, { integration_id: integrationId, slug })).status).toBe(201);
+    const viaIntegration = { 'x-gw-provider': `@${slug}`, 'x-gw-vertex-project-id': 'team-project', 'x-gw-vertex-region': 'us-central1' };
+    const fileId = await batches.fileOf(who, [line('one'), line('two')]);
+
+    const refused = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaIntegration, 'x-gw-vertex-batch-bucket': 'someone_elses' } });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'batch_setting_with_stored_credential', param: 'x-gw-vertex-batch-bucket' });
+
+    // The integration's token goes only to its own host, as for chat.
+    const before = priced.upstream.requests.length;
+    const elsewhere = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: { ...viaIntegration, 'x-gw-custom-host': 'http://127.0.0.2:9' } });
+    expect(elsewhere.status, elsewhere.text).toBe(400);
+    expect(elsewhere.body.error).toMatchObject({ param: 'x-gw-custom-host' });
+    expect(priced.upstream.requests.length).toBe(before);
+
+    const created = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaIntegration });
+    expect(created.status, created.text).toBe(200);
+    const upload = priced.upstream.requests.filter((request) => request.path === '/upload/storage/v1/b/integration_batches/o').at(-1)!;
+    expect(upload.query.get('name')).toMatch(/^teams\/x\/gw-batch-[0-9a-f]{20}\/input\.jsonl$/);
+    const batchId = created.body.id as string;
+    await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaIntegration });
+    const done = await batches.call(who, 'GET', `/v1/batches/${batchId}`, { headers: viaIntegration });
+    expect(done.body).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 }, output_file_id: expect.stringMatching(/^file-/) });
+    await eventually(async () => (Math.abs((await batches.usageOf(who.workspaceId)) - 2 * LINE_COST) < 1e-9 ? true : undefined), 'the batch charged at the batch price');
+
+    // Checked when stored, as a virtual key's: the field named in the integration's shape.
+    const malformed = await admin('POST', '/v1/integrations', { name: `bad ${slug}`, provider: 'vertex-ai', credential: TOKEN, vertex: { batch_bucket: 'gs://team' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ param: 'vertex.batch_bucket' });
+    const mismatched = await admin('POST', '/v1/integrations', { name: `aws on vertex ${slug}`, provider: 'vertex-ai', credential: TOKEN, aws: { batch_bucket: 'team-batches' } });
+    expect(mismatched.status).toBe(400);
+    expect(mismatched.body.error).toMatchObject({ code: 'settings_provider_mismatch', param: 'aws' });
+
+    // Removed (null), the next batch is told which field of the integration to set.
+    const removed = await admin('PATCH', `/v1/integrations/${integrationId}`, { vertex: null });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body.vertex).toBeUndefined();
+    const beforeMissing = priced.upstream.requests.length;
+    const missing = await batches.call(who, 'POST', '/v1/batches', { json: CREATE(fileId), headers: viaIntegration });
+    expect(missing.status, missing.text).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'missing_batch_bucket', param: 'vertex.batch_bucket', message: expect.stringContaining("integration's vertex.batch_bucket") });
+    expect(priced.upstream.requests.length).toBe(beforeMissing);
+  });
 });
+
+/** A control-plane call with the organisation admin key (integrations and workspace providers). */
+async function admin(method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${priced.gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-gw-api-key': priced.gateway.apiKey }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

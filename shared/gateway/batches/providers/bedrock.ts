@@ -8,7 +8,7 @@ import { sendBatchCall, sendBatchCallUnlessMissing, sendBatchJson } from '../pro
 import { TERMINAL_STATUSES } from '../views.js';
 import { bedrockJobView, fromBedrockOutput, toBedrockRecords } from './bedrock-records.js';
 import { DEFAULT_BATCH_PREFIX, IAM_ROLE_ARN, OBJECT_PREFIX, S3_BUCKET } from './cloud-batch-fields.js';
-import type { BatchApiCall, BatchDriver } from './types.js';
+import type { BatchApiCall, BatchDriver, BatchSettingsStore } from './types.js';
 
 /** The input's object name in the job's folder; Bedrock names its output after it (`input.jsonl.out`). */
 const INPUT_NAME = 'input.jsonl';
@@ -21,7 +21,7 @@ const INPUT_NAME = 'input.jsonl';
  * (SigV4); Bedrock itself runs the job as the batch role. A custom host replaces both hosts (S3 path-style under
  * it), for tests and proxies.
  */
-export function bedrockBatchDriver(adapter: ProviderAdapter, target: TargetSettings, viaVirtualKey: boolean): BatchDriver {
+export function bedrockBatchDriver(adapter: ProviderAdapter, target: TargetSettings, storedIn: BatchSettingsStore): BatchDriver {
   const auth = readBedrockAuth(target);
   if (auth.kind !== 'sigv4') {
     throw badRequest('batches_need_aws_credentials', 'Bedrock batches write to S3, which a Bedrock API key cannot: send AWS credentials (x-gw-aws-access-key-id, …) or use a virtual key that holds them or names a role', 'authorization');
@@ -47,11 +47,11 @@ export function bedrockBatchDriver(adapter: ProviderAdapter, target: TargetSetti
   return {
     validate(lines, submission) {
       if (submission.endpoint !== '/v1/chat/completions') throw badRequest('batch_endpoint_unsupported', 'Bedrock batches through gw run chat (/v1/chat/completions) only', 'endpoint');
-      batchLocation(target, viaVirtualKey);
+      batchLocation(target, storedIn);
       toBedrockRecords(lines, target);
     },
     async submit(lines, submission, signal) {
-      const { bucket, prefix, roleArn } = batchLocation(target, viaVirtualKey);
+      const { bucket, prefix, roleArn } = batchLocation(target, storedIn);
       const jobName = `gw-batch-${randomBytes(10).toString('hex')}`;
       const folder = `${prefix}${jobName}/`;
       const put: BatchApiCall = { method: 'PUT', url: objectUrl(bucket, `${folder}${INPUT_NAME}`), headers: { 'content-type': 'application/jsonl' }, body: toBedrockRecords(lines, target) };
@@ -86,15 +86,16 @@ export function bedrockBatchDriver(adapter: ProviderAdapter, target: TargetSetti
 }
 
 /** Where a batch's files go and the role Bedrock runs it as: each missing or malformed one a 400 naming its field. */
-function batchLocation(target: TargetSettings, viaVirtualKey: boolean): { bucket: string; prefix: string; roleArn: string } {
+function batchLocation(target: TargetSettings, storedIn: BatchSettingsStore): { bucket: string; prefix: string; roleArn: string } {
   const aws = target.aws ?? {};
-  const field = (header: string, keyField: string) => (viaVirtualKey ? `the virtual key's aws.${keyField} (or ${header})` : header);
-  if (!aws.batchBucket) throw badRequest('missing_batch_bucket', `Bedrock batches need an S3 bucket for their input and results: set ${field('x-gw-aws-batch-bucket', 'batch_bucket')}`, viaVirtualKey ? 'aws.batch_bucket' : 'x-gw-aws-batch-bucket');
-  if (!S3_BUCKET.test(aws.batchBucket)) throw badRequest('invalid_batch_bucket', 'The batch bucket must be an S3 bucket name of 3–63 lower-case letters, digits and hyphens', viaVirtualKey ? 'aws.batch_bucket' : 'x-gw-aws-batch-bucket');
-  if (!aws.batchRoleArn) throw badRequest('missing_batch_role', `Bedrock batches run as a service role that may read and write the bucket: set ${field('x-gw-aws-batch-role-arn', 'batch_role_arn')}`, viaVirtualKey ? 'aws.batch_role_arn' : 'x-gw-aws-batch-role-arn');
-  if (!IAM_ROLE_ARN.test(aws.batchRoleArn)) throw badRequest('invalid_batch_role', 'The batch role must be an IAM role ARN such as arn:aws:iam::123456789012:role/gw-bedrock-batch', viaVirtualKey ? 'aws.batch_role_arn' : 'x-gw-aws-batch-role-arn');
+  // Beside a stored credential the headers are refused (caller.ts): the field to set is the stored one.
+  const field = (header: string, keyField: string) => (storedIn ? `the ${storedIn}'s aws.${keyField}` : header);
+  if (!aws.batchBucket) throw badRequest('missing_batch_bucket', `Bedrock batches need an S3 bucket for their input and results: set ${field('x-gw-aws-batch-bucket', 'batch_bucket')}`, storedIn ? 'aws.batch_bucket' : 'x-gw-aws-batch-bucket');
+  if (!S3_BUCKET.test(aws.batchBucket)) throw badRequest('invalid_batch_bucket', 'The batch bucket must be an S3 bucket name of 3–63 lower-case letters, digits and hyphens', storedIn ? 'aws.batch_bucket' : 'x-gw-aws-batch-bucket');
+  if (!aws.batchRoleArn) throw badRequest('missing_batch_role', `Bedrock batches run as a service role that may read and write the bucket: set ${field('x-gw-aws-batch-role-arn', 'batch_role_arn')}`, storedIn ? 'aws.batch_role_arn' : 'x-gw-aws-batch-role-arn');
+  if (!IAM_ROLE_ARN.test(aws.batchRoleArn)) throw badRequest('invalid_batch_role', 'The batch role must be an IAM role ARN such as arn:aws:iam::123456789012:role/gw-bedrock-batch', storedIn ? 'aws.batch_role_arn' : 'x-gw-aws-batch-role-arn');
   const prefix = aws.batchPrefix ?? DEFAULT_BATCH_PREFIX;
-  if (!OBJECT_PREFIX.test(prefix) || prefix.length > 512) throw badRequest('invalid_batch_prefix', 'The batch prefix must be letters, digits and ._-/ ending in / (e.g. gw-batches/)', viaVirtualKey ? 'aws.batch_prefix' : 'x-gw-aws-batch-prefix');
+  if (!OBJECT_PREFIX.test(prefix) || prefix.length > 512) throw badRequest('invalid_batch_prefix', 'The batch prefix must be letters, digits and ._-/ ending in / (e.g. gw-batches/)', storedIn ? 'aws.batch_prefix' : 'x-gw-aws-batch-prefix');
   return { bucket: aws.batchBucket, prefix, roleArn: aws.batchRoleArn };
 }
 

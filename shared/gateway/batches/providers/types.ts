@@ -6,6 +6,9 @@ export interface BatchApiCall {
   body?: Uint8Array | string;
 }
 
+/** Where a stored credential's batch settings come from (a 400 names the field there), or undefined for headers. */
+export type BatchSettingsStore = 'virtual key' | 'integration' | undefined;
+
 /** The batch endpoints gw accepts, as OpenAI names them in a batch and in each of its lines. */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/embeddings', '/v1/completions'] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];

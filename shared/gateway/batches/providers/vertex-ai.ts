@@ -6,7 +6,7 @@ import { vertexAccessToken } from '../../../providers/vertex-ai/credentials.js';
 import { vertexLocation } from '../../../providers/vertex-ai/routes.js';
 import { sendBatchCall, sendBatchCallUnlessMissing, sendBatchJson } from '../provider-calls.js';
 import { DEFAULT_BATCH_PREFIX, GCS_BUCKET, OBJECT_PREFIX } from './cloud-batch-fields.js';
-import type { BatchApiCall, BatchDriver } from './types.js';
+import type { BatchApiCall, BatchDriver, BatchSettingsStore } from './types.js';
 import { fromVertexPredictions, toVertexRequests, vertexJobView } from './vertex-records.js';
 
 const INPUT_NAME = 'input.jsonl';
@@ -22,7 +22,7 @@ const JOB_NAME = /^projects\/[A-Za-z0-9.:_-]+\/locations\/[a-z0-9-]+\/batchPredi
  * Google access token (a virtual key's service account, or the caller's token); Vertex AI runs the job as its own
  * service agent, which must be able to read and write the bucket. A custom host replaces both hosts.
  */
-export function vertexBatchDriver(adapter: ProviderAdapter, target: TargetSettings, viaVirtualKey: boolean): BatchDriver {
+export function vertexBatchDriver(adapter: ProviderAdapter, target: TargetSettings, storedIn: BatchSettingsStore): BatchDriver {
   const { projectId, region } = vertexLocation({ endpoint: 'chat', body: {}, stream: false, target, forwardHeaders: {} });
   const custom = target.customHost?.replace(/\/+$/, '');
   const aiplatform = custom ?? (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`);
@@ -41,11 +41,11 @@ export function vertexBatchDriver(adapter: ProviderAdapter, target: TargetSettin
     validate(lines, submission) {
       if (submission.endpoint !== '/v1/chat/completions') throw badRequest('batch_endpoint_unsupported', 'Vertex AI batches through gw run chat (/v1/chat/completions) only', 'endpoint');
       if (/^(publishers\/anthropic\/|claude)/i.test(submission.model)) throw badRequest('batch_model_unsupported', 'Vertex AI batches through gw run Gemini models, not Claude', 'input_file_id');
-      batchLocation(target, viaVirtualKey);
+      batchLocation(target, storedIn);
       toVertexRequests(lines, target);
     },
     async submit(lines, submission, signal) {
-      const { bucket, prefix } = batchLocation(target, viaVirtualKey);
+      const { bucket, prefix } = batchLocation(target, storedIn);
       const jobName = `gw-batch-${randomBytes(10).toString('hex')}`;
       const folder = `${prefix}${jobName}/`;
       const upload: BatchApiCall = {
@@ -84,11 +84,12 @@ export function vertexBatchDriver(adapter: ProviderAdapter, target: TargetSettin
 }
 
 /** Where a batch's files go: a missing or malformed setting is a 400 naming its field. */
-function batchLocation(target: TargetSettings, viaVirtualKey: boolean): { bucket: string; prefix: string } {
+function batchLocation(target: TargetSettings, storedIn: BatchSettingsStore): { bucket: string; prefix: string } {
   const vertex = target.vertex ?? {};
-  const param = (header: string, keyField: string) => (viaVirtualKey ? `vertex.${keyField}` : header);
+  // Beside a stored credential the headers are refused (caller.ts): the field to set is the stored one.
+  const param = (header: string, keyField: string) => (storedIn ? `vertex.${keyField}` : header);
   if (!vertex.batchBucket) {
-    const where = viaVirtualKey ? "the virtual key's vertex.batch_bucket (or x-gw-vertex-batch-bucket)" : 'x-gw-vertex-batch-bucket';
+    const where = storedIn ? `the ${storedIn}'s vertex.batch_bucket` : 'x-gw-vertex-batch-bucket';
     throw badRequest('missing_batch_bucket', `Vertex AI batches need a Cloud Storage bucket for their input and results: set ${where}`, param('x-gw-vertex-batch-bucket', 'batch_bucket'));
   }
   if (!GCS_BUCKET.test(vertex.batchBucket)) throw badRequest('invalid_batch_bucket', 'The batch bucket must be a Cloud Storage bucket name of 3–63 lower-case letters, digits, hyphens and underscores', param('x-gw-vertex-batch-bucket', 'batch_bucket'));
