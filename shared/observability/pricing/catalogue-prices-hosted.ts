@@ -50,6 +50,13 @@ const DATABRICKS_GUIDE = 'https://www.databrickspricing.com/ai-pricing';
 const DATABRICKS_NOTE = 'databrickspricing.com, an independent guide (not Databricks), updated April 2026; the 8B rate also on cloudprice.net';
 const DATABRICKS_ESTIMATE = 'Databricks bills DBUs; no page read gave the DBUs per million tokens and the DBU price together, so this is the guide’s USD figure at list price';
 
+// Nebius Token Factory's prices page was not readable; Mastra's model-router docs list its models with rates (from
+// models.dev). The base flavour is the plain id Nebius's API takes (docs.aispendops.com/providers/nebius calls
+// `meta-llama/Llama-3.3-70B-Instruct`), the fast flavour the same id with `-fast`.
+const NEBIUS_MASTRA_V0 = 'https://mastra.ai/models/v0/providers/nebius';
+const NEBIUS_MASTRA = 'https://mastra.ai/models/providers/nebius';
+const NEBIUS_NOTE = "Mastra's model-router page for Nebius Token Factory (rates from models.dev; no date given)";
+
 // Azure AI Foundry's serverless (pay-as-you-go) Llama, as a price tracker lists it.
 const AZURE_AI_TRACKER = 'https://cloudprice.net/models/friendliai/meta-llama-3.1-8b-instruct';
 const AZURE_AI_NOTE = "cloudprice.net's pricing-by-provider table for Llama 3.1 8B Instruct (Azure AI Foundry row; no date given)";
@@ -83,6 +90,10 @@ export const HOSTED_CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
   { provider: 'databricks', model: 'databricks-meta-llama-3-1-8b-instruct', rates: rates(0.15, 0.45), source: DATABRICKS_GUIDE, written: WRITTEN, secondary: DATABRICKS_NOTE, estimate: DATABRICKS_ESTIMATE },
   { provider: 'databricks', model: 'databricks-bge-large-en', rates: rates(0.1, 0), source: DATABRICKS_GUIDE, written: WRITTEN, secondary: DATABRICKS_NOTE, estimate: DATABRICKS_ESTIMATE },
 
+  { provider: 'nebius', model: 'meta-llama/Llama-3.3-70B-Instruct', rates: rates(0.13, 0.4), source: NEBIUS_MASTRA_V0, written: WRITTEN, secondary: NEBIUS_NOTE },
+  { provider: 'nebius', model: 'meta-llama/Llama-3.3-70B-Instruct-fast', rates: rates(0.25, 0.75), source: NEBIUS_MASTRA_V0, written: WRITTEN, secondary: NEBIUS_NOTE },
+  { provider: 'nebius', model: 'BAAI/bge-en-icl', rates: rates(0.01, 0), source: NEBIUS_MASTRA, written: WRITTEN, secondary: NEBIUS_NOTE },
+
   { provider: 'azure-ai-inference', model: 'Meta-Llama-3.1-8B-Instruct', rates: rates(0.3, 0.61), source: AZURE_AI_TRACKER, written: WRITTEN, secondary: AZURE_AI_NOTE },
 ];
 
@@ -95,7 +106,6 @@ export const CATALOGUE_UNPRICED_PROVIDERS: Readonly<Record<string, string>> = {
     'Inference Providers routes each call to a backend (Cerebras, Groq, Nebius, SambaNova, …) and passes on that backend’s price: there is no single rate per model',
   'nvidia-nim':
     'the hosted endpoints (integrate.api.nvidia.com) run on free trial credits, and production NIM is self-hosted under an NVIDIA AI Enterprise licence: no per-token price is published',
-  nebius: 'no page read (docs.tokenfactory.nebius.com, docs.studio.nebius.com) gave a per-model token price',
   lambda: 'no page read gave a per-model token price (an API directory, apis.io/apis/lambda-labs/inference-api, reports that Lambda announced on 2026-05-29 that its Inference API is winding down)',
   'snowflake-cortex':
     'Snowflake bills AI Credits ($2.00 each with global routing, $2.20 regional: docs.snowflake.com/en/user-guide/snowflake-cortex/pricing) but the credits per million tokens of each model (its Consumption Table) could not be read',

@@ -41,7 +41,7 @@ export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
   { provider: 'replicate', model: 'meta/meta-llama-3-70b-instruct', rates: { input_per_mtok: 0.65, output_per_mtok: 2.75 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
   { provider: 'replicate', model: 'meta/meta-llama-3.1-405b-instruct', rates: { input_per_mtok: 9.5, output_per_mtok: 9.5 }, source: REPLICATE_BILLING, written: '2026-11-29' },
   { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
-  // GitHub Models, SambaNova, Hyperbolic, DashScope, AI21, Databricks, Azure AI Inference (catalogue-prices-hosted.ts).
+  // GitHub Models, SambaNova, Hyperbolic, Nebius, DashScope, AI21, Databricks, Azure AI Inference (catalogue-prices-hosted.ts).
   ...HOSTED_CATALOGUE_PRICE_ROWS,
 ];
 

@@ -170,6 +170,7 @@ describe('GET /v1/models (OpenAI list format)', () => {
     expect(await listed('ai21')).toContain('jamba-large');
     expect(await listed('databricks')).toContain('databricks-meta-llama-3-3-70b-instruct');
     expect(await listed('azure-ai-inference')).toContain('Meta-Llama-3.1-8B-Instruct');
+    expect(await listed('nebius')).toContain('meta-llama/Llama-3.3-70B-Instruct');
     for (const provider of ['moonshot', 'zhipu', 'minimax', 'novita-ai', 'cloudflare-workers-ai']) expect((await listed(provider)).length, provider).toBeGreaterThan(0);
     // A router with no single rate lists nothing of its own (a workspace pricing file adds its models).
     expect(await listed('huggingface')).toEqual([]);

@@ -81,7 +81,7 @@ describe('catalogue price rows', () => {
         expect(defaultModelIds(slug)).toEqual([]);
       }
     }
-    expect(Object.keys(CATALOGUE_UNPRICED_PROVIDERS).sort()).toEqual(['huggingface', 'lambda', 'nebius', 'nvidia-nim', 'snowflake-cortex']);
+    expect(Object.keys(CATALOGUE_UNPRICED_PROVIDERS).sort()).toEqual(['huggingface', 'lambda', 'nvidia-nim', 'snowflake-cortex']);
   });
 
   it('prices at the page’s rates: GitHub Models with its cached-input rate, DashScope at its international floors, SambaNova and Hyperbolic per model', () => {
@@ -96,7 +96,7 @@ describe('catalogue price rows', () => {
 
   it('secondary source: rows read on a third party’s page say so; the providers’ own pages (GitHub, Alibaba Cloud) need no note', () => {
     const secondary = new Set(CATALOGUE_PRICE_ROWS.filter((row) => row.secondary !== undefined).map((row) => row.provider));
-    expect([...secondary].sort()).toEqual(['ai21', 'azure-ai-inference', 'databricks', 'hyperbolic', 'sambanova']);
+    expect([...secondary].sort()).toEqual(['ai21', 'azure-ai-inference', 'databricks', 'hyperbolic', 'nebius', 'sambanova']);
     for (const row of CATALOGUE_PRICE_ROWS.filter((candidate) => ['github-models', 'dashscope'].includes(candidate.provider))) {
       expect(row.secondary).toBeUndefined();
       expect(row.estimate).toBeUndefined();
