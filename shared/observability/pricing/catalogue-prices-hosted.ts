@@ -43,6 +43,9 @@ const DASHSCOPE_CN_ESTIMATE = `the page gives CNY per 1,000 tokens for prompts u
 // `jamba-large` is the alias AI21's API reference calls without a version.
 const AI21_TESTKEY = 'https://www.testkey.ai/hi/model-key-routes/jamba-large-1-7-pricing-context';
 const AI21_NOTE = "testkey.ai's Jamba Large 1.7 page (input $2, output $8 per million; no date given)";
+// Jamba Mini: API Evangelist's plan file transcribes ai21.com/pricing verbatim ($0.2 / 1M input, $0.4 / 1M output).
+const AI21_PLANS = 'https://raw.githubusercontent.com/api-evangelist/ai21-labs/refs/heads/main/plans/ai21-labs-plans-pricing.yml';
+const AI21_PLANS_NOTE = "API Evangelist's transcription of https://www.ai21.com/pricing/, which it says it read on 2026-10-07";
 
 // Databricks bills Foundation Model APIs in DBUs; no page read gave a model's DBUs per million tokens, so the USD rate
 // is an independent guide's, which depends on the list DBU price (a contract price changes it).
@@ -85,6 +88,8 @@ export const HOSTED_CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
 
   { provider: 'ai21', model: 'jamba-large', rates: rates(2, 8), source: AI21_TESTKEY, written: WRITTEN, secondary: AI21_NOTE },
   { provider: 'ai21', model: 'jamba-large-1.7', rates: rates(2, 8), source: AI21_TESTKEY, written: WRITTEN, secondary: AI21_NOTE },
+  { provider: 'ai21', model: 'jamba-mini', rates: rates(0.2, 0.4), source: AI21_PLANS, written: WRITTEN, secondary: AI21_PLANS_NOTE },
+  { provider: 'ai21', model: 'jamba-mini-1.7', rates: rates(0.2, 0.4), source: AI21_PLANS, written: WRITTEN, secondary: AI21_PLANS_NOTE },
 
   { provider: 'databricks', model: 'databricks-meta-llama-3-3-70b-instruct', rates: rates(0.5, 1.5), source: DATABRICKS_GUIDE, written: WRITTEN, secondary: DATABRICKS_NOTE, estimate: DATABRICKS_ESTIMATE },
   { provider: 'databricks', model: 'databricks-meta-llama-3-1-8b-instruct', rates: rates(0.15, 0.45), source: DATABRICKS_GUIDE, written: WRITTEN, secondary: DATABRICKS_NOTE, estimate: DATABRICKS_ESTIMATE },
