@@ -1,27 +1,16 @@
 import type { ModelRates } from './config-documents.js';
+import type { CataloguePriceRow } from './catalogue-price-row.js';
+import { HOSTED_CATALOGUE_PRICE_ROWS } from './catalogue-prices-hosted.js';
 
-/**
+export type { CataloguePriceRow } from './catalogue-price-row.js';
+
+/*
  * gw's own price rows, for providers the shipped genai-prices data does not cover (issue #47). Each row names the
- * provider's page it was taken from and the day the row was written, so a reviewer can check it against the page
- * and a stale one is easy to spot. Only token prices live here; models billed per image, character or minute (OpenAI's
- * media models, Stability AI, ElevenLabs, Deepgram, AssemblyAI) are priced in media-prices.ts. A workspace pricing
- * file overrides any row (model-catalog.md).
+ * page it was taken from (the provider's own, or a third party's marked `secondary`) and the day the row was written,
+ * so a reviewer can check it against the page and a stale one is easy to spot. Only token prices live here; models
+ * billed per image, character or minute (OpenAI's media models, Stability AI, ElevenLabs, Deepgram, AssemblyAI) are
+ * priced in media-prices.ts. A workspace pricing file overrides any row (model-catalog.md).
  */
-export interface CataloguePriceRow {
-  provider: string;
-  model: string;
-  rates: ModelRates;
-  /** The provider's own page the price was read from. */
-  source: string;
-  /** The day the row was written from that page (YYYY-MM-DD): a row older than the provider's last change is stale. */
-  written: string;
-  /**
-   * Set when the rate is an estimate: no page of the provider's that could be read gave it, and `source` is only
-   * where it should be checked. Says why and what a check did confirm (absent: the rate was read on `source`).
-   * Re-check such rows first.
-   */
-  estimate?: string;
-}
 
 const WATSONX_PRICES = 'https://www.ibm.com/docs/en/watsonx/saas?topic=models-supported-foundation';
 const JINA_PRICES = 'https://jina.ai/api-dashboard/';
@@ -52,6 +41,8 @@ export const CATALOGUE_PRICE_ROWS: readonly CataloguePriceRow[] = [
   { provider: 'replicate', model: 'meta/meta-llama-3-70b-instruct', rates: { input_per_mtok: 0.65, output_per_mtok: 2.75 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
   { provider: 'replicate', model: 'meta/meta-llama-3.1-405b-instruct', rates: { input_per_mtok: 9.5, output_per_mtok: 9.5 }, source: REPLICATE_BILLING, written: '2026-11-29' },
   { provider: 'replicate', model: 'meta/meta-llama-3-8b-instruct', rates: { input_per_mtok: 0.05, output_per_mtok: 0.25 }, source: REPLICATE_PRICES, written: '2026-11-28', estimate: REPLICATE_ESTIMATE },
+  // GitHub Models, SambaNova, Hyperbolic, Nebius, DashScope, AI21, Databricks, Azure AI Inference (catalogue-prices-hosted.ts).
+  ...HOSTED_CATALOGUE_PRICE_ROWS,
 ];
 
 /**

@@ -155,6 +155,29 @@ describe('GET /v1/models (OpenAI list format)', () => {
     expectError(await api(gateway, 'GET', '/v1/models/no-such-model', { key: plainKey }), 404, 'model_not_found');
   });
 
+  it('unpriced provider: lists the #47 providers’ models once they have price rows (gw’s rows or the shipped data), under their slug', async () => {
+    const listed = async (provider: string) => {
+      const reply = await api<{ data: Array<{ id: string; owned_by: string }> }>(gateway, 'GET', `/v1/models?provider=${provider}`, { key: plainKey });
+      expect(reply.status).toBe(200);
+      for (const model of reply.body.data) expect(model.owned_by).toBe(provider);
+      return reply.body.data.map((model) => model.id);
+    };
+    expect(await listed('github-models')).toEqual(expect.arrayContaining(['openai/gpt-4o', 'openai/gpt-4o-mini']));
+    expect(await listed('sambanova')).toContain('Meta-Llama-3.3-70B-Instruct');
+    expect(await listed('hyperbolic')).toContain('meta-llama/Llama-3.3-70B-Instruct');
+    expect(await listed('dashscope')).toEqual(expect.arrayContaining(['qwen-max', 'qwen-plus', 'qwen-turbo']));
+    expect(await listed('dashscope-cn')).toContain('qwen-plus');
+    expect(await listed('ai21')).toEqual(expect.arrayContaining(['jamba-large', 'jamba-mini']));
+    expect(await listed('databricks')).toContain('databricks-meta-llama-3-3-70b-instruct');
+    expect(await listed('azure-ai-inference')).toContain('Meta-Llama-3.1-8B-Instruct');
+    expect(await listed('nebius')).toContain('meta-llama/Llama-3.3-70B-Instruct');
+    for (const provider of ['moonshot', 'zhipu', 'minimax', 'novita-ai', 'cloudflare-workers-ai']) expect((await listed(provider)).length, provider).toBeGreaterThan(0);
+    // A router with no single rate lists nothing of its own (a workspace pricing file adds its models).
+    expect(await listed('huggingface')).toEqual([]);
+    const retrieved = await api<{ id: string; owned_by: string }>(gateway, 'GET', '/v1/models/sambanova/Meta-Llama-3.3-70B-Instruct', { key: plainKey });
+    expect(retrieved.body).toMatchObject({ id: 'Meta-Llama-3.3-70B-Instruct', owned_by: 'sambanova' });
+  });
+
   it('needs a valid gw key and nothing more', async () => {
     expect((await api(gateway, 'GET', '/v1/models', { key: null })).status).toBe(401);
     const client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, defaultHeaders: { 'x-gw-api-key': 'gwk_not_a_key' } });
