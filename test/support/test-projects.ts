@@ -1,16 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
  * Which test files share a worker process (vitest.config.ts, project `shared`) and which keep one of their own
- * (project `isolated`). A process of its own costs a file seconds of module loading (the AWS SDK, DuckDB, dynalite
- * and gw's code), more than most integration files spend on their tests; test/support/shared-worker-setup.ts gives a
+ * (project `isolated`). A process of its own costs a file seconds of module loading (the AWS SDK, DuckDB, dynalite,
+ * aws-cdk-lib and gw's code), more than most integration files spend on their tests; test/support/shared-worker-setup.ts gives a
  * file in a shared worker what a new process gave it (gw's modules evaluated afresh, the worker's environment).
  *
  * A file under SHARED_FOLDERS shares unless ISOLATED names it or it does what that set-up cannot undo: `vi.mock` (a
  * mocked module stays mocked for the worker's later files). New files are classified by the same rule, unlisted.
  */
-export const SHARED_FOLDERS = ['test/integration', 'test/unit'];
+// test/infra/ shares too (aws-cdk-lib loads once per worker). test/aws-shaped/ (the built bundles run as Lambda runs
+// them) and test/clients/ keep a process per file: not audited for sharing.
+export const SHARED_FOLDERS = ['test/integration', 'test/unit', 'test/infra'];
 
 /** Files or folders (ending in `/`) under SHARED_FOLDERS that keep a process of their own, and why. */
 export const ISOLATED: Record<string, string> = {
@@ -23,7 +25,7 @@ const UNDOABLE = /\bvi\.(mock|doMock|hoisted)\(/;
 /** The test files under SHARED_FOLDERS that share a worker, relative to `root`. */
 export function sharedFiles(root: string): string[] {
   const isolated = Object.keys(ISOLATED);
-  return SHARED_FOLDERS.flatMap((folder) =>
+  return SHARED_FOLDERS.filter((folder) => existsSync(join(root, folder))).flatMap((folder) =>
     (readdirSync(join(root, folder), { recursive: true }) as string[])
       .map((name) => `${folder}/${name.split('\\').join('/')}`)
       .filter((file) => file.endsWith('.test.ts'))

@@ -23,13 +23,14 @@ function write(root: string, file: string, text: string): void {
 }
 
 describe('test files that share a worker process (test/support/test-projects.ts)', () => {
-  it('shares integration and unit files, but not the browser tests, a file that uses vi.mock, or the infrastructure tests', () => {
+  it('shares integration, unit and infrastructure files, but not the browser tests, a file that uses vi.mock, or the AWS-shaped and client tests', () => {
     const shared = sharedFiles(ROOT);
     expect(shared).toContain('test/integration/chat-passthrough.test.ts');
     expect(shared).toContain('test/unit/support/test-projects.test.ts');
     expect(shared).not.toContain('test/integration/console/console.test.ts');
     expect(shared).not.toContain('test/integration/sdk/js-sdk-openai7.test.ts');
-    expect(shared.filter((file) => !file.startsWith('test/integration/') && !file.startsWith('test/unit/'))).toEqual([]);
+    expect(shared).toContain('test/infra/api.test.ts');
+    expect(shared.filter((file) => !/^test\/(integration|unit|infra)\//.test(file))).toEqual([]);
   });
 
   it('classifies a new file by what it does, unlisted: a plain one shares, one that mocks a module (vi.mock, vi.doMock) keeps its own process', () => {
