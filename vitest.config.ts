@@ -1,12 +1,17 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
 import LongestFirstSequencer from './test/support/test-sequencer.js';
+import { sharedFiles } from './test/support/test-projects.js';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+// Files that share a worker process (test/support/test-projects.ts says which and why); every other file gets a
+// process of its own, new files included.
+// GW_TEST_SHARED_WORKERS=OFF runs every file in a process of its own (to tell a leak between files from a defect).
+const SHARED = process.env.GW_TEST_SHARED_WORKERS === 'OFF' ? [] : sharedFiles(ROOT);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Each file runs in its own worker: settings are parsed once per process, so a file that needs
-    // different settings gets a clean process.
     pool: 'forks',
     // At least two files at once: most files wait on loopback I/O and child processes, and on a 2-core runner
     // vitest's default (cores - 1) ran one file at a time (9.3 min against 7.2 with two).
@@ -32,5 +37,28 @@ export default defineConfig({
       // per file. test/integration/local-store/ runs the default (child) mode on purpose.
       GW_LOCAL_STORE: process.env.GW_LOCAL_STORE ?? 'in-process',
     },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: SHARED,
+          // One process runs file after file: modules of packages load once per worker, not once per file
+          // (test/support/shared-worker-setup.ts gives each file fresh gw modules and the worker's environment).
+          isolate: false,
+          setupFiles: ['./test/support/shared-worker-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SHARED],
+          // Each file runs in a process of its own.
+          isolate: true,
+        },
+      },
+    ],
   },
 });
