@@ -21,8 +21,18 @@ export interface StoredEndpoints {
  */
 export function refuseEndpointMoveWithoutCredential(before: StoredEndpoints, after: StoredEndpoints, credentialSent: boolean): void {
   if (credentialSent) return;
-  const old = endpointsOf(before);
-  const moved = endpointsOf(after).find(([, url]) => !old.some(([, bound]) => isWithinBaseUrl(url, bound)));
+  refuseNewEndpoints(endpointsOf(before), endpointsOf(after));
+}
+
+/** Where a stored credential may go, each with the field that names it: `['custom_host', 'https://…']`. */
+export type BoundEndpoint = [param: string, url: string];
+
+/**
+ * The rule itself, for any shape of resource: every endpoint `after` sends the kept credential to must lie within
+ * one it could reach `before` (a saved config's tree collects both sides in control-plane/configs/tree-endpoints.ts).
+ */
+export function refuseNewEndpoints(before: readonly BoundEndpoint[], after: readonly BoundEndpoint[]): void {
+  const moved = after.find(([, url]) => !before.some(([, bound]) => isWithinBaseUrl(url, bound)));
   if (!moved) return;
   const [param, url] = moved;
   throw badRequest(
@@ -32,8 +42,8 @@ export function refuseEndpointMoveWithoutCredential(before: StoredEndpoints, aft
   );
 }
 
-function endpointsOf(endpoints: StoredEndpoints): Array<[string, string]> {
-  const found: Array<[string, string]> = [];
+function endpointsOf(endpoints: StoredEndpoints): BoundEndpoint[] {
+  const found: BoundEndpoint[] = [];
   // No custom host means the provider's own API: going back to it needs nothing, leaving it is a new host.
   if (endpoints.customHost) found.push([endpoints.hostParam ?? 'custom_host', endpoints.customHost]);
   if (endpoints.azureResourceName) found.push(['azure.resource_name', azureResourceHost(endpoints.azureResourceName)]);

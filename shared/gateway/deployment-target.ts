@@ -8,7 +8,7 @@ import { settings } from '../settings.js';
 import { merged } from '../merged.js';
 import { parseInlineConfigLazily, type ConfigResolver } from './config/resolve-config.js';
 import type { GatewayConfig } from './config/schema.js';
-import { withoutGatewayKeyCredentials, type IssuedKeyCheck } from './gateway-key-slot.js';
+import { keepGatewayKeysFromConfigForwardHeaders, withoutGatewayKeyCredentials, type IssuedKeyCheck } from './gateway-key-slot.js';
 import type { RequestOptions } from './request-options.js';
 import { storedResourceNames, type ConfigSource } from './stored-credential-host.js';
 
@@ -34,12 +34,13 @@ export interface RequestConfig {
 /**
  * The config a request runs: the deployment's (`x-gw-deployment: <slug>`), else `x-gw-config`. A deployment of
  * another organisation, or one restricted away from the caller's workspace, is the same 404 as none at all.
- * Whatever its source, a gw key in one of its credential fields is dropped (gateway-key-slot.ts): gw's key never
- * goes upstream.
+ * Whatever its source, a gw key in one of its credential fields, or in a request header its forward_headers names,
+ * is dropped (gateway-key-slot.ts): gw's key never goes upstream.
  */
-export async function resolveRequestConfig(options: RequestOptions, principal: Principal, configs: ConfigResolver, issued: IssuedKeyCheck): Promise<RequestConfig | undefined> {
+export async function resolveRequestConfig(options: RequestOptions, principal: Principal, configs: ConfigResolver, issued: IssuedKeyCheck, headers: Record<string, string>): Promise<RequestConfig | undefined> {
   const resolved = await configOfRequest(options, principal, configs);
   if (!resolved) return undefined;
+  await keepGatewayKeysFromConfigForwardHeaders(headers, resolved.config, issued);
   return merged(resolved, { config: await withoutGatewayKeyCredentials(resolved.config, undefined, issued) });
 }
 

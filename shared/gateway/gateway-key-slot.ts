@@ -37,22 +37,54 @@ export async function keepGatewayKeysFromProviders(headers: Record<string, strin
  * forward_headers) unprocessed, and a few an adapter passes on (anthropic-beta…). A header holding a gw key in any
  * of its words is removed as well: a word with gw's prefix or equal to this request's key, checked for every header
  * (no lookup); the headers `x-gw-forward-headers` names are also looked up by hash, as provider-key headers are, so
- * that a normal request (no such header) costs no store read for this.
+ * that a normal request (no such header) costs no store read for this. The ones a config names are known only once
+ * the config is resolved: keepGatewayKeysFromConfigForwardHeaders looks those up then.
  */
 async function keepGatewayKeysFromOtherHeaders(headers: Record<string, string>, issued: IssuedKeyCheck): Promise<void> {
   const requestKey = headers['x-gw-api-key']?.trim();
   const named = new Set(forwardedNames(headers['x-gw-forward-headers']));
   for (const [name, raw] of Object.entries(headers)) {
     if (name.startsWith('x-gw-') || typeof raw !== 'string') continue;
-    const words = raw.split(/[\s,;=:]+/).filter((word) => word.length > 0 && word.length <= MAX_GATEWAY_KEY_LENGTH);
-    for (const word of words) {
-      const gatewayKey = word === requestKey || isGatewayKeyShaped(word) || (named.has(name) && (await issued.isIssuedKey(word)));
-      if (gatewayKey) {
-        delete headers[name];
-        break;
-      }
-    }
+    if (await holdsGatewayKey(raw, requestKey, named.has(name) ? issued : undefined)) delete headers[name];
   }
+}
+
+/**
+ * The headers a config's `forward_headers` names (at any depth of its target tree) get the lookup by hash that
+ * `x-gw-forward-headers` ones get: a prefix-less gw key (a chosen GW_BOOTSTRAP_API_KEY) in one is no longer caught
+ * only by equality with this request's key. Runs once the request's config is resolved, before any target reads a
+ * header; the lookup is cached per process (isIssuedKey), so a warm request costs no store read for it.
+ */
+export async function keepGatewayKeysFromConfigForwardHeaders(headers: Record<string, string>, config: unknown, issued: IssuedKeyCheck): Promise<void> {
+  const names = configForwardHeaderNames(config);
+  if (names.size === 0) return;
+  const alreadyLookedUp = new Set(forwardedNames(headers['x-gw-forward-headers']));
+  const requestKey = headers['x-gw-api-key']?.trim();
+  for (const name of names) {
+    const raw = headers[name];
+    if (name.startsWith('x-gw-') || alreadyLookedUp.has(name) || typeof raw !== 'string') continue;
+    if (await holdsGatewayKey(raw, requestKey, issued)) delete headers[name];
+  }
+}
+
+/** Whether any word of a header value is a gw key; without `issued`, only by prefix and this request's key. */
+async function holdsGatewayKey(raw: string, requestKey: string | undefined, issued: IssuedKeyCheck | undefined): Promise<boolean> {
+  const words = raw.split(/[\s,;=:]+/).filter((word) => word.length > 0 && word.length <= MAX_GATEWAY_KEY_LENGTH);
+  for (const word of words) {
+    if (word === requestKey || isGatewayKeyShaped(word) || (issued !== undefined && (await issued.isIssuedKey(word)))) return true;
+  }
+  return false;
+}
+
+/** Every `forward_headers` entry of a config's target tree, lower-cased (header names are). */
+function configForwardHeaderNames(config: unknown, found = new Set<string>()): Set<string> {
+  if (typeof config !== 'object' || config === null) return found;
+  const node = config as { forward_headers?: unknown; targets?: unknown };
+  if (Array.isArray(node.forward_headers)) {
+    for (const name of node.forward_headers) if (typeof name === 'string') found.add(name.trim().toLowerCase());
+  }
+  if (Array.isArray(node.targets)) for (const target of node.targets) configForwardHeaderNames(target, found);
+  return found;
 }
 
 /** The header names `x-gw-forward-headers` lists (comma-separated or a JSON array); forward-headers.ts validates them. */

@@ -86,7 +86,7 @@ async function buildContext(request: NeutralRequest, endpoint: Endpoint, traceId
   const body = dialect ? await (await dialectEdge()).prepareDialectBody(dialect, parsedBody, principal.workspaceId) : parsedBody;
   // x-gw-provider: @<slug>: a workspace provider's credential, model allowlist and limits.
   const workspaceProvider = await applyWorkspaceProvider(options, principal);
-  const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator);
+  const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator, request.headers);
   const config = resolved?.config;
   // With a config, a target's override_params may supply the model: each leaf checks it before its call.
   validateInferenceBody(endpoint, body, config !== undefined);

@@ -61,7 +61,8 @@ export class ScimIdentityTakenError extends Error {
 /**
  * Identities live in their organisation's SCIM-identity collection (`SCIMIDS#<org>`): `IDENT#<workspace>#<id>`,
  * the workspace-scoped uniqueness claims `NAME#<workspace>#<lower userName>` and `EMAIL#<workspace>#<lower
- * e-mail>`, and `LINK#<workspace>#<user id>`, the one identity of the workspace a user is linked to. A workspace's identities are one Query by prefix; an organisation admin reads all of them by the
+ * e-mail>`, and `LINK#<workspace>#<user id>`, the one identity of the workspace a user is linked to, and `BYID#<id>`, the workspace of
+ * an identity (for reads by id alone). A workspace's identities are one Query by prefix; an organisation admin reads all of them by the
  * partition. Every multi-item change is a sequence of single conditional writes (the local store has no
  * transactions); a failed claim gives back the claims made before it.
  */
@@ -81,6 +82,22 @@ export class ScimIdentityRepository {
     await this.client.send(
       new PutCommand({ TableName: this.table, Item: { ...identityKey(identity.organisation_id, identity.workspace_id, identity.id), ...identity, version: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
+    await this.pointAt(identity);
+  }
+
+  /**
+   * The identity with this id, wherever its workspace: an admin's link names only the id. Two point reads (the
+   * `BYID#` pointer, then the identity), not the organisation's whole list. Identities created before pointers
+   * were written have none: for them (and for ids that do not exist) the list answers once and the pointer is
+   * written, so the next read is a point read.
+   */
+  async findById(organisationId: string, id: string): Promise<ScimIdentityRecord | undefined> {
+    const pointer = await this.client.send(new GetCommand({ TableName: this.table, Key: pointerKey(organisationId, id), ConsistentRead: true }));
+    const workspaceId = pointer.Item?.workspace_id;
+    if (typeof workspaceId === 'string') return this.get(organisationId, workspaceId, id);
+    const found = (await this.list(organisationId)).find((identity) => identity.id === id);
+    if (found) await this.pointAt(found);
+    return found;
   }
 
   async get(organisationId: string, workspaceId: string, id: string): Promise<ScimIdentityRecord | undefined> {
@@ -173,6 +190,11 @@ export class ScimIdentityRepository {
     await this.releaseKey(identity, claimKey(identity, attribute, value));
   }
 
+  /** Where an identity of this id lives; an identity's workspace never changes, so the pointer never goes stale. */
+  private async pointAt(identity: ScimIdentityRecord): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...pointerKey(identity.organisation_id, identity.id), workspace_id: identity.workspace_id } }));
+  }
+
   /** Deletes a claim only while this identity holds it. */
   private async releaseKey(identity: ScimIdentityRecord, key: { pk: string; sk: string }): Promise<void> {
     try {
@@ -189,6 +211,10 @@ const partition = (organisationId: string) => `SCIMIDS#${organisationId}`;
 
 function identityKey(organisationId: string, workspaceId: string, id: string) {
   return { pk: partition(organisationId), sk: `IDENT#${workspaceId}#${id}` };
+}
+
+function pointerKey(organisationId: string, id: string) {
+  return { pk: partition(organisationId), sk: `BYID#${id}` };
 }
 
 function claimKey(identity: ScimIdentityRecord, attribute: 'userName' | 'email', value: string) {

@@ -3,7 +3,7 @@ import { readConfigSecret, storeConfigSecret } from '../../store/config-secrets.
 import type { DeploymentConfig } from '../../store/deployment-repository.js';
 import { secretStore } from '../../store/secrets/secret-store-factory.js';
 import type { SecretStore } from '../../store/secrets/secret-store.js';
-import { sealConfig } from '../configs/sealing.js';
+import { refuseKeptCredentialMoves, sealConfig } from '../configs/sealing.js';
 
 /**
  * Inline deployment configs keep credentials the way saved configs do (store/config-secrets.ts): cut out into
@@ -17,6 +17,7 @@ export async function sealDeploymentConfig(
   store: SecretStore = secretStore(),
 ): Promise<DeploymentConfig> {
   if (config.kind !== 'inline') return config;
+  if (previous?.kind === 'inline') refuseKeptCredentialMoves(config.inline, { config: previous.inline, ref: previous.secret_ref });
   const old = previous?.kind === 'inline' && previous.secret_ref ? { ref: previous.secret_ref, values: await readConfigSecret(store, previous.secret_ref) } : undefined;
   const sealed = sealConfig(config.inline, old);
   if (sealed.fields.length === 0) return { kind: 'inline', inline: config.inline };

@@ -47,21 +47,24 @@ export function registerScimIdentityRoutes(register: RouteRegistrar): void {
 async function link(call: ControlPlaneRequest, userId: string | undefined): Promise<ScimIdentityRecord> {
   const organisationId = call.principal.organisationId;
   const identities = new ScimIdentityRepository();
-  const all = await identities.list(organisationId);
-  const identity = all.find((candidate) => candidate.id === call.params.id);
+  const identity = await identities.findById(organisationId, call.params.id);
   if (!identity) throw notFound(call.params.id);
   if (identity.user_id) throw alreadyLinked(identity);
   const users = new UserRepository();
   const user = userId ? await users.get(organisationId, userId) : await userForEmail(call, identity, users);
   if (!user) throw new GatewayError(404, 'not_found', `user_id: no user with id '${userId}' in this organisation`, { param: 'user_id' });
-  // One identity per user in a workspace, so one identity's deprovisioning never undoes another's grant. The read
-  // answers for links written before claims were kept; the claim (a conditional write) decides links made at once.
+  // One identity per user in a workspace, so one identity's deprovisioning never undoes another's grant. The claim
+  // (a conditional write) decides links made at once; only its holder then reads the workspace's identities, for a
+  // link written before claims were kept (which has none), so the many losers of a race read nothing.
   const userTaken = new GatewayError(409, 'user_already_linked', `User '${user.id}' is already linked to another SCIM identity of this workspace`, { param: userId ? 'user_id' : null });
-  if (all.some((other) => other.workspace_id === identity.workspace_id && other.user_id === user.id)) throw userTaken;
   try {
     await identities.claimUser(identity, user.id);
   } catch (error) {
     throw error instanceof ScimIdentityUserTakenError ? userTaken : error;
+  }
+  if ((await identities.list(organisationId, identity.workspace_id)).some((other) => other.id !== identity.id && other.user_id === user.id)) {
+    await identities.releaseUser(identity, user.id);
+    throw userTaken;
   }
   const now = new Date().toISOString();
   let next: ScimIdentityRecord;

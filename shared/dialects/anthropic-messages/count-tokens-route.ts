@@ -48,7 +48,7 @@ export async function countTokensHandler(request: NeutralRequest, deps: Inferenc
     const body = parseInferenceBody(request.body, settings().GW_MAX_BODY_BYTES);
     // The same credential sources as every other entry point: a workspace provider, a deployment or a config.
     const workspaceProvider = await applyWorkspaceProvider(options, principal);
-    const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator);
+    const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator, request.headers);
     const routeTree = buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source);
     checkAllowedModels(routeTree, body);
     const leaf = firstLeaf(routeTree);

@@ -52,7 +52,7 @@ export async function buildPassthroughRequest(request: NeutralRequest, route: Pa
     const options = readRequestOptions(request.headers);
     const payload = await readPassthroughPayload(route, request.body, request.headers['content-type'], settings().GW_MAX_BODY_BYTES);
     const workspaceProvider = await applyWorkspaceProvider(options, principal);
-    const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator);
+    const resolved = await resolveRequestConfig(options, principal, deps.configs, deps.authenticator, request.headers);
     const routeTree = buildRouteTree(resolved?.config, leafFromHeaders(options), resolved?.source);
     checkAllowedModels(routeTree, payload.fields);
     const context: GatewayContext = {

@@ -35,4 +35,16 @@ describe('the gw-key check on a normal request', () => {
     expect(last.headers.authorization).toBe('Bearer sk-provider-secret');
     expect(last.headers['x-tenant-id']).toBe('tenant-42');
   });
+
+  it('costs no store read once warm for headers a config’s forward_headers names', async () => {
+    const config = { provider: 'openai', forward_headers: ['x-tenant-id'] };
+    const headers = { ...viaMock(upstream, { _user: 'key-check-cost-config' }), 'x-gw-api-key': gateway.apiKey, 'x-gw-config': JSON.stringify(config), 'x-tenant-id': 'tenant-43' };
+    expect((await chat(gateway, headers)).status).toBe(200);
+    await drainAllBackgroundWork();
+
+    gate.resetCount();
+    for (let i = 0; i < 3; i++) expect((await chat(gateway, headers)).status).toBe(200);
+    expect(gate.reads()).toBe(0);
+    expect(upstream.requests.at(-1)!.headers['x-tenant-id']).toBe('tenant-43');
+  });
 });

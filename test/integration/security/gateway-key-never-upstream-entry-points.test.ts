@@ -132,3 +132,34 @@ describe('gw keys never reach the provider, on any entry point or provider', () 
     expect(batch.calls[0].headers.authorization).toBe('Bearer sk-provider-batch-key');
   });
 });
+
+/**
+ * A prefix-less gw key (the bootstrap admin key) in a header named only by a config's `forward_headers` — never by
+ * `x-gw-forward-headers` — was caught only by gw's prefix or equality with this request's key, neither of which
+ * it has: it went upstream. Class: gw keys in headers a config forwards, looked up as header-named ones are.
+ */
+describe('gw keys in headers a config’s forward_headers names', () => {
+  const configWith = () => ({
+    strategy: { mode: 'fallback' },
+    targets: [{ provider: 'openai', custom_host: `${upstream.url}/v1`, forward_headers: ['x-upstream-token', 'x-trace-note', 'x-tenant-auth'] }],
+  });
+  const headers = () => ({ 'content-type': 'application/json', 'x-gw-api-key': keys.own, 'x-upstream-token': PLAIN_ADMIN_KEY, 'x-tenant-auth': `Bearer ${PLAIN_ADMIN_KEY}`, 'x-trace-note': 'kept: no key here' });
+
+  async function expectNoneLeaked(extra: Record<string, string>): Promise<void> {
+    const { status, text, calls } = await callAndRecord('/v1/chat/completions', { method: 'POST', headers: { ...headers(), ...extra }, body: JSON.stringify(chat) });
+    expect(calls.length, `reached no provider: ${status} ${text}`).toBeGreaterThan(0);
+    expect(leakedKeys(calls)).toEqual([]);
+    expect(calls[0].headers['x-trace-note']).toBe('kept: no key here');
+  }
+
+  it('an inline x-gw-config: a prefix-less gw key in a header only its nested target names does not go upstream', async () => {
+    await expectNoneLeaked({ 'x-gw-config': JSON.stringify(configWith()) });
+  });
+
+  it('a saved config and a deployment: the same', async () => {
+    const saved = await controlPlane<{ id: string }>('POST', '/v1/configs', { name: 'forwarding', config: configWith() });
+    await expectNoneLeaked({ 'x-gw-config': saved.id });
+    await controlPlane('POST', '/v1/deployments', { name: 'forwarding', slug: 'forwarding', type: 'production', config: configWith() });
+    await expectNoneLeaked({ 'x-gw-deployment': 'forwarding' });
+  });
+});
