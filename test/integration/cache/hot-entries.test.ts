@@ -1,15 +1,14 @@
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HotEntries } from '../../../shared/cache/hot-entries.js';
 import { ResponseCacheStore } from '../../../shared/gateway/cache/cache-store.js';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
 import { settings } from '../../../shared/settings.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { CACHE_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { createKey, createWorkspace, type CreatedKey } from '../control-plane/policies-support.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 
 /**
  * Issue #48: a simple-cache hit for a hot entry is answered from this process's memory, without a store call.
@@ -32,16 +31,9 @@ beforeAll(async () => {
   gateway = await startTestGateway();
   const other = await createWorkspace(gateway.bootstrap.organisationId, 'hot-entries-other');
   otherKey = await createKey({ organisationId: gateway.bootstrap.organisationId, workspaceId: other, scopes: ['completions:write'] });
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => (args: InitializeHandlerArguments<object>) => {
-      calls.push({ command: context.commandName ?? '?', table: String((args.input as { TableName?: string }).TableName ?? '') });
-      return next(args);
-    },
-    { step: 'initialize', name: 'hotEntriesCallCounter', override: true },
-  );
+  watchStoreCommands('hotEntriesCallCounter', (command, input) => {
+    calls.push({ command, table: String((input as { TableName?: string }).TableName ?? '') });
+  });
 });
 afterAll(async () => {
   await gateway?.close();

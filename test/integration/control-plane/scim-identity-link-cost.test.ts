@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 import { api, expectError, inviteMember, type Workspace } from './identities-support.js';
 import { confinedScimWorkspace, scim, USER } from './scim-support.js';
 
@@ -26,19 +26,11 @@ let queries: string[][] = [];
 beforeAll(async () => {
   gateway = await startTestGateway();
   ({ own, elsewhere, confinedKey } = await confinedScimWorkspace(gateway));
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      if (context.commandName === 'QueryCommand') {
-        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues ?? {};
-        queries.push(Object.values(values).filter((value): value is string => typeof value === 'string'));
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'scimIdentityQueryCounter', override: true },
-  );
+  watchStoreCommands('scimIdentityQueryCounter', (command, input) => {
+    if (command !== 'QueryCommand') return;
+    const values = (input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues ?? {};
+    queries.push(Object.values(values).filter((value): value is string => typeof value === 'string'));
+  });
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settings } from '../../../shared/settings.js';
 import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 import { api, expectError, inviteMember, type Reply, type Workspace } from './identities-support.js';
 import { confinedScimWorkspace, patchOp, scim, USER } from './scim-support.js';
 
@@ -32,21 +32,14 @@ let allHeld: () => void = () => undefined;
 beforeAll(async () => {
   gateway = await startTestGateway();
   ({ own, elsewhere, confinedKey } = await confinedScimWorkspace(gateway));
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      if (held.length < hold && context.commandName?.startsWith('Put') && writesIdentity(args.input)) {
-        await new Promise<void>((resolve) => {
-          held.push(resolve);
-          if (held.length === hold) allHeld();
-        });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'scimIdentityWriteGate', override: true },
-  );
+  watchStoreCommands('scimIdentityWriteGate', async (command, input) => {
+    if (held.length < hold && command.startsWith('Put') && writesIdentity(input)) {
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        if (held.length === hold) allHeld();
+      });
+    }
+  });
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();

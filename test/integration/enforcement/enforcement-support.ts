@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { expect } from 'vitest';
 import { groupOf } from '../../../shared/gateway/enforcement/policy-match.js';
 import { returnAllQuotaLeases } from '../../../shared/gateway/enforcement/quota-leases.js';
@@ -23,6 +22,7 @@ import { MAIN_TABLE, tableName } from '../../../shared/store/table-definitions.j
 import { TEST_ADMIN_KEY, type TestGateway } from '../../support/gateway.js';
 import { watchGwStartup } from '../../support/local-process.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 import { requestLogsOfTrace } from '../../support/request-logs.js';
 import { createKey } from '../control-plane/policies-support.js';
 
@@ -182,17 +182,10 @@ export interface StoreCall {
  */
 export function storeCallRecorder(name: string): { calls: StoreCall[]; recording: boolean } {
   const recorder = { calls: [] as StoreCall[], recording: false };
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      const key = (args.input as { Key?: { pk?: string } }).Key;
-      if (recorder.recording) recorder.calls.push({ command: context.commandName ?? '?', target: String(key?.pk ?? ''), at: performance.now() });
-      return next(args);
-    },
-    { step: 'initialize', name, override: true },
-  );
+  watchStoreCommands(name, (command, input) => {
+    const key = (input as { Key?: { pk?: string } }).Key;
+    if (recorder.recording) recorder.calls.push({ command, target: String(key?.pk ?? ''), at: performance.now() });
+  });
   return recorder;
 }
 

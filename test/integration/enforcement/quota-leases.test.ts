@@ -1,11 +1,10 @@
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import { startMockUpstream, type MockUpstream } from '../../support/mock-upstream.js';
 import { chat, createPolicy, OtherGws, rateCounter, viaMock } from './enforcement-support.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 
 // Issue #48: quota leases. A process takes a share of a request counter's remaining quota with one conditional
 // write and admits from memory, so a warm request under matching rate-limit policies makes no store round trip
@@ -26,17 +25,10 @@ beforeAll(async () => {
     return mock(request);
   });
   gateway = await startTestGateway({ GW_POLICY_CACHE_TTL_MS: '60000', GW_AUTH_CACHE_TTL_MS: '60000', GW_QUOTA_LEASE_IDLE_MS: '1000' });
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      const key = (args.input as { Key?: { pk?: string } }).Key;
-      if (recording) calls.push({ command: context.commandName ?? '?', target: String(key?.pk ?? ''), at: performance.now() });
-      return next(args);
-    },
-    { step: 'initialize', name: 'quotaLeaseCallCounter', override: true },
-  );
+  watchStoreCommands('quotaLeaseCallCounter', (command, input) => {
+    const key = (input as { Key?: { pk?: string } }).Key;
+    if (recording) calls.push({ command, target: String(key?.pk ?? ''), at: performance.now() });
+  });
 }, 120_000);
 
 afterAll(() => others.stop(gateway, upstream), 60_000);

@@ -1,9 +1,8 @@
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnforcementSnapshots } from '../../../shared/gateway/enforcement/snapshot-cache.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 
 // Issue #41, item "one read": the enforcement snapshot needs two things of the workspace item, its budget and
 // `settings.unpriced_models`. It read the item twice (the budget's projection, then the whole workspace); the
@@ -13,17 +12,10 @@ const workspaceReads: string[] = [];
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      const key = (args.input as { Key?: { pk?: unknown } }).Key;
-      if (/^Get(Item)?Command$/.test(context.commandName ?? '') && typeof key?.pk === 'string' && key.pk.startsWith('WS#')) workspaceReads.push(key.pk);
-      return next(args);
-    },
-    { step: 'initialize', name: 'workspaceItemReadCounter', override: true },
-  );
+  watchStoreCommands('workspaceItemReadCounter', (command, input) => {
+    const key = (input as { Key?: { pk?: unknown } }).Key;
+    if (/^Get(Item)?Command$/.test(command) && typeof key?.pk === 'string' && key.pk.startsWith('WS#')) workspaceReads.push(key.pk);
+  });
 }, 60_000);
 afterAll(async () => {
   await gateway?.close();

@@ -1,12 +1,11 @@
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import type { TestGateway } from '../../support/gateway.js';
 import { useGatewayWithUpstream } from '../../support/harness.js';
 import { openAIMockHandler } from '../../support/mock-openai.js';
 import type { MockUpstream } from '../../support/mock-upstream.js';
 import { createPolicy, viaMock } from './enforcement-support.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 
 // Issue #44: a request without a valid gw key is refused before it costs a store write (no rate counter, no
 // audit event, no last-used stamp, no log item). Every command the process's store client sends is counted by a
@@ -18,16 +17,9 @@ useGatewayWithUpstream(openAIMockHandler(), (started) => ({ gateway, upstream } 
 let counting = false;
 const commands: string[] = [];
 beforeAll(() => {
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      if (counting) commands.push(`${context.commandName ?? '?'} ${JSON.stringify((args.input as { Key?: unknown }).Key ?? '')}`.trim());
-      return next(args);
-    },
-    { step: 'initialize', name: 'unauthenticatedWriteCounter', override: true },
-  );
+  watchStoreCommands('unauthenticatedWriteCounter', (command, input) => {
+    if (counting) commands.push(`${command} ${JSON.stringify((input as { Key?: unknown }).Key ?? '')}`.trim());
+  });
 });
 
 const WRITE = /Put|Update|Delete|Write/;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainAllBackgroundWork } from '../../../shared/observability/background.js';
-import { dynamoDocumentClient } from '../../../shared/store/dynamo-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { watchStoreCommands } from '../../support/store-commands.js';
 import { api, newKey, newWorkspace, type Workspace } from '../control-plane/identities-support.js';
 import { GROUP, patchOp, scim, USER, type ScimReply } from '../control-plane/scim-support.js';
 
@@ -68,16 +67,9 @@ beforeAll(async () => {
   confinedKey = (await newKey(gateway, { workspace_id: own.id, scopes: ['scim'] })).key;
   elsewhereKey = (await newKey(gateway, { workspace_id: elsewhere.id, scopes: ['scim'] })).key;
   // Every command the process's store client sends (the test gateway runs in this process), while `counting`.
-  const stack = dynamoDocumentClient().middlewareStack as unknown as {
-    add(middleware: InitializeMiddleware<object, object>, options: { step: 'initialize'; name: string; override?: boolean }): void;
-  };
-  stack.add(
-    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-      if (counting) commands.push(context.commandName ?? '?');
-      return next(args);
-    },
-    { step: 'initialize', name: 'scimConfinedStoreWork', override: true },
-  );
+  watchStoreCommands('scimConfinedStoreWork', (command) => {
+    if (counting) commands.push(command);
+  });
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
