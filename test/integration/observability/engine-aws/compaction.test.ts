@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compactRequestLogsFromSettings } from '../../../../shared/observability/engine/aws/compaction-from-settings.js';
-import { AthenaClient } from '@aws-sdk/client-athena';
-import { S3Client } from '@aws-sdk/client-s3';
 import { analyticsTotals } from '../../../../shared/observability/engine/analytics-queries.js';
-import { AthenaQueryEngine } from '../../../../shared/observability/engine/aws/athena-engine.js';
 import { daysToCompact, LOCK_KEY, SETTLE_MS, STALE_LOCK_MS } from '../../../../shared/observability/engine/aws/compaction.js';
-import { CompactionStateReader, parseStateKey } from '../../../../shared/observability/engine/aws/compaction-state.js';
+import { parseStateKey } from '../../../../shared/observability/engine/aws/compaction-state.js';
 import { workspaceBucket } from '../../../../shared/observability/engine/sql.js';
 import { recordedOperationCounts, resetRecordedOperationCounts, runAsFunction } from '../../../../shared/store/recording/aws-operation-recorder.js';
-import { memoryObjects, s3StandIn } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
-import { serveOnLoopback, type LoopbackServer } from '../../../../shared/store/recording/stand-ins/wire.js';
-import { athenaStandIn, type AthenaStandIn } from '../../../aws-shaped/support/athena-stand-in.js';
+import { memoryObjects } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
+import type { AthenaStandIn } from '../../../aws-shaped/support/athena-stand-in.js';
+import { DATA, startLogStandIns, type LogStandIns } from './log-stand-ins.js';
 
 /**
  * The daily compaction (shared/observability/engine/aws/compaction.ts) with its real Athena and S3 clients against the
@@ -19,12 +16,10 @@ import { athenaStandIn, type AthenaStandIn } from '../../../aws-shaped/support/a
  * (the grant check's input for its row of the function table). The built bundle, under its schedule and IAM
  * statements, is test/aws-shaped/deployed-stack.test.ts's.
  */
-const DATA = 'gw-log-data';
-const RESULTS = 'gw-log-results';
 const data = memoryObjects();
 const results = memoryObjects();
+let standIns: LogStandIns;
 let athena: AthenaStandIn;
-const servers: LoopbackServer[] = [];
 
 const DAY = '2026-11-25';
 /** The schedule's run the day after DAY. */
@@ -52,17 +47,7 @@ function putRawFile(name: string, rows: Array<{ id: string; workspace: string; m
 
 /** Requests of DAY as the read APIs count them: analytics totals through the Athena engine, states listed afresh. */
 async function countRequests(): Promise<number> {
-  const s3 = new S3Client({ region: 'us-east-1', endpoint: process.env.GW_S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-  const engine = new AthenaQueryEngine({
-    athena: new AthenaClient({ region: 'us-east-1', endpoint: process.env.GW_ATHENA_ENDPOINT, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
-    s3,
-    workgroup: 'gw-logs',
-    database: 'gw_logs',
-    timeoutMs: 30_000,
-    freshnessMs: 0,
-    pollDelaysMs: [20],
-    compactionState: new CompactionStateReader(s3, DATA, 0),
-  });
+  const engine = standIns.engine();
   const range = { from: `${DAY}T00:00:00.000Z`, to: `${DAY}T23:59:59.999Z` };
   const { rows } = await engine.query(analyticsTotals('trino', { scope: { organisationId: 'org-1' }, range, groupBy: 'workspace', interval: 'day' }));
   return rows.reduce((sum, row) => sum + Number(row.requests), 0);
@@ -72,27 +57,12 @@ const keys = (prefix: string) => [...data.objects.keys()].filter((key) => key.st
 const compact = () => runAsFunction('compact-request-logs', () => compactRequestLogsFromSettings(RUN_AT, far()));
 
 beforeAll(async () => {
-  athena = athenaStandIn({
-    region: 'us-east-1',
-    account: '123456789012',
-    workgroup: 'gw-logs',
-    database: 'gw_logs',
-    dataBucket: DATA,
-    outputLocation: `s3://${RESULTS}/results/`,
-    otherWorkgroups: { 'gw-logs-compaction': `s3://${RESULTS}/compaction/` },
-    buckets: { [DATA]: data, [RESULTS]: results },
-    authorize: () => true,
-  });
-  const athenaServer = await serveOnLoopback(athena.handler);
-  const s3Server = await serveOnLoopback(s3StandIn({ buckets: { [DATA]: data, [RESULTS]: results } }));
-  servers.push(athenaServer, s3Server);
-  // What the stack gives the function (settings are read once, on first use).
-  Object.assign(process.env, { GW_ATHENA_ENDPOINT: athenaServer.url, GW_S3_ENDPOINT: s3Server.url, GW_ATHENA_WORKGROUP: 'gw-logs', GW_ATHENA_COMPACTION_WORKGROUP: 'gw-logs-compaction', GW_LOG_DATA_BUCKET: DATA, GW_LOG_RESULTS_BUCKET: RESULTS });
+  standIns = await startLogStandIns(data, results);
+  athena = standIns.athena;
 });
 
 afterAll(async () => {
-  for (const server of servers) await server.close();
-  await athena?.close();
+  await standIns?.close();
 });
 
 beforeEach(() => {

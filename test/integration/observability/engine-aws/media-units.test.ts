@@ -1,10 +1,7 @@
-import { AthenaClient } from '@aws-sdk/client-athena';
-import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsTotals } from '../../../../shared/observability/engine/analytics-queries.js';
 import { AthenaQueryEngine } from '../../../../shared/observability/engine/aws/athena-engine.js';
 import { compactRequestLogsFromSettings } from '../../../../shared/observability/engine/aws/compaction-from-settings.js';
-import { CompactionStateReader } from '../../../../shared/observability/engine/aws/compaction-state.js';
 import { encodeRow } from '../../../../shared/observability/engine/aws/row-json.js';
 import { REQUEST_COLUMNS, requestRow } from '../../../../shared/observability/engine/columns.js';
 import { getRequest, listRequests, type LogQuery } from '../../../../shared/observability/engine/log-queries.js';
@@ -14,9 +11,9 @@ import { reconcile } from '../../../../shared/gateway/enforcement/reconcile.js';
 import type { PolicyRecord } from '../../../../shared/store/policy-repository.js';
 import { sumUsd } from '../../../../shared/observability/pricing/usd.js';
 import { logRecord } from '../log-engine-support.js';
-import { memoryObjects, s3StandIn } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
-import { serveOnLoopback, type LoopbackServer } from '../../../../shared/store/recording/stand-ins/wire.js';
-import { athenaStandIn, type AthenaStandIn } from '../../../aws-shaped/support/athena-stand-in.js';
+import { memoryObjects } from '../../../../shared/store/recording/stand-ins/s3-stand-in.js';
+import type { AthenaStandIn } from '../../../aws-shaped/support/athena-stand-in.js';
+import { startLogStandIns, type LogStandIns } from './log-stand-ins.js';
 import { chatRecord, mediaRecords, ZERO_TOKENS } from '../media-records.js';
 
 /**
@@ -27,11 +24,9 @@ import { chatRecord, mediaRecords, ZERO_TOKENS } from '../media-records.js';
  * compacted (the stand-in runs the UNLOAD and writes the Parquet files) and read again, now from the compacted side.
  * A Firehose record from before the media columns (no such keys) reads with them null, before and after compaction.
  */
-const DATA = 'gw-log-data';
-const RESULTS = 'gw-log-results';
 const data = memoryObjects();
 const results = memoryObjects();
-const servers: LoopbackServer[] = [];
+let standIns: LogStandIns;
 let athena: AthenaStandIn;
 let engine: AthenaQueryEngine;
 
@@ -67,34 +62,16 @@ async function records(): Promise<Map<string, RequestLogRecord>> {
 }
 
 beforeAll(async () => {
-  athena = athenaStandIn({
-    region: 'us-east-1',
-    account: '123456789012',
-    workgroup: 'gw-logs',
-    database: 'gw_logs',
-    dataBucket: DATA,
-    outputLocation: `s3://${RESULTS}/results/`,
-    otherWorkgroups: { 'gw-logs-compaction': `s3://${RESULTS}/compaction/` },
-    buckets: { [DATA]: data, [RESULTS]: results },
-    authorize: () => true,
-  });
-  servers.push(await serveOnLoopback(athena.handler), await serveOnLoopback(s3StandIn({ buckets: { [DATA]: data, [RESULTS]: results } })));
-  const [athenaUrl, s3Url] = servers.map((server) => server.url);
-  // What the stack gives the functions (settings are read once, on first use).
-  Object.assign(process.env, { GW_ATHENA_ENDPOINT: athenaUrl, GW_S3_ENDPOINT: s3Url, GW_ATHENA_WORKGROUP: 'gw-logs', GW_ATHENA_COMPACTION_WORKGROUP: 'gw-logs-compaction', GW_LOG_DATA_BUCKET: DATA, GW_LOG_RESULTS_BUCKET: RESULTS });
-  process.env.AWS_ACCESS_KEY_ID ??= 'test';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
-  const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
-  const s3 = new S3Client({ region: 'us-east-1', endpoint: s3Url, forcePathStyle: true, credentials });
-  engine = new AthenaQueryEngine({ athena: new AthenaClient({ region: 'us-east-1', endpoint: athenaUrl, credentials }), s3, workgroup: 'gw-logs', database: 'gw_logs', timeoutMs: 30_000, freshnessMs: 0, pollDelaysMs: [20], compactionState: new CompactionStateReader(s3, DATA, 0) });
+  standIns = await startLogStandIns(data, results);
+  athena = standIns.athena;
+  engine = standIns.engine();
   putRawFile(`requests/day=${DAY}/gw-requests-media`, MEDIA);
   putRawFile(`requests/day=${DAY}/gw-requests-before-media-columns`, [OLD], OLD_COLUMNS);
   putRawFile(`requests/day=${DAY}/gw-requests-ws-2`, RECONCILED);
 });
 
 afterAll(async () => {
-  for (const server of servers) await server.close();
-  await athena?.close();
+  await standIns?.close();
 });
 
 /** What the read APIs must say of the four requests, whichever side of the compaction they are read from. */
