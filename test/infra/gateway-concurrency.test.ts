@@ -259,6 +259,11 @@ describe('billed operations per warm request (recorded for npm run cost)', () =>
     const answers = await Promise.all(Array.from({ length: MANAGED_REQUESTS }, (_, index) => invoke(chatEvent(2000 + index, false))));
     answers.forEach(expectOk);
     await vi.waitFor(() => expect(standIns.delivered.get(requestsStream)!.length).toBe(1 + CLASSIC_REQUESTS + MANAGED_REQUESTS), { timeout: 30_000, interval: 50 });
+    // The spans table's flush is a call of its own after the requests table's: wait for its rows too (as many per
+    // request as a drained classic invocation wrote), or a loaded machine measures the wave before they land.
+    const spanStream = streams()[1];
+    const spanRows = classic.firehose.byTable.spans.rowsPerRequest * MANAGED_REQUESTS;
+    await vi.waitFor(() => expect(standIns.delivered.get(spanStream)!.length - before.rows[1]).toBeGreaterThanOrEqual(spanRows), { timeout: 30_000, interval: 50 });
     managed = measure(before, MANAGED_REQUESTS, `warm non-streamed chat completions, ${MANAGED_REQUESTS} in flight at once in one environment with background flushes (managed instances), gw API key, no policies or budgets, request logs on`, false);
     managedRecords = streams().reduce((sum, stream, index) => sum + standIns.records.get(stream)!.length - before.records[index], 0);
     if (process.env.GW_WRITE_RECORDED_COUNTS === '1') {
